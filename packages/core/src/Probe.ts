@@ -1,0 +1,2 @@
+import { Effect } from "effect"
+export const one = Effect.succeed(1)

@@ -1,0 +1,1 @@
+export * as Probe from "./Probe.ts"
