@@ -1,0 +1,94 @@
+/**
+ * Currency corridors. A direction `BASE_TO_QUOTE` is quoted as QUOTE per 1 BASE, exactly as
+ * written (`USD_TO_BRL` ≈ 5.4). The customer sells BASE and buys QUOTE.
+ */
+import { Schema } from "effect"
+
+export const Currency = Schema.Literals(["USD", "BRL", "MXN", "EUR", "NGN"])
+export type Currency = typeof Currency.Type
+
+/** Currencies a notional may be written in (the spec's list; NGN is a corridor currency only). */
+export const NotionalCurrency = Schema.Literals(["USD", "BRL", "MXN", "EUR"])
+export type NotionalCurrency = typeof NotionalCurrency.Type
+
+/** The union of the spec's schema list and prose list: 9 directions. */
+export const directions = [
+  "BRL_TO_USD",
+  "USD_TO_BRL",
+  "BRL_TO_EUR",
+  "BRL_TO_MXN",
+  "USD_TO_EUR",
+  "EUR_TO_USD",
+  "NGN_TO_USD",
+  "USD_TO_MXN",
+  "MXN_TO_USD"
+] as const
+export const Direction = Schema.Literals(directions)
+export type Direction = typeof Direction.Type
+
+export interface Pair {
+  readonly base: Currency
+  readonly quote: Currency
+}
+
+export const pair = (direction: Direction): Pair => {
+  const [base, quote] = direction.split("_TO_") as [Currency, Currency]
+  return { base, quote }
+}
+
+/** `true` when the currency is one side of the direction. */
+export const includes = (direction: Direction, currency: Currency): boolean => {
+  const { base, quote } = pair(direction)
+  return currency === base || currency === quote
+}
+
+/** The market pair a direction trades on, in its usual quoting order (`BRL_TO_USD` → USD/BRL). */
+const marketPairs: ReadonlyArray<readonly [Currency, Currency]> = [
+  ["EUR", "USD"],
+  ["USD", "BRL"],
+  ["USD", "MXN"],
+  ["USD", "NGN"],
+  ["EUR", "BRL"],
+  ["BRL", "MXN"]
+]
+
+export interface MarketPair {
+  readonly base: Currency
+  readonly quote: Currency
+  /** `true` when the direction is the inverse of the usual quote (`BRL_TO_USD` on USD/BRL). */
+  readonly inverted: boolean
+}
+
+export const marketPair = (direction: Direction): MarketPair => {
+  const { base, quote } = pair(direction)
+  for (const [b, q] of marketPairs) {
+    if (b === base && q === quote) return { base: b, quote: q, inverted: false }
+    if (b === quote && q === base) return { base: b, quote: q, inverted: true }
+  }
+  return { base, quote, inverted: false }
+}
+
+/** `EUR/USD` style key of the market pair, for configuration tables. */
+export const marketPairKey = (direction: Direction): string => {
+  const p = marketPair(direction)
+  return `${p.base}/${p.quote}`
+}
+
+/**
+ * How a locked rate is rounded: a number of decimals for pairs in their usual order
+ * (EUR/USD 5, NGN pairs 2, the rest 4), or significant digits for inverted pairs.
+ */
+export type RatePrecision =
+  | { readonly _tag: "Decimals"; readonly decimals: number }
+  | {
+      readonly _tag: "Significant"
+      readonly digits: number
+    }
+
+export const ratePrecision = (direction: Direction): RatePrecision => {
+  const p = marketPair(direction)
+  if (p.inverted) return { _tag: "Significant", digits: 10 }
+  if (p.base === "EUR" && p.quote === "USD") return { _tag: "Decimals", decimals: 5 }
+  if (p.base === "NGN" || p.quote === "NGN") return { _tag: "Decimals", decimals: 2 }
+  return { _tag: "Decimals", decimals: 4 }
+}

@@ -1,0 +1,29 @@
+/**
+ * Field types shared by every wire schema: uuids, datetimes and bounded strings.
+ */
+import { Schema } from "effect"
+
+export const Uuid = Schema.String.check(Schema.isUUID()).annotate({ format: "uuid" })
+
+/** RFC 3339 date-time: a zone is required (`Z` or an offset); offsets are normalised to UTC. */
+const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** An ISO-8601 date-time on the wire, a `DateTime.Utc` in the program; encoded as UTC with `Z`. */
+export const Datetime = Schema.String.check(
+  Schema.isPattern(rfc3339, { expected: "an ISO-8601 date-time with a zone, such as 2026-11-21T10:00:00Z" })
+)
+  .annotate({ format: "date-time" })
+  .pipe(Schema.decodeTo(Schema.DateTimeUtcFromString))
+
+/** A string of 1 to `max` characters. */
+export const BoundedString = (max: number) => Schema.String.check(Schema.isBetweenLength(1, max))
+
+/** A string of at most `max` characters (may be empty). */
+export const ShortString = (max: number) => Schema.String.check(Schema.isMaxLength(max))
+
+/** `Idempotency-Key`: 8 to 256 characters. */
+export const IdempotencyKey = Schema.String.check(Schema.isBetweenLength(8, 256))
+
+/** Page size of every list: 1 to 100, default 25. */
+export const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))
+export const defaultPageLimit = 25

@@ -1,0 +1,34 @@
+/**
+ * Query strings of the list endpoints. Values arrive as strings; `limit` is decoded to an integer.
+ */
+import { Schema } from "effect"
+import { ContractStatus } from "./Contract.ts"
+import { PageLimit, Uuid } from "./Fields.ts"
+import { QuoteStatus } from "./Quote.ts"
+import { EventDirection } from "./WebhookEventRecord.ts"
+
+const Limit = Schema.NumberFromString.pipe(Schema.decodeTo(PageLimit))
+const Cursor = Schema.String.check(Schema.isBetweenLength(1, 512))
+
+export const ListQuotesQuery = Schema.Struct({
+  status: Schema.optionalKey(QuoteStatus),
+  customer_reference_id: Schema.optionalKey(Schema.String.check(Schema.isBetweenLength(1, 256))),
+  limit: Schema.optionalKey(Limit),
+  cursor: Schema.optionalKey(Cursor)
+}).annotate({ identifier: "ListQuotesQuery" })
+export type ListQuotesQuery = typeof ListQuotesQuery.Type
+
+export const ListLocksQuery = Schema.Struct({
+  status: Schema.optionalKey(ContractStatus),
+  limit: Schema.optionalKey(Limit),
+  cursor: Schema.optionalKey(Cursor)
+}).annotate({ identifier: "ListLocksQuery" })
+export type ListLocksQuery = typeof ListLocksQuery.Type
+
+export const ListWebhookEventsQuery = Schema.Struct({
+  direction: Schema.optionalKey(EventDirection),
+  fx_contract_id: Schema.optionalKey(Uuid),
+  limit: Schema.optionalKey(Limit),
+  cursor: Schema.optionalKey(Cursor)
+}).annotate({ identifier: "ListWebhookEventsQuery" })
+export type ListWebhookEventsQuery = typeof ListWebhookEventsQuery.Type

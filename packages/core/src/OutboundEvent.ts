@@ -1,0 +1,111 @@
+/**
+ * Events the service delivers to the partner's webhook URL. Partners decode deliveries with
+ * `OutboundEvent` after verifying the signature (`WebhookSignature`).
+ *
+ * `sequence` (1, 2, 3 … per contract) is an addition of api-decisions.md so a receiver can order
+ * deliveries and detect gaps.
+ */
+import { Schema } from "effect"
+import { Datetime, Uuid } from "./Fields.ts"
+import * as Money from "./Money.ts"
+import { Chain, SettlementCurrency } from "./Rail.ts"
+import { ContractType } from "./QuoteRequest.ts"
+
+const common = {
+  event_id: Schema.String,
+  delivered_at: Datetime,
+  fx_contract_id: Uuid,
+  sequence: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+}
+
+export const FundsReceived = Schema.Struct({
+  event_type: Schema.Literal("funds_received"),
+  ...common,
+  service_contract_reference: Schema.String,
+  funds: Schema.Struct({
+    amount: Money.DecimalString,
+    currency: SettlementCurrency,
+    chain: Chain,
+    funding_wallet_address: Schema.String,
+    transaction_hash: Schema.String,
+    block_number: Schema.Int,
+    confirmed_at: Datetime
+  }),
+  contract_status: Schema.Literal("active")
+}).annotate({ identifier: "FundsReceivedEvent" })
+export type FundsReceived = typeof FundsReceived.Type
+
+export const PayoutSettled = Schema.Struct({
+  event_type: Schema.Literal("payout_settled"),
+  ...common,
+  service_contract_reference: Schema.String,
+  partner_transaction_reference: Schema.NullOr(Schema.String),
+  payout: Schema.Struct({
+    status: Schema.Literal("settled"),
+    amount: Money.DecimalString,
+    currency: SettlementCurrency,
+    chain: Chain,
+    destination_wallet_address: Schema.String,
+    // null for a zero payout: nothing was sent on-chain (api-decisions.md)
+    transaction_hash: Schema.NullOr(Schema.String),
+    block_number: Schema.NullOr(Schema.Int),
+    settled_at: Datetime
+  }),
+  contract: Schema.optionalKey(
+    Schema.Struct({
+      locked_rate: Money.DecimalString,
+      live_execution_rate: Money.DecimalString,
+      notional_amount: Money.DecimalString,
+      fx_delta_in_quote_currency: Money.DecimalString
+    })
+  )
+}).annotate({ identifier: "PayoutSettledEvent" })
+export type PayoutSettled = typeof PayoutSettled.Type
+
+export const PayoutFailed = Schema.Struct({
+  event_type: Schema.Literal("payout_failed"),
+  ...common,
+  payout: Schema.Struct({
+    status: Schema.Literal("failed"),
+    failure_code: Schema.String,
+    failure_message: Schema.String,
+    will_retry: Schema.Boolean,
+    next_retry_at: Schema.NullOr(Datetime),
+    destination_wallet_address: Schema.String,
+    amount: Money.DecimalString,
+    currency: SettlementCurrency,
+    chain: Chain
+  })
+}).annotate({ identifier: "PayoutFailedEvent" })
+export type PayoutFailed = typeof PayoutFailed.Type
+
+export const ContractExpired = Schema.Struct({
+  event_type: Schema.Literal("contract_expired"),
+  ...common,
+  service_contract_reference: Schema.String,
+  partner_transaction_reference: Schema.NullOr(Schema.String),
+  contract: Schema.Struct({ contract_type: ContractType, expired_at: Datetime }),
+  deposit_outcome: Schema.NullOr(
+    Schema.Struct({
+      status: Schema.Literal("forfeited"),
+      amount: Money.DecimalString,
+      currency: SettlementCurrency,
+      chain: Chain,
+      forfeited_at: Datetime
+    })
+  )
+}).annotate({ identifier: "ContractExpiredEvent" })
+export type ContractExpired = typeof ContractExpired.Type
+
+export const OutboundEvent = Schema.Union([FundsReceived, PayoutSettled, PayoutFailed, ContractExpired]).annotate({
+  identifier: "OutboundEvent"
+})
+export type OutboundEvent = typeof OutboundEvent.Type
+export type OutboundEventType = OutboundEvent["event_type"]
+
+/** What a transition emits: the event without the fields the outbox fills in when it is queued and sent. */
+export type OutboundEventDraft = DraftOf<OutboundEvent>
+type DraftOf<E> = E extends unknown ? Omit<E, "event_id" | "delivered_at" | "sequence"> : never
+
+/** Decodes a delivery body (a JSON string, already verified) into a typed event. */
+export const decodeJson = Schema.decodeUnknownEffect(Schema.fromJsonString(OutboundEvent))
