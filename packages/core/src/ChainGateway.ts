@@ -1,0 +1,72 @@
+/**
+ * Port to the chains: funding addresses, confirmed funding, and two-step payouts
+ * (prepare and persist, then broadcast; safe to repeat) with lookup by the persisted identity.
+ */
+import { Context, Schema } from "effect"
+import type { DateTime, Effect } from "effect"
+import type { Decimal } from "./Money.ts"
+import type { Environment } from "./Partner.ts"
+import type { Chain, FundsCurrency } from "./Rail.ts"
+
+export class ChainError extends Schema.TaggedError<ChainError>()("ChainError", {
+  chain: Schema.String,
+  /** Machine-readable reason, used as a payout's `failure_code`. */
+  reason: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface Rail {
+  readonly chain: Chain
+  readonly environment: Environment
+  readonly token: FundsCurrency
+}
+
+/** A confirmed transfer of the token into a watched address, counted once by (chain, hash, index). */
+export interface ConfirmedTransfer {
+  readonly transactionHash: string
+  readonly index: number
+  readonly blockNumber: number
+  readonly amount: Decimal
+  readonly confirmedAt: DateTime.Utc
+}
+
+export interface FundingObservation {
+  readonly transfers: ReadonlyArray<ConfirmedTransfer>
+  /** Where the next observation resumes. */
+  readonly cursor: string
+}
+
+export interface PayoutOrder {
+  /** The payout's unique key: preparing twice for one id yields the same transaction. */
+  readonly payoutId: string
+  readonly rail: Rail
+  readonly destination: string
+  readonly amount: Decimal
+}
+
+export interface PreparedPayout {
+  readonly transactionHash: string
+  /** Everything needed to broadcast again (signed bytes, nonce / blockhash), serialised. */
+  readonly persisted: string
+}
+
+export type PayoutLookup =
+  | { readonly _tag: "Pending" }
+  | { readonly _tag: "Confirmed"; readonly blockNumber: number; readonly confirmedAt: DateTime.Utc }
+  | { readonly _tag: "Failed"; readonly reason: string }
+  /** Never seen by the chain (dropped, or expired blockhash): safe to prepare again. */
+  | { readonly _tag: "Unknown" }
+
+export interface ChainGatewayShape {
+  readonly fundingAddress: (rail: Rail, index: number) => Effect.Effect<string, ChainError>
+  readonly observeFunding: (
+    rail: Rail,
+    address: string,
+    cursor: string | null
+  ) => Effect.Effect<FundingObservation, ChainError>
+  readonly preparePayout: (order: PayoutOrder) => Effect.Effect<PreparedPayout, ChainError>
+  readonly broadcastPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<void, ChainError>
+  readonly lookupPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutLookup, ChainError>
+}
+
+export class ChainGateway extends Context.Service<ChainGateway, ChainGatewayShape>()("@ratelock/core/ChainGateway") {}

@@ -1,0 +1,84 @@
+/**
+ * Persistence port for contracts. A transition is committed as one unit with its history entry,
+ * its outbound event (transactional outbox), the inbound event that caused it and the funding
+ * transfer it counted, guarded by the contract's version (optimistic concurrency).
+ */
+import { Context } from "effect"
+import type { DateTime, Effect, Option } from "effect"
+import type { QuoteAlreadyAccepted } from "./ApiError.ts"
+import type { ContractRecord, ContractStatus } from "./Contract.ts"
+import type { Position } from "./Cursor.ts"
+import type { IncomingEvent, OutgoingEvent } from "./EventRepo.ts"
+import type { PartnerScope } from "./Partner.ts"
+import type { Chain } from "./Rail.ts"
+import type { StaleContract, StoreError } from "./StoreError.ts"
+
+/** The version a change was computed from: the number of history entries. */
+export const version = (contract: ContractRecord): number => contract.history.length
+
+/** A transfer is counted once, keyed by chain, transaction and log/instruction index. */
+export interface TransferKey {
+  readonly chain: Chain
+  readonly transactionHash: string
+  readonly index: number
+}
+
+export interface ContractChange {
+  readonly contract: ContractRecord
+  /** `version(before)`: the commit fails with `StaleContract` if the stored contract moved on. */
+  readonly expectedVersion: number
+  readonly outgoing: OutgoingEvent | null
+  readonly incoming: IncomingEvent | null
+  readonly transfer: TransferKey | null
+}
+
+export interface LockFilter {
+  readonly status?: ContractStatus | undefined
+  readonly limit: number
+  readonly after?: Position | undefined
+}
+
+export interface ContractRepoShape {
+  /** Inserts a new contract and marks its quote accepted, atomically; a second contract for a quote fails. */
+  readonly insert: (contract: ContractRecord) => Effect.Effect<void, QuoteAlreadyAccepted | StoreError>
+  readonly find: (scope: PartnerScope, id: string) => Effect.Effect<Option.Option<ContractRecord>, StoreError>
+  /** Unscoped read for the workers. */
+  readonly findById: (id: string) => Effect.Effect<Option.Option<ContractRecord>, StoreError>
+  readonly findByQuote: (
+    scope: PartnerScope,
+    quoteId: string
+  ) => Effect.Effect<Option.Option<ContractRecord>, StoreError>
+  /** At most `filter.limit` contracts of one customer, newest first by `(created_at, id)`. */
+  readonly listByCustomer: (
+    scope: PartnerScope,
+    customerReferenceId: string,
+    filter: LockFilter
+  ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /**
+   * Commits a transition. It fails with `StaleContract` when the stored version moved on, when the
+   * transfer was already counted, or when the incoming event's Idempotency-Key is already recorded.
+   */
+  readonly commit: (change: ContractChange) => Effect.Effect<void, StaleContract | StoreError>
+  /** Contracts in one of `statuses`, oldest first (workers scan these). */
+  readonly listByStatus: (
+    statuses: ReadonlyArray<ContractStatus>,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** `active` contracts whose window ended before `now`. */
+  readonly dueForExpiry: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** Unfunded contracts whose funding deadline passed before `now`. */
+  readonly dueForFundingDeadline: (
+    now: DateTime.Utc,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** The next never-used HD index for funding addresses on `chain` in an environment. */
+  readonly allocateFundingIndex: (scope: {
+    readonly chain: Chain
+    readonly environment: string
+  }) => Effect.Effect<number, StoreError>
+  /** Where funding observation of a contract resumes (block number / slot / signature), opaque to core. */
+  readonly saveFundingCursor: (contractId: string, cursor: string) => Effect.Effect<void, StoreError>
+  readonly fundingCursor: (contractId: string) => Effect.Effect<Option.Option<string>, StoreError>
+}
+
+export class ContractRepo extends Context.Service<ContractRepo, ContractRepoShape>()("@ratelock/core/ContractRepo") {}

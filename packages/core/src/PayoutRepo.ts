@@ -1,0 +1,55 @@
+/**
+ * Persistence port for payouts. One payout per contract (a unique key): the row, with the signed
+ * transaction the chain adapter prepared, is written before anything is broadcast, so a payout is
+ * sent at most once whatever crashes.
+ */
+import { Context, Schema } from "effect"
+import type { DateTime, Effect, Option } from "effect"
+import type { Decimal } from "./Money.ts"
+import type { Environment } from "./Partner.ts"
+import type { Chain, FundsCurrency } from "./Rail.ts"
+import type { StoreError } from "./StoreError.ts"
+
+export type PayoutStatus =
+  /** Computed, nothing signed yet. */
+  | "pending"
+  /** Signed transaction persisted; it may or may not have reached the chain. */
+  | "prepared"
+  | "confirmed"
+  /** Given up after the retry schedule: an operator takes over. */
+  | "failed"
+
+export interface PayoutRecord {
+  readonly id: string
+  readonly contractId: string
+  readonly partnerId: string
+  readonly environment: Environment
+  readonly chain: Chain
+  readonly currency: FundsCurrency
+  readonly destination: string
+  readonly amount: Decimal
+  readonly fxDeltaInQuoteCurrency: Decimal
+  readonly status: PayoutStatus
+  /** The chain adapter's persisted transaction (bytes, nonce / blockhash), opaque to core. */
+  readonly prepared: string | null
+  readonly transactionHash: string | null
+  readonly blockNumber: number | null
+  readonly attempts: number
+  readonly lastError: string | null
+  readonly nextAttemptAt: DateTime.Utc
+  readonly createdAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+}
+
+/** A second payout for the same contract: the first one stands. */
+export class PayoutExists extends Schema.TaggedError<PayoutExists>()("PayoutExists", { contractId: Schema.String }) {}
+
+export interface PayoutRepoShape {
+  readonly insert: (payout: PayoutRecord) => Effect.Effect<void, PayoutExists | StoreError>
+  readonly findByContract: (contractId: string) => Effect.Effect<Option.Option<PayoutRecord>, StoreError>
+  readonly update: (payout: PayoutRecord) => Effect.Effect<void, StoreError>
+  /** Payouts not yet confirmed or failed whose next attempt is due at `now`, oldest first. */
+  readonly due: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
+}
+
+export class PayoutRepo extends Context.Service<PayoutRepo, PayoutRepoShape>()("@ratelock/core/PayoutRepo") {}
