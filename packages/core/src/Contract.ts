@@ -66,7 +66,8 @@ export interface Exercise {
   readonly executedAt: DateTime.Utc
   readonly liveExecutionRate: Money.Decimal
   readonly payoutWalletAddress: string
-  readonly payoutCurrency: "USDC" | "BRLA"
+  /** The settlement token, or BRLA when the partner asked for it on a BRL corridor. */
+  readonly payoutCurrency: SettlementCurrency | "BRLA"
 }
 
 export interface ContractRecord {

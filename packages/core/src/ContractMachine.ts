@@ -206,7 +206,7 @@ const exercise = (c: ContractRecord, event: ContractExercised, at: DateTime.Utc)
       executedAt: event.executed_at,
       liveExecutionRate: event.live_execution_rate,
       payoutWalletAddress: event.payout_wallet_address,
-      payoutCurrency: currency === "BRLA" ? "BRLA" : "USDC"
+      payoutCurrency: currency === "BRLA" ? "BRLA" : c.settlementCurrency
     }
   })
 }
@@ -221,7 +221,7 @@ const payoutSettled = (c: ContractRecord, command: Extract<Command, { _tag: "Pay
     payout: {
       status: "settled",
       amount: command.amount,
-      currency: c.settlementCurrency,
+      currency: c.exercise.payoutCurrency,
       chain: c.chain,
       destination_wallet_address: c.exercise.payoutWalletAddress,
       transaction_hash: command.transactionHash,
@@ -250,7 +250,7 @@ const payoutFailed = (c: ContractRecord, command: Extract<Command, { _tag: "Payo
       next_retry_at: command.nextRetryAt,
       destination_wallet_address: c.exercise.payoutWalletAddress,
       amount: command.amount,
-      currency: c.settlementCurrency,
+      currency: c.exercise.payoutCurrency,
       chain: c.chain
     }
   })

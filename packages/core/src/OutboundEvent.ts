@@ -8,8 +8,14 @@
 import { Schema } from "effect"
 import { Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
-import { Chain, SettlementCurrency } from "./Rail.ts"
+import { Chain, FundsCurrency, SettlementCurrency } from "./Rail.ts"
 import { ContractType } from "./QuoteRequest.ts"
+
+/**
+ * The token a payout was made in: the settlement currency, or BRLA when the partner asked for it
+ * on a BRL corridor (api-decisions.md), a value beyond the spec's settlement enumeration.
+ */
+const PayoutCurrency = FundsCurrency
 
 const common = {
   event_id: Schema.String,
@@ -43,7 +49,7 @@ export const PayoutSettled = Schema.Struct({
   payout: Schema.Struct({
     status: Schema.Literal("settled"),
     amount: Money.DecimalString,
-    currency: SettlementCurrency,
+    currency: PayoutCurrency,
     chain: Chain,
     destination_wallet_address: Schema.String,
     // null for a zero payout: nothing was sent on-chain (api-decisions.md)
@@ -73,7 +79,7 @@ export const PayoutFailed = Schema.Struct({
     next_retry_at: Schema.NullOr(Datetime),
     destination_wallet_address: Schema.String,
     amount: Money.DecimalString,
-    currency: SettlementCurrency,
+    currency: PayoutCurrency,
     chain: Chain
   })
 }).annotate({ identifier: "PayoutFailedEvent" })

@@ -15,18 +15,32 @@ export interface Lock {
   readonly lockedRate: Money.Decimal
 }
 
+/** The notional the delta is paid on: never more than `max_transaction_amount` (never pay on more than was locked). */
+const covered = (lock: Lock): Money.Decimal => Money.min(lock.notionalAmount, lock.maxTransactionAmount)
+
+const notionalInBase = (lock: Lock): boolean => lock.notionalCurrency === pair(lock.direction).base
+
+/** The notional in BASE units: as is when written in BASE, else `notional / locked_rate`. */
+export const notionalBase = (lock: Lock): Money.Decimal =>
+  notionalInBase(lock) ? covered(lock) : Money.divide(covered(lock), lock.lockedRate)
+
 /**
- * The notional in BASE units, on at most `max_transaction_amount` (never pay on more notional
- * than was locked): the notional itself when it is written in BASE, else `notional / locked_rate`.
+ * The delta as an exact fraction `numerator / denominator`, so that every later step divides
+ * once, at the end: a decimal division rounded and multiplied again could pay a unit short.
  */
-export const notionalBase = (lock: Lock): Money.Decimal => {
-  const covered = Money.min(lock.notionalAmount, lock.maxTransactionAmount)
-  return lock.notionalCurrency === pair(lock.direction).base ? covered : Money.divide(covered, lock.lockedRate)
+const deltaFraction = (lock: Lock, liveExecutionRate: Money.Decimal) => {
+  const gap = Money.max(Money.zero, Money.subtract(lock.lockedRate, liveExecutionRate))
+  return {
+    numerator: Money.multiply(covered(lock), gap),
+    denominator: notionalInBase(lock) ? Money.one : lock.lockedRate
+  }
 }
 
-/** `fx_delta_in_quote_currency = N_b × max(0, locked_rate − live_execution_rate)`, exact. */
-export const fxDeltaInQuoteCurrency = (lock: Lock, liveExecutionRate: Money.Decimal): Money.Decimal =>
-  Money.multiply(notionalBase(lock), Money.max(Money.zero, Money.subtract(lock.lockedRate, liveExecutionRate)))
+/** `fx_delta_in_quote_currency = N_b × max(0, locked_rate − live_execution_rate)`. */
+export const fxDeltaInQuoteCurrency = (lock: Lock, liveExecutionRate: Money.Decimal): Money.Decimal => {
+  const { numerator, denominator } = deltaFraction(lock, liveExecutionRate)
+  return Money.divide(numerator, denominator)
+}
 
 /**
  * How a QUOTE amount becomes the settlement fiat: as is when QUOTE is the fiat, divided by the
@@ -50,24 +64,37 @@ export const conversionFor = (
   return "needs_cross_rate"
 }
 
-export const convert = (amountInQuote: Money.Decimal, conversion: Conversion): Money.Decimal => {
+/** A QUOTE amount in the settlement fiat, as a fraction (see `deltaFraction`). */
+const conversionFraction = (conversion: Conversion) => {
   switch (conversion._tag) {
     case "Identity":
-      return amountInQuote
+      return { numerator: Money.one, denominator: Money.one }
     case "FromBase":
-      return Money.divide(amountInQuote, conversion.liveExecutionRate)
+      return { numerator: Money.one, denominator: conversion.liveExecutionRate }
     case "Cross":
-      return Money.multiply(amountInQuote, conversion.fiatPerQuote)
+      return { numerator: conversion.fiatPerQuote, denominator: Money.one }
   }
 }
 
+export const convert = (amountInQuote: Money.Decimal, conversion: Conversion): Money.Decimal => {
+  const { numerator, denominator } = conversionFraction(conversion)
+  return Money.divide(Money.multiply(amountInQuote, numerator), denominator)
+}
+
 export interface Payout {
+  /** Exact when the notional is in BASE; to 100 significant digits when it divides by the rate. */
   readonly fxDeltaInQuoteCurrency: Money.Decimal
   /** In the settlement fiat, rounded down to 6 decimals; `0.000000` when nothing is owed. */
   readonly amount: Money.Decimal
 }
 
+/** The payout: one exact division at the end, rounded down (the service pays). */
 export const payout = (lock: Lock, liveExecutionRate: Money.Decimal, conversion: Conversion): Payout => {
-  const delta = fxDeltaInQuoteCurrency(lock, liveExecutionRate)
-  return { fxDeltaInQuoteCurrency: delta, amount: Money.roundDown(convert(delta, conversion)) }
+  const delta = deltaFraction(lock, liveExecutionRate)
+  const into = conversionFraction(conversion)
+  const amount = Money.divide(
+    Money.multiply(delta.numerator, into.numerator),
+    Money.multiply(delta.denominator, into.denominator)
+  )
+  return { fxDeltaInQuoteCurrency: fxDeltaInQuoteCurrency(lock, liveExecutionRate), amount: Money.roundDown(amount) }
 }
