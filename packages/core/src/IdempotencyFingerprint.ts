@@ -2,10 +2,9 @@
  * Request fingerprints for `Idempotency-Key` handling: a replay with the same key must carry the same
  * fingerprint, otherwise it is "same key, different request" and must be rejected.
  *
- * `fingerprint` = lowercase hex SHA-256 of `route + "\n" + canonicalJson(body)`, computed on the `Digest`
- * service (provide `Digest.layerWebCrypto` from `effect/crypto`, or a native layer). `method` is not part of the
- * hash, as specified: if one key could be reused across methods on the same route, pass `"POST /v1/locks"`-style
- * routes.
+ * `fingerprint` = lowercase hex SHA-256 of `method + " " + route + "\n" + canonicalJson(body)`, computed on the
+ * `Digest` service (provide `Digest.layerWebCrypto` from `effect/crypto`, or a native layer), so the same key on
+ * another method or route is a different request.
  */
 import { Effect, Result, Schema } from "effect"
 import { Digest } from "effect/crypto"
@@ -19,7 +18,6 @@ export class InvalidJsonValue extends Schema.TaggedError<InvalidJsonValue>()("In
 }) {}
 
 export interface Request {
-  /** Not hashed, as specified (see module docs). */
   readonly method: string
   /** The route the key was used on, e.g. `/v1/locks`. */
   readonly route: string
@@ -46,5 +44,5 @@ export const fingerprint = Effect.fn("IdempotencyFingerprint.fingerprint")(funct
 ): Effect.fn.Return<string, InvalidJsonValue, Digest.Digest> {
   const body = request.body === undefined ? "" : yield* canonicalJson(request.body)
   const digest = yield* Digest.Digest
-  return yield* digest.digestHex(Digest.sha256, toBytes(`${request.route}\n${body}`))
+  return yield* digest.digestHex(Digest.sha256, toBytes(`${request.method} ${request.route}\n${body}`))
 })

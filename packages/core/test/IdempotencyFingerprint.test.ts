@@ -107,15 +107,15 @@ describe("canonicalJson", () => {
 layer(Digest.layerWebCrypto)("fingerprint", (it) => {
   const body = { pair: { quote: "USD", base: "EUR" }, amount: "1000.00", tenorDays: 30 }
 
-  it.effect("known answer: SHA-256 of route + newline + canonical JSON", () =>
+  it.effect("known answer: SHA-256 of method, route, newline, canonical JSON", () =>
     Effect.gen(function* () {
-      const expected = "372aa6050b0562e26e9eaf1465bf2aa57b142f3ff91d6361be9756260c388fcc"
+      const expected = "440ea0b1df4fd7732f8e0104a3d8941cdec9e4a15df2214488cd640b9eb4cf0b"
       const canonicalBody = '{"amount":"1000.00","pair":{"base":"EUR","quote":"USD"},"tenorDays":30}'
-      assert.strictEqual(sha256(`/v1/locks\n${canonicalBody}`), expected)
+      assert.strictEqual(sha256(`POST /v1/locks\n${canonicalBody}`), expected)
       assert.strictEqual(yield* fingerprint({ method: "POST", route: "/v1/locks", body }), expected)
       assert.strictEqual(
         yield* fingerprint({ method: "POST", route: "/v1/locks", body: undefined }),
-        "201f966ab7d9e7b1744d729cf514892e7ffa697377d2fd4a734d70b8878a33fb"
+        "bc9cc200e67a52d1f48306deea322d24de791da6bf2966ac8c990d58c41af85b"
       )
     })
   )
@@ -150,12 +150,13 @@ layer(Digest.layerWebCrypto)("fingerprint", (it) => {
 })
 
 describe("fingerprint properties", () => {
-  it("is insensitive to key order, and sensitive to values and route", async () => {
+  it("is insensitive to key order, and sensitive to values, method and route", async () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), json, json, async (route, a, b) => {
         const fp = await runFingerprint({ method: "POST", route, body: { x: a } })
-        assert.strictEqual(fp, sha256(`${route}\n${canonical({ x: a })}`))
-        assert.strictEqual(await runFingerprint({ method: "PUT", route, body: reverseKeys({ x: a }) }), fp)
+        assert.strictEqual(fp, sha256(`POST ${route}\n${canonical({ x: a })}`))
+        assert.strictEqual(await runFingerprint({ method: "POST", route, body: reverseKeys({ x: a }) }), fp)
+        assert.notStrictEqual(await runFingerprint({ method: "PUT", route, body: { x: a } }), fp)
         const other = await runFingerprint({ method: "POST", route, body: { x: b } })
         assert.strictEqual(other === fp, canonical(a) === canonical(b))
         assert.notStrictEqual(await runFingerprint({ method: "POST", route: route + "/", body: { x: a } }), fp)
