@@ -8,9 +8,18 @@ export const Uuid = Schema.String.check(Schema.isUUID()).annotate({ format: "uui
 /** RFC 3339 date-time: a zone is required (`Z` or an offset); offsets are normalised to UTC. */
 const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
+/** The calendar fields are real: no February 30th, no hour 24 (the parser would roll them over). */
+const isRealDateTime = (s: string): boolean => {
+  const [y, mo, d, h, mi, sec] = [0, 5, 8, 11, 14, 17].map((i) => Number(s.slice(i, i + (i === 0 ? 4 : 2))))
+  const daysInMonth = new Date(Date.UTC(y!, mo!, 0)).getUTCDate()
+  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysInMonth && h! <= 23 && mi! <= 59 && sec! <= 59
+}
+
 /** An ISO-8601 date-time on the wire, a `DateTime.Utc` in the program; encoded as UTC with `Z`. */
 export const Datetime = Schema.String.check(
-  Schema.isPattern(rfc3339, { expected: "an ISO-8601 date-time with a zone, such as 2026-11-21T10:00:00Z" })
+  Schema.isPattern(rfc3339, { expected: "an ISO-8601 date-time with a zone, such as 2026-11-21T10:00:00Z" }),
+  // only judged once the shape is right, so a malformed string reports one issue, not two
+  Schema.makeFilter((s: string) => !rfc3339.test(s) || isRealDateTime(s) || "not a real calendar date and time")
 )
   .annotate({ format: "date-time" })
   .pipe(Schema.decodeTo(Schema.DateTimeUtcFromString))

@@ -7,7 +7,11 @@ import { PageLimit, Uuid } from "./Fields.ts"
 import { QuoteStatus } from "./Quote.ts"
 import { EventDirection } from "./WebhookEventRecord.ts"
 
-const Limit = Schema.NumberFromString.pipe(Schema.decodeTo(PageLimit))
+/** Plain decimal digits only: no `0x10`, `1e1`, `+5` or spaces that JavaScript's number parsing would accept. */
+const Limit = Schema.String.check(Schema.isPattern(/^[0-9]{1,3}$/, { expected: "an integer from 1 to 100" })).pipe(
+  Schema.decodeTo(Schema.NumberFromString),
+  Schema.decodeTo(PageLimit)
+)
 const Cursor = Schema.String.check(Schema.isBetweenLength(1, 512))
 
 export const ListQuotesQuery = Schema.Struct({
