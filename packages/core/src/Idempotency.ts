@@ -48,7 +48,9 @@ export const run = <E, R>(
       return yield* new IdempotencyKeyInUse({ message: "a request with this Idempotency-Key is still in progress" })
     }
     if (claim._tag === "Completed") return { response: claim.response, replayed: true } satisfies Outcome
-    const response = yield* handler.pipe(Effect.onExit((exit) => (exit._tag === "Failure" ? repo.release(scope, key) : Effect.void)))
+    const response = yield* handler.pipe(
+      Effect.onExit((exit) => (exit._tag === "Failure" ? repo.release(scope, key) : Effect.void))
+    )
     yield* repo.complete(scope, key, response)
     return { response, replayed: false } satisfies Outcome
   }).pipe(Effect.withSpan("Idempotency.run"))

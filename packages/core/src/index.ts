@@ -1,1 +1,62 @@
-export * as Probe from "./Probe.ts"
+/**
+ * @ratelock/core: the FX rate-lock domain as pure, typed Effect programs.
+ */
+
+// Money, corridors and rails
+export * as Corridor from "./Corridor.ts"
+export * as Money from "./Money.ts"
+export * as Rail from "./Rail.ts"
+
+// Wire schemas
+export * as ApiError from "./ApiError.ts"
+export * as Contract from "./Contract.ts"
+export * as ContractRequest from "./ContractRequest.ts"
+export * as Fields from "./Fields.ts"
+export * as InboundEvent from "./InboundEvent.ts"
+export * as ListQuery from "./ListQuery.ts"
+export * as OutboundEvent from "./OutboundEvent.ts"
+export * as Page from "./Page.ts"
+export * as Partner from "./Partner.ts"
+export * as Quote from "./Quote.ts"
+export * as QuoteRequest from "./QuoteRequest.ts"
+export * as RequestDecoding from "./RequestDecoding.ts"
+export * as WebhookEventRecord from "./WebhookEventRecord.ts"
+
+// Pricing and settlement
+export * as Pricing from "./Pricing.ts"
+export * as QuotePolicy from "./QuotePolicy.ts"
+export * as QuotePricer from "./QuotePricer.ts"
+export * as QuoteRules from "./QuoteRules.ts"
+export * as RateCurve from "./RateCurve.ts"
+export * as Settlement from "./Settlement.ts"
+
+// Contract lifecycle
+export * as ContractMachine from "./ContractMachine.ts"
+
+// Signing, idempotency and pagination
+export * as Cursor from "./Cursor.ts"
+export * as IdempotencyFingerprint from "./IdempotencyFingerprint.ts"
+export * as WebhookSignature from "./WebhookSignature.ts"
+
+// Ports
+export * as ChainGateway from "./ChainGateway.ts"
+export * as ContractRepo from "./ContractRepo.ts"
+export * as EventRepo from "./EventRepo.ts"
+export * as IdempotencyRepo from "./IdempotencyRepo.ts"
+export * as IdGenerator from "./IdGenerator.ts"
+export * as MarketData from "./MarketData.ts"
+export * as PartnerRepo from "./PartnerRepo.ts"
+export * as PayoutRepo from "./PayoutRepo.ts"
+export * as QuoteRepo from "./QuoteRepo.ts"
+export * as StoreError from "./StoreError.ts"
+export * as WebhookTransport from "./WebhookTransport.ts"
+
+// Lifecycle programs
+export * as Contracts from "./Contracts.ts"
+export * as Expiry from "./Expiry.ts"
+export * as Funding from "./Funding.ts"
+export * as Idempotency from "./Idempotency.ts"
+export * as Inbound from "./Inbound.ts"
+export * as Payouts from "./Payouts.ts"
+export * as Quotes from "./Quotes.ts"
+export * as WebhookEvents from "./WebhookEvents.ts"

@@ -1,0 +1,203 @@
+/**
+ * Payouts: compute what an exercised contract is owed, send it on-chain at most once, and settle
+ * or report failure with the retry schedule (1 min, 5 min, 30 min, 2 h, 6 h; then an operator).
+ *
+ * At most once: the payout row is unique per contract, and the signed transaction is persisted on
+ * it before any broadcast. Later passes only look that transaction up and re-broadcast the same
+ * bytes; a new transaction is prepared only after the chain reported the earlier one failed.
+ */
+import { DateTime, Duration, Effect, Option } from "effect"
+import { ChainGateway, type ChainError, type PreparedPayout } from "./ChainGateway.ts"
+import type { ContractRecord } from "./Contract.ts"
+import { ContractRepo } from "./ContractRepo.ts"
+import { pair } from "./Corridor.ts"
+import { IdGenerator } from "./IdGenerator.ts"
+import { applyCommand } from "./internal/applyCommand.ts"
+import { MarketData } from "./MarketData.ts"
+import * as Money from "./Money.ts"
+import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
+import { fiatOf } from "./Rail.ts"
+import * as Settlement from "./Settlement.ts"
+
+export const retrySchedule: ReadonlyArray<Duration.Duration> = [
+  Duration.minutes(1),
+  Duration.minutes(5),
+  Duration.minutes(30),
+  Duration.hours(2),
+  Duration.hours(6)
+]
+
+const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
+
+const ignoreRace = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.asVoid,
+    Effect.catchIf(
+      (e): e is Extract<E, { _tag: "StaleContract" | "InvalidContractState" }> =>
+        e._tag === "StaleContract" || e._tag === "InvalidContractState",
+      () => Effect.void
+    )
+  )
+
+/** The conversion of the delta into the payout's fiat; a cross rate comes from the market-data port. */
+const conversionOf = Effect.fnUntraced(function* (contract: ContractRecord) {
+  const exercise = contract.exercise!
+  const fiat = fiatOf(exercise.payoutCurrency)
+  const direct = Settlement.conversionFor(contract.direction, fiat, exercise.liveExecutionRate)
+  if (direct !== "needs_cross_rate") return Option.some(direct)
+  const rate = yield* (yield* MarketData).midRate(pair(contract.direction).quote, fiat, exercise.executedAt)
+  return Option.map(rate, (fiatPerQuote): Settlement.Conversion => ({ _tag: "Cross", fiatPerQuote }))
+})
+
+/** Records a failed attempt: schedules the next one or gives up, and tells the partner. */
+const recordFailure = Effect.fnUntraced(function* (payout: PayoutRecord, code: string, message: string) {
+  const now = yield* DateTime.now
+  const attempts = payout.attempts + 1
+  const wait = retrySchedule[attempts - 1]
+  const nextRetryAt = wait === undefined ? null : DateTime.addDuration(now, wait)
+  yield* (yield* PayoutRepo).update({
+    ...payout,
+    status: nextRetryAt === null ? "failed" : payout.status,
+    attempts,
+    lastError: `${code}: ${message}`,
+    nextAttemptAt: nextRetryAt ?? now,
+    updatedAt: now
+  })
+  const contract = yield* (yield* ContractRepo).findById(payout.contractId)
+  if (Option.isNone(contract)) return
+  yield* ignoreRace(
+    applyCommand(contract.value, {
+      _tag: "PayoutFailed",
+      amount: payout.amount,
+      failureCode: code,
+      failureMessage: message,
+      nextRetryAt,
+      at: now
+    })
+  )
+})
+
+const settle = Effect.fnUntraced(function* (payout: PayoutRecord, blockNumber: number | null, at: DateTime.Utc) {
+  yield* (yield* PayoutRepo).update({ ...payout, status: "confirmed", blockNumber, updatedAt: at })
+  const contract = yield* (yield* ContractRepo).findById(payout.contractId)
+  if (Option.isNone(contract)) return
+  yield* ignoreRace(
+    applyCommand(contract.value, {
+      _tag: "PayoutSettled",
+      amount: payout.amount,
+      fxDeltaInQuoteCurrency: payout.fxDeltaInQuoteCurrency,
+      transactionHash: payout.transactionHash,
+      blockNumber,
+      at
+    })
+  )
+})
+
+/**
+ * Creates the payout of an exercised contract (once: a second call finds the first). A zero
+ * payout settles at once, with nothing sent on-chain.
+ */
+export const start = Effect.fn("Payouts.start")(function* (contract: ContractRecord) {
+  const repo = yield* PayoutRepo
+  const existing = yield* repo.findByContract(contract.id)
+  if (Option.isSome(existing) || contract.status !== "exercised" || contract.exercise === null) {
+    return existing
+  }
+  const now = yield* DateTime.now
+  const conversion = yield* conversionOf(contract)
+  const computed = Option.map(conversion, (c) => Settlement.payout(contract, contract.exercise!.liveExecutionRate, c))
+  const payout: PayoutRecord = {
+    id: yield* (yield* IdGenerator).uuid,
+    contractId: contract.id,
+    partnerId: contract.partnerId,
+    environment: contract.environment,
+    chain: contract.chain,
+    currency: contract.exercise.payoutCurrency,
+    destination: contract.exercise.payoutWalletAddress,
+    amount: Option.match(computed, { onNone: () => Money.roundDown(Money.zero), onSome: (p) => p.amount }),
+    fxDeltaInQuoteCurrency: Option.match(computed, {
+      onNone: () => Money.zero,
+      onSome: (p) => p.fxDeltaInQuoteCurrency
+    }),
+    status: "pending",
+    prepared: null,
+    transactionHash: null,
+    blockNumber: null,
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now
+  }
+  const inserted = yield* repo.insert(payout).pipe(
+    Effect.as(true),
+    Effect.catchTag("PayoutExists", () => Effect.succeed(false))
+  )
+  if (!inserted) return yield* repo.findByContract(contract.id)
+  if (Option.isNone(computed)) {
+    yield* recordFailure(payout, "no_conversion_rate", "no market rate to convert the delta into the payout currency")
+  } else if (Money.isZero(payout.amount)) {
+    yield* settle(payout, null, now)
+  }
+  return yield* repo.findByContract(contract.id)
+})
+
+const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFailure(payout, error.reason, error.message)
+
+/** Moves one payout forward by one step: prepare and broadcast, or look up and settle / fail. */
+export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRecord) {
+  const gateway = yield* ChainGateway
+  const repo = yield* PayoutRepo
+  const rail = railOf(payout)
+  if (payout.status === "pending") {
+    const prepared = yield* gateway
+      .preparePayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount })
+      .pipe(
+        Effect.map(Option.some),
+        // nothing was signed: safe to try again on the schedule
+        Effect.catch((error) => chainFailure(payout)(error).pipe(Effect.as(Option.none<PreparedPayout>())))
+      )
+    if (Option.isNone(prepared)) return
+    const now = yield* DateTime.now
+    const stored: PayoutRecord = {
+      ...payout,
+      status: "prepared",
+      prepared: prepared.value.persisted,
+      transactionHash: prepared.value.transactionHash,
+      updatedAt: now
+    }
+    // persisted before broadcast: whatever crashes next, this transaction is the only one
+    yield* repo.update(stored)
+    yield* gateway.broadcastPayout(rail, prepared.value).pipe(Effect.catch(chainFailure(stored)))
+    return
+  }
+  if (payout.status !== "prepared" || payout.prepared === null || payout.transactionHash === null) return
+  const prepared: PreparedPayout = { transactionHash: payout.transactionHash, persisted: payout.prepared }
+  const lookup = yield* gateway.lookupPayout(rail, prepared).pipe(Effect.option)
+  if (Option.isNone(lookup)) return // the chain did not answer: look again next pass
+  switch (lookup.value._tag) {
+    case "Confirmed":
+      return yield* settle(payout, lookup.value.blockNumber, lookup.value.confirmedAt)
+    case "Pending":
+    case "Unknown":
+      // the same signed bytes again: a duplicate broadcast cannot pay twice
+      return yield* gateway.broadcastPayout(rail, prepared).pipe(Effect.ignore)
+    case "Failed": {
+      // the chain rejected this transaction for good, so a new one may be prepared on retry
+      const reset: PayoutRecord = { ...payout, status: "pending", prepared: null, transactionHash: null }
+      return yield* recordFailure(reset, "transaction_failed", lookup.value.reason)
+    }
+  }
+})
+
+/** One pass: start payouts of newly exercised contracts, then advance every due payout. */
+export const runDue = Effect.fn("Payouts.runDue")(function* (limit = 100) {
+  const exercised = yield* (yield* ContractRepo).listByStatus(["exercised"], limit)
+  const repo = yield* PayoutRepo
+  for (const contract of exercised) {
+    if (Option.isNone(yield* repo.findByContract(contract.id))) yield* start(contract)
+  }
+  const due = yield* repo.due(yield* DateTime.now, limit)
+  for (const payout of due) yield* advance(payout)
+  return due.length
+})

@@ -1,2 +1,0 @@
-import { Effect } from "effect"
-export const one = Effect.succeed(1)

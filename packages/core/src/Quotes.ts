@@ -1,0 +1,80 @@
+/**
+ * Lifecycle programs for quotes: create (validate, price, store), get and list.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { QuoteNotFound } from "./ApiError.ts"
+import { pair } from "./Corridor.ts"
+import { position, pageSize, slice } from "./internal/paginate.ts"
+import type { ListQuotesQuery } from "./ListQuery.ts"
+import { MarketData } from "./MarketData.ts"
+import type { PartnerScope } from "./Partner.ts"
+import { IdGenerator } from "./IdGenerator.ts"
+import * as Quote from "./Quote.ts"
+import * as QuotePricer from "./QuotePricer.ts"
+import { QuotePolicy } from "./QuotePolicy.ts"
+import { QuoteRepo } from "./QuoteRepo.ts"
+import type { QuoteRequest } from "./QuoteRequest.ts"
+import * as QuoteRules from "./QuoteRules.ts"
+import { fiatOf } from "./Rail.ts"
+
+/** Validates, prices and stores a quote. Pricing failures are stored too, as `status: failed`. */
+export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope, request: QuoteRequest) {
+  yield* QuoteRules.check(request)
+  const now = yield* DateTime.now
+  const policy = yield* QuotePolicy
+  const market = yield* MarketData
+  const corridor = yield* market.corridor(request.direction)
+  const { base, quote } = pair(request.direction)
+  const fiat = fiatOf(request.settlement_currency)
+  // a settlement fiat on neither side of the corridor is crossed at the market-data mid rate
+  const fiatPerQuote = fiat === base || fiat === quote ? Option.none() : yield* market.midRate(quote, fiat, now)
+  const priced = QuotePricer.price({ request, corridor, fiatPerQuote, now, policy })
+  const ids = yield* IdGenerator
+  const record: Quote.QuoteRecord = {
+    ...priced,
+    id: yield* ids.uuid,
+    partnerId: scope.partnerId,
+    environment: scope.environment,
+    customerReferenceId: request.customer_reference_id,
+    customerName: request.customer_name,
+    contractType: request.contract_type,
+    direction: request.direction,
+    notionalCurrency: request.notional_currency,
+    notionalAmount: request.notional_amount,
+    providerRate: request.provider_rate,
+    marketRate: request.market_rate,
+    marketRateTimestamp: request.market_rate_timestamp,
+    strikeMode: request.strike_mode ?? "cip_fair",
+    targetStrike: request.strike_mode === "custom" ? (request.target_strike ?? null) : null,
+    windowStart: request.window_start,
+    windowEnd: request.window_end,
+    chain: request.chain,
+    settlementCurrency: request.settlement_currency,
+    expiresAt: DateTime.addDuration(now, policy.quoteTtl),
+    createdAt: now,
+    acceptedAt: null
+  }
+  yield* (yield* QuoteRepo).insert(record)
+  return Quote.toResponse(record, now)
+})
+
+export const get = Effect.fn("Quotes.get")(function* (scope: PartnerScope, id: string) {
+  const found = yield* (yield* QuoteRepo).find(scope, id)
+  if (Option.isNone(found)) return yield* new QuoteNotFound({ message: `quote ${id} not found` })
+  return Quote.toResponse(found.value, yield* DateTime.now)
+})
+
+export const list = Effect.fn("Quotes.list")(function* (scope: PartnerScope, query: ListQuotesQuery) {
+  const after = yield* position(query.cursor)
+  const limit = pageSize(query.limit)
+  const now = yield* DateTime.now
+  const rows = yield* (yield* QuoteRepo).list(scope, {
+    status: query.status,
+    customerReferenceId: query.customer_reference_id,
+    limit: limit + 1,
+    after,
+    now
+  })
+  const page = slice(rows, limit)
+  return { items: page.items.map((q) => Quote.toResponse(q, now)), next_cursor: page.nextCursor }
+})

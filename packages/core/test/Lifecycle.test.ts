@@ -1,0 +1,440 @@
+/**
+ * The lifecycle programs end to end against in-test fakes of the ports: quote → contract →
+ * funding → exercise → payout → settlement, and every typed refusal on the way.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  ChainGateway,
+  Contracts,
+  Expiry,
+  Funding,
+  IdGenerator,
+  Inbound,
+  MarketData,
+  Money,
+  Payouts,
+  type Partner,
+  type QuoteRequest,
+  Quotes,
+  WebhookEvents
+} from "@ratelock/core"
+import { FakeChain } from "./fakes/FakeChain.ts"
+import { MemoryStore } from "./fakes/MemoryStore.ts"
+
+const start = Date.parse("2026-11-23T12:00:00Z") // a Monday
+const at = (offsetMs: number) => DateTime.makeUnsafe(start + offsetMs)
+const minutes = (n: number) => n * 60_000
+const hours = (n: number) => n * 3_600_000
+const days = (n: number) => n * 86_400_000
+
+const alice: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0001", environment: "sandbox" }
+const bob: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0002", environment: "sandbox" }
+
+const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}): QuoteRequest.QuoteRequest => ({
+  customer_reference_id: "cust-1",
+  customer_name: "Ana Souza",
+  contract_type: "option",
+  direction: "USD_TO_BRL",
+  notional_currency: "USD",
+  notional_amount: Money.unsafe("10000"),
+  provider_rate: Money.unsafe("5.40"),
+  market_rate: Money.unsafe("5.41"),
+  market_rate_timestamp: at(-10_000),
+  window_start: at(0),
+  window_end: at(days(30)),
+  chain: "polygon",
+  settlement_currency: "USDC",
+  ...overrides
+})
+
+const harness = () => {
+  const store = new MemoryStore()
+  const chain = new FakeChain()
+  const layer = Layer.mergeAll(
+    store.layer(),
+    Layer.succeed(ChainGateway.ChainGateway, chain.gateway),
+    MarketData.MarketData.layerDefaults,
+    IdGenerator.IdGenerator.layerTest
+  )
+  return { store, chain, layer }
+}
+
+const exercise = (contractId: string, live: string, executedAt: DateTime.Utc) => ({
+  event_type: "contract_exercised" as const,
+  fx_contract_id: contractId,
+  executed_at: executedAt,
+  live_execution_rate: Money.unsafe(live),
+  payout_wallet_address: "0x1111111111111111111111111111111111111111",
+  chain: "polygon" as const
+})
+
+const outbound = (store: MemoryStore, contractId: string) =>
+  [...store.outgoing.values()].filter((e) => e.contractId === contractId).sort((a, b) => a.sequence - b.sequence)
+
+describe("lifecycle programs", () => {
+  it.effect("quote → contract → funding → exercise → payout → settled, paying once", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request())
+      assert.strictEqual(quote.status, "created")
+      assert.isTrue(Money.isPositive(quote.premium_amount))
+      assert.strictEqual(quote.premium_amount.scale, 6)
+      assert.isNull(quote.deposit_amount ?? null)
+
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      assert.strictEqual(contract.funding_wallet_address, "polygon:sandbox:addr0")
+      assert.isTrue(Money.equals(contract.total_amount, quote.total_amount))
+
+      const ack = yield* Inbound.ingest(alice, {
+        idempotencyKey: "fir-key-0001",
+        event: { event_type: "funds_in_route", fx_contract_id: contract.id, amount: contract.total_amount },
+        payload: { event_type: "funds_in_route", fx_contract_id: contract.id }
+      })
+      assert.strictEqual(ack.status, "processed")
+
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(2)))
+      assert.strictEqual(yield* Funding.confirmFunding(), 1)
+      assert.strictEqual(yield* Funding.confirmFunding(), 0) // the same transfer is not counted twice
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
+
+      yield* TestClock.setTime(start + days(3))
+      const exercised = yield* Inbound.ingest(alice, {
+        idempotencyKey: "exercise-0001",
+        event: exercise(contract.id, "5.1234", at(days(3))),
+        payload: { event_type: "contract_exercised", fx_contract_id: contract.id }
+      })
+      assert.strictEqual(exercised.status, "queued")
+
+      yield* Payouts.runDue() // creates, prepares (persisted) and broadcasts
+      yield* Payouts.runDue() // looks the transaction up: confirmed
+      yield* Payouts.runDue() // nothing left to do
+      const settled = store.contracts.get(contract.id)!
+      assert.strictEqual(settled.status, "settled")
+      assert.deepStrictEqual(chain.broadcasts.length, 1)
+
+      const events = outbound(store, contract.id)
+      assert.deepStrictEqual(
+        events.map((e) => [e.eventType, e.sequence]),
+        [
+          ["funds_received", 1],
+          ["payout_settled", 2]
+        ]
+      )
+      const payout = events[1]!.payload as { payout: { amount: string; transaction_hash: string } }
+      // 10,000 USD at 5.4424-ish locked vs 5.1234 live, paid in USDC: N × (K − S) / S, rounded down
+      const expected = Money.roundDown(
+        Money.divide(
+          Money.multiply(Money.unsafe("10000"), Money.subtract(settled.lockedRate, Money.unsafe("5.1234"))),
+          Money.unsafe("5.1234")
+        )
+      )
+      assert.strictEqual(payout.payout.amount, Money.format(expected))
+      assert.strictEqual(payout.payout.transaction_hash, chain.broadcasts[0])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a payout that fails on-chain reports payout_failed, retries on schedule, and settles once", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request())
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: "exercise-0002",
+        event: exercise(contract.id, "5.00", at(hours(2))),
+        payload: {}
+      })
+      chain.outcomes.push("fail")
+      yield* Payouts.runDue() // prepare + broadcast tx 0
+      yield* Payouts.runDue() // lookup: failed → payout_failed, retry in 1 min
+      const failed = outbound(store, contract.id).at(-1)!
+      assert.strictEqual(failed.eventType, "payout_failed")
+      const body = failed.payload as { payout: { will_retry: boolean; next_retry_at: string } }
+      assert.isTrue(body.payout.will_retry)
+      assert.strictEqual(body.payout.next_retry_at, DateTime.formatIso(at(minutes(1))))
+
+      yield* Payouts.runDue() // not due yet
+      assert.strictEqual(chain.broadcasts.length, 1)
+      yield* TestClock.adjust(minutes(1))
+      yield* Payouts.runDue() // prepare + broadcast tx 1
+      yield* Payouts.runDue() // confirmed
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+      assert.deepStrictEqual(new Set(chain.broadcasts).size, 2)
+      assert.deepStrictEqual(
+        outbound(store, contract.id).map((e) => e.eventType),
+        ["funds_received", "payout_failed", "payout_settled"]
+      )
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("after the schedule is exhausted the payout stops retrying (will_retry false)", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request())
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: "exercise-0003",
+        event: exercise(contract.id, "5.00", at(hours(2))),
+        payload: {}
+      })
+      chain.outcomes.push(...Array(6).fill("reject_prepare"))
+      for (let i = 0; i < 6; i++) {
+        yield* Payouts.runDue()
+        yield* TestClock.adjust(hours(7))
+      }
+      const failures = outbound(store, contract.id).filter((e) => e.eventType === "payout_failed")
+      assert.strictEqual(failures.length, 6)
+      const last = failures.at(-1)!.payload as { payout: { will_retry: boolean; next_retry_at: null } }
+      assert.isFalse(last.payout.will_retry)
+      assert.isNull(last.payout.next_retry_at)
+      assert.strictEqual([...store.payouts.values()][0]?.status, "failed")
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "exercised")
+      assert.strictEqual(chain.broadcasts.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a payout prepared before a crash is looked up and re-broadcast, never prepared again", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request())
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: "exercise-0004",
+        event: exercise(contract.id, "5.00", at(hours(2))),
+        payload: {}
+      })
+      const created = yield* Payouts.start(store.contracts.get(contract.id)!)
+      // the signed transaction is persisted, then the process "crashes" before broadcasting
+      const pending = Option.getOrThrow(created)
+      const prepared = yield* chain.gateway.preparePayout({
+        payoutId: pending.id,
+        rail: { chain: pending.chain, environment: pending.environment, token: pending.currency },
+        destination: pending.destination,
+        amount: pending.amount
+      })
+      store.payouts.set(pending.id, {
+        ...pending,
+        status: "prepared",
+        prepared: prepared.persisted,
+        transactionHash: prepared.transactionHash
+      })
+      yield* Payouts.runDue() // lookup: unknown → re-broadcast the same bytes
+      yield* Payouts.runDue() // confirmed
+      assert.strictEqual(chain.prepared.size, 1)
+      assert.deepStrictEqual(chain.broadcasts, [prepared.transactionHash])
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a zero payout settles at once with nothing sent on-chain", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request())
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: "exercise-0005",
+        event: exercise(contract.id, "6.00", at(hours(2))),
+        payload: {}
+      })
+      yield* Payouts.runDue()
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+      const settled = outbound(store, contract.id).at(-1)!.payload as {
+        payout: { amount: string; transaction_hash: null; block_number: null }
+      }
+      assert.strictEqual(settled.payout.amount, "0.000000")
+      assert.isNull(settled.payout.transaction_hash)
+      assert.isNull(settled.payout.block_number)
+      assert.strictEqual(chain.broadcasts.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("partial transfers add up; the contract activates once the total is covered", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, request({ contract_type: "forward" }))
+      assert.isTrue(Money.isPositive(quote.deposit_amount!))
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      chain.fund(contract.funding_wallet_address, contract.premium_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "quote_created")
+      chain.fund(contract.funding_wallet_address, contract.deposit_amount!, at(minutes(2)))
+      yield* Funding.confirmFunding()
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
+      const received = outbound(store, contract.id)[0]!.payload as { funds: { amount: string } }
+      assert.strictEqual(received.funds.amount, Money.format(contract.total_amount))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("unfunded contracts fail at the deadline, partly funded ones default", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const q1 = yield* Quotes.create(alice, request())
+      const q2 = yield* Quotes.create(alice, request({ customer_reference_id: "cust-2" }))
+      const unfunded = yield* Contracts.create(alice, { quote_id: q1.id })
+      const partial = yield* Contracts.create(alice, { quote_id: q2.id })
+      chain.fund(partial.funding_wallet_address, Money.unsafe("1.000000"), at(minutes(5)))
+      yield* Funding.confirmFunding()
+      assert.strictEqual(yield* Funding.failUnfunded(), 0)
+      yield* TestClock.adjust(hours(1) + 1)
+      assert.strictEqual(yield* Funding.failUnfunded(), 2)
+      assert.strictEqual(store.contracts.get(unfunded.id)?.status, "failed")
+      assert.strictEqual(store.contracts.get(partial.id)?.status, "defaulted")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("window end expires options and forfeits forward deposits", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const option = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      const forward = yield* Contracts.create(alice, {
+        quote_id: (yield* Quotes.create(alice, request({ contract_type: "forward" }))).id,
+        partner_transaction_reference: "tx-42"
+      })
+      for (const c of [option, forward]) chain.fund(c.funding_wallet_address, c.total_amount, at(minutes(1)))
+      yield* Funding.confirmFunding()
+      assert.strictEqual(yield* Expiry.expireDue(), 0)
+      yield* TestClock.setTime(start + days(30) + 1)
+      assert.strictEqual(yield* Expiry.expireDue(), 2)
+      assert.strictEqual(store.contracts.get(option.id)?.status, "expired")
+      assert.strictEqual(store.contracts.get(forward.id)?.status, "deposit_forfeited")
+      const expired = outbound(store, forward.id).at(-1)!.payload as {
+        event_type: string
+        partner_transaction_reference: string
+        deposit_outcome: { status: string; amount: string }
+      }
+      assert.strictEqual(expired.event_type, "contract_expired")
+      assert.strictEqual(expired.partner_transaction_reference, "tx-42")
+      assert.deepStrictEqual(expired.deposit_outcome.status, "forfeited")
+      assert.strictEqual(expired.deposit_outcome.amount, Money.format(forward.deposit_amount!))
+      assert.isNull((outbound(store, option.id).at(-1)!.payload as { deposit_outcome: null }).deposit_outcome)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("contract creation refusals: failed, expired, already accepted, another partner's quote", () => {
+    const { layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const failed = yield* Quotes.create(alice, request({ provider_rate: Money.unsafe("6.00") }))
+      assert.strictEqual(failed.status, "failed")
+      assert.strictEqual(failed.failure_reason?.code, "provider_rate_off_market")
+      assert.strictEqual(Money.format(failed.total_amount), "0.000000")
+      const notAccepted = yield* Effect.flip(Contracts.create(alice, { quote_id: failed.id }))
+      assert.strictEqual(notAccepted._tag, "QuoteNotAccepted")
+
+      const good = yield* Quotes.create(alice, request())
+      const foreign = yield* Effect.flip(Contracts.create(bob, { quote_id: good.id }))
+      assert.strictEqual(foreign._tag, "QuoteNotFound")
+      assert.strictEqual((yield* Effect.flip(Quotes.get(bob, good.id)))._tag, "QuoteNotFound")
+
+      yield* Contracts.create(alice, { quote_id: good.id })
+      const again = yield* Effect.flip(Contracts.create(alice, { quote_id: good.id }))
+      assert.strictEqual(again._tag, "QuoteAlreadyAccepted")
+
+      const stale = yield* Quotes.create(alice, request())
+      yield* TestClock.adjust(90_000)
+      const expired = yield* Effect.flip(Contracts.create(alice, { quote_id: stale.id }))
+      assert.strictEqual(expired._tag, "QuoteExpired")
+      assert.strictEqual((yield* Quotes.get(alice, stale.id)).status, "failed")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("inbound events: duplicates replay, a reused key with another body is refused, states are enforced", () => {
+    const { layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      const early = yield* Effect.flip(
+        Inbound.ingest(alice, {
+          idempotencyKey: "exercise-early",
+          event: exercise(contract.id, "5.0", at(0)),
+          payload: { a: 1 }
+        })
+      )
+      assert.strictEqual(early._tag, "InvalidContractState")
+
+      const event = { event_type: "funds_in_route" as const, fx_contract_id: contract.id }
+      const first = yield* Inbound.ingest(alice, { idempotencyKey: "same-key-01", event, payload: { x: 1, y: 2 } })
+      const replay = yield* Inbound.ingest(alice, { idempotencyKey: "same-key-01", event, payload: { y: 2, x: 1 } })
+      assert.deepStrictEqual(replay, { webhook_event_id: first.webhook_event_id, status: "duplicate" })
+      const reused = yield* Effect.flip(
+        Inbound.ingest(alice, { idempotencyKey: "same-key-01", event, payload: { x: 2 } })
+      )
+      assert.strictEqual(reused._tag, "IdempotencyKeyReused")
+
+      const unknown = yield* Effect.flip(Inbound.ingest(bob, { idempotencyKey: "bob-key-0001", event, payload: {} }))
+      assert.strictEqual(unknown._tag, "ContractNotFound")
+
+      const mismatch = yield* Effect.flip(
+        Inbound.ingest(alice, { idempotencyKey: "mismatch-01", event: { ...event, chain: "solana" }, payload: {} })
+      )
+      assert.strictEqual(mismatch._tag, "ContractMismatch")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("lists page newest first with opaque cursors, scoped to the partner", () => {
+    const { layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        ids.push((yield* Quotes.create(alice, request())).id)
+        yield* TestClock.adjust(1000)
+      }
+      yield* Quotes.create(bob, request())
+      const first = yield* Quotes.list(alice, { limit: 2 })
+      assert.deepStrictEqual(
+        first.items.map((q) => q.id),
+        [ids[4], ids[3]]
+      )
+      const second = yield* Quotes.list(alice, { limit: 2, cursor: first.next_cursor! })
+      assert.deepStrictEqual(
+        second.items.map((q) => q.id),
+        [ids[2], ids[1]]
+      )
+      const third = yield* Quotes.list(alice, { limit: 2, cursor: second.next_cursor! })
+      assert.deepStrictEqual(
+        third.items.map((q) => q.id),
+        [ids[0]]
+      )
+      assert.isNull(third.next_cursor)
+
+      const bad = yield* Effect.flip(Quotes.list(alice, { cursor: "not-a-cursor" }))
+      assert.strictEqual(bad._tag, "ValidationError")
+
+      const contract = yield* Contracts.create(alice, { quote_id: ids[4]! })
+      const locks = yield* Contracts.listLocks(alice, "cust-1", {})
+      assert.deepStrictEqual(
+        locks.items.map((l) => [l.id, l.status]),
+        [[contract.id, "quote_created"]]
+      )
+      assert.strictEqual((yield* Contracts.listLocks(bob, "cust-1", {})).items.length, 0)
+
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: "audit-key-01",
+        event: { event_type: "funds_in_route", fx_contract_id: contract.id },
+        payload: { event_type: "funds_in_route", fx_contract_id: contract.id }
+      })
+      const audit = yield* WebhookEvents.list(alice, { direction: "incoming" })
+      assert.strictEqual(audit.items.length, 1)
+      assert.strictEqual(audit.items[0]?.idempotency_key, "audit-key-01")
+      assert.strictEqual(audit.items[0]?.status, "processed")
+    }).pipe(Effect.provide(layer))
+  })
+})

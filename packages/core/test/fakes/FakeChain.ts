@@ -1,0 +1,70 @@
+/**
+ * An in-test fake of the chain port: tests push confirmed transfers onto addresses and decide
+ * how payouts end. It records every broadcast so tests can prove a payout went out once.
+ */
+import { DateTime, Effect } from "effect"
+import { ChainGateway, type Money } from "@ratelock/core"
+
+export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare"
+
+export class FakeChain {
+  readonly transfers = new Map<string, Array<ChainGateway.ConfirmedTransfer>>()
+  readonly prepared = new Map<string, ChainGateway.PreparedPayout>()
+  readonly broadcasts: Array<string> = []
+  /** What the chain does with the next payouts (consumed in order; "confirm" once empty). */
+  readonly outcomes: Array<PayoutOutcome> = []
+  private readonly fate = new Map<string, PayoutOutcome>()
+  private block = 100
+
+  /** A confirmed transfer of `amount` to `address`. */
+  fund(address: string, amount: Money.Decimal, at: DateTime.Utc) {
+    const list = this.transfers.get(address) ?? []
+    this.block++
+    list.push({ transactionHash: `0xfund${this.block}`, index: 0, blockNumber: this.block, amount, confirmedAt: at })
+    this.transfers.set(address, list)
+  }
+
+  readonly gateway = ChainGateway.ChainGateway.of({
+    fundingAddress: (rail, index) => Effect.succeed(`${rail.chain}:${rail.environment}:addr${index}`),
+    observeFunding: (_rail, address, cursor) =>
+      Effect.sync(() => {
+        const all = this.transfers.get(address) ?? []
+        const from = cursor === null ? 0 : Number(cursor)
+        return { transfers: all.slice(from), cursor: String(all.length) }
+      }),
+    preparePayout: (order) =>
+      Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
+        const outcome = this.outcomes.shift() ?? "confirm"
+        if (outcome === "reject_prepare") {
+          return Effect.fail(
+            new ChainGateway.ChainError({
+              chain: order.rail.chain,
+              reason: "insufficient_liquidity",
+              message: "hot wallet empty"
+            })
+          )
+        }
+        const attempt = [...this.prepared.keys()].filter((k) => k.startsWith(order.payoutId)).length
+        const prepared = {
+          transactionHash: `0xpay-${order.payoutId}-${attempt}`,
+          persisted: `signed:${order.payoutId}:${attempt}`
+        }
+        this.prepared.set(`${order.payoutId}#${attempt}`, prepared)
+        this.fate.set(prepared.transactionHash, outcome)
+        return Effect.succeed(prepared)
+      }),
+    broadcastPayout: (_rail, prepared) => Effect.sync(() => void this.broadcasts.push(prepared.transactionHash)),
+    lookupPayout: (_rail, prepared) =>
+      Effect.map(DateTime.now, (now): ChainGateway.PayoutLookup => {
+        if (!this.broadcasts.includes(prepared.transactionHash)) return { _tag: "Unknown" }
+        switch (this.fate.get(prepared.transactionHash)) {
+          case "fail":
+            return { _tag: "Failed", reason: "execution reverted" }
+          case "pending":
+            return { _tag: "Pending" }
+          default:
+            return { _tag: "Confirmed", blockNumber: 777, confirmedAt: now }
+        }
+      })
+  })
+}
