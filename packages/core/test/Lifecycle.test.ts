@@ -20,6 +20,7 @@ import {
   Quotes,
   WebhookEvents
 } from "@ratelock/core"
+import { quoteRequest } from "./fixtures/quoteRequest.ts"
 import { FakeChain } from "./fakes/FakeChain.ts"
 import { MemoryStore } from "./fakes/MemoryStore.ts"
 
@@ -32,22 +33,7 @@ const days = (n: number) => n * 86_400_000
 const alice: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0001", environment: "sandbox" }
 const bob: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0002", environment: "sandbox" }
 
-const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}): QuoteRequest.QuoteRequest => ({
-  customer_reference_id: "cust-1",
-  customer_name: "Ana Souza",
-  contract_type: "option",
-  direction: "USD_TO_BRL",
-  notional_currency: "USD",
-  notional_amount: Money.unsafe("10000"),
-  provider_rate: Money.unsafe("5.40"),
-  market_rate: Money.unsafe("5.41"),
-  market_rate_timestamp: at(-10_000),
-  window_start: at(0),
-  window_end: at(days(30)),
-  chain: "polygon",
-  settlement_currency: "USDC",
-  ...overrides
-})
+const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}) => quoteRequest(at(0), overrides)
 
 const harness = () => {
   const store = new MemoryStore()
@@ -69,6 +55,22 @@ const exercise = (contractId: string, live: string, executedAt: DateTime.Utc) =>
   payout_wallet_address: "0x1111111111111111111111111111111111111111",
   chain: "polygon" as const
 })
+
+/** A funded option on USD_TO_BRL, exercised two hours in at `live`: what every payout test starts from. */
+const exercisedContract = (chain: FakeChain, live: string) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(start)
+    const quote = yield* Quotes.create(alice, request())
+    const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+    chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+    yield* Funding.confirmFunding()
+    yield* Inbound.ingest(alice, {
+      idempotencyKey: `exercise-${contract.id}`,
+      event: exercise(contract.id, live, at(hours(2))),
+      payload: {}
+    })
+    return contract
+  })
 
 const outbound = (store: MemoryStore, contractId: string) =>
   [...store.outgoing.values()].filter((e) => e.contractId === contractId).sort((a, b) => a.sequence - b.sequence)
@@ -139,16 +141,7 @@ describe("lifecycle programs", () => {
   it.effect("a payout that fails on-chain reports payout_failed, retries on schedule, and settles once", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {
-      yield* TestClock.setTime(start)
-      const quote = yield* Quotes.create(alice, request())
-      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
-      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
-      yield* Funding.confirmFunding()
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: "exercise-0002",
-        event: exercise(contract.id, "5.00", at(hours(2))),
-        payload: {}
-      })
+      const contract = yield* exercisedContract(chain, "5.00")
       chain.outcomes.push("fail")
       yield* Payouts.runDue() // prepare + broadcast tx 0
       yield* Payouts.runDue() // lookup: failed → payout_failed, retry in 1 min
@@ -175,16 +168,7 @@ describe("lifecycle programs", () => {
   it.effect("after the schedule is exhausted the payout stops retrying (will_retry false)", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {
-      yield* TestClock.setTime(start)
-      const quote = yield* Quotes.create(alice, request())
-      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
-      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
-      yield* Funding.confirmFunding()
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: "exercise-0003",
-        event: exercise(contract.id, "5.00", at(hours(2))),
-        payload: {}
-      })
+      const contract = yield* exercisedContract(chain, "5.00")
       chain.outcomes.push(...Array(6).fill("reject_prepare"))
       for (let i = 0; i < 6; i++) {
         yield* Payouts.runDue()
@@ -204,16 +188,7 @@ describe("lifecycle programs", () => {
   it.effect("a payout prepared before a crash is looked up and re-broadcast, never prepared again", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {
-      yield* TestClock.setTime(start)
-      const quote = yield* Quotes.create(alice, request())
-      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
-      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
-      yield* Funding.confirmFunding()
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: "exercise-0004",
-        event: exercise(contract.id, "5.00", at(hours(2))),
-        payload: {}
-      })
+      const contract = yield* exercisedContract(chain, "5.00")
       const created = yield* Payouts.start(store.contracts.get(contract.id)!)
       // the signed transaction is persisted, then the process "crashes" before broadcasting
       const pending = Option.getOrThrow(created)
@@ -240,16 +215,7 @@ describe("lifecycle programs", () => {
   it.effect("a zero payout settles at once with nothing sent on-chain", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {
-      yield* TestClock.setTime(start)
-      const quote = yield* Quotes.create(alice, request())
-      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
-      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
-      yield* Funding.confirmFunding()
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: "exercise-0005",
-        event: exercise(contract.id, "6.00", at(hours(2))),
-        payload: {}
-      })
+      const contract = yield* exercisedContract(chain, "6.00")
       yield* Payouts.runDue()
       assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
       const settled = outbound(store, contract.id).at(-1)!.payload as {

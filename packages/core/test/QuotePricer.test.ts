@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, DateTime, Option } from "effect"
 import { type MarketData, Money, Pricing, QuotePolicy, QuotePricer, type QuoteRequest, RateCurve } from "@ratelock/core"
+import { quoteRequest } from "./fixtures/quoteRequest.ts"
 
 const now = DateTime.makeUnsafe("2026-11-23T12:00:00Z")
 const later = (days: number) => DateTime.makeUnsafe(now.epochMilliseconds + days * 86_400_000)
@@ -17,22 +18,7 @@ const usdBrl: MarketData.CorridorParameters = {
   notionalLimitBase: Money.unsafe("5000000")
 }
 
-const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}): QuoteRequest.QuoteRequest => ({
-  customer_reference_id: "cust-1",
-  customer_name: "Ana Souza",
-  contract_type: "option",
-  direction: "USD_TO_BRL",
-  notional_currency: "USD",
-  notional_amount: Money.unsafe("10000"),
-  provider_rate: Money.unsafe("5.40"),
-  market_rate: Money.unsafe("5.41"),
-  market_rate_timestamp: now,
-  window_start: now,
-  window_end: later(30),
-  chain: "polygon",
-  settlement_currency: "USDC",
-  ...overrides
-})
+const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}) => quoteRequest(now, overrides)
 
 const price = (
   overrides: Partial<QuoteRequest.QuoteRequest> = {},
