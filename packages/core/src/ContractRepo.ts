@@ -1,14 +1,17 @@
 /**
  * Persistence port for contracts. A transition is committed as one unit with its history entry,
- * its outbound event (transactional outbox), the inbound event that caused it and the funding
- * transfer it counted, guarded by the contract's version (optimistic concurrency).
+ * its outbound event (transactional outbox), its ledger entries, the inbound event that caused it
+ * and the funding transfer it counted, guarded by the contract's version (compare-and-set).
  */
 import { Context } from "effect"
-import type { DateTime, Effect, Option } from "effect"
+import type { Effect, Option } from "effect"
 import type { QuoteAlreadyAccepted } from "./ApiError.ts"
 import type { ContractRecord, ContractStatus } from "./Contract.ts"
 import type { Position } from "./Cursor.ts"
 import type { IncomingEvent, OutgoingEvent } from "./EventRepo.ts"
+import type { Claim } from "./Lease.ts"
+import type { LedgerEntry } from "./Ledger.ts"
+import type { Decimal } from "./Money.ts"
 import type { PartnerScope } from "./Partner.ts"
 import type { Chain } from "./Rail.ts"
 import type { StaleContract, StoreError } from "./StoreError.ts"
@@ -16,11 +19,13 @@ import type { StaleContract, StoreError } from "./StoreError.ts"
 /** The version a change was computed from: the number of history entries. */
 export const version = (contract: ContractRecord): number => contract.history.length
 
-/** A transfer is counted once, keyed by chain, transaction and log/instruction index. */
-export interface TransferKey {
+/** A confirmed funding transfer, counted once: unique by chain, transaction and log/instruction index. */
+export interface FundingTransfer {
   readonly chain: Chain
   readonly transactionHash: string
   readonly index: number
+  readonly blockNumber: number
+  readonly amount: Decimal
 }
 
 export interface ContractChange {
@@ -29,7 +34,8 @@ export interface ContractChange {
   readonly expectedVersion: number
   readonly outgoing: OutgoingEvent | null
   readonly incoming: IncomingEvent | null
-  readonly transfer: TransferKey | null
+  readonly transfer: FundingTransfer | null
+  readonly ledger: ReadonlyArray<LedgerEntry>
 }
 
 export interface LockFilter {
@@ -64,13 +70,12 @@ export interface ContractRepoShape {
     statuses: ReadonlyArray<ContractStatus>,
     limit: number
   ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
-  /** `active` contracts whose window ended before `now`. */
-  readonly dueForExpiry: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
-  /** Unfunded contracts whose funding deadline passed before `now`. */
-  readonly dueForFundingDeadline: (
-    now: DateTime.Utc,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** Claims `active` contracts whose window ended before `claim.now` (a commit releases the lease). */
+  readonly claimDueForExpiry: (claim: Claim) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** Claims unfunded contracts whose funding deadline passed before `claim.now`. */
+  readonly claimDueForFundingDeadline: (claim: Claim) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /** The ledger entries booked for a contract, in booking order. */
+  readonly ledgerEntries: (contractId: string) => Effect.Effect<ReadonlyArray<LedgerEntry>, StoreError>
   /** The next never-used HD index for funding addresses on `chain` in an environment. */
   readonly allocateFundingIndex: (scope: {
     readonly chain: Chain

@@ -7,6 +7,7 @@ import { Context } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { Position } from "./Cursor.ts"
 import type { InboundEvent } from "./InboundEvent.ts"
+import type { Claim } from "./Lease.ts"
 import type { OutboundEventType } from "./OutboundEvent.ts"
 import type { Environment, PartnerScope } from "./Partner.ts"
 import type { StoreError } from "./StoreError.ts"
@@ -56,6 +57,13 @@ export interface EventFilter {
   readonly after?: Position | undefined
 }
 
+export interface PayoutEventFilter {
+  readonly since?: DateTime.Utc | undefined
+  readonly limit: number
+  /** Items strictly after this position, oldest first. */
+  readonly after?: Position | undefined
+}
+
 export type EventView =
   | { readonly _tag: "incoming"; readonly event: IncomingEvent }
   | {
@@ -74,11 +82,21 @@ export interface EventRepoShape {
   /** Both directions, newest first by `(created_at, id)`, at most `filter.limit`. */
   readonly list: (scope: PartnerScope, filter: EventFilter) => Effect.Effect<ReadonlyArray<EventView>, StoreError>
   /**
-   * Outgoing events due at `now`: per contract only the oldest undelivered one (deliveries of a
-   * contract are serialised; a failing event holds back only its own contract).
+   * Claims outgoing events due at `claim.now`. Deliveries of a contract are serialised: an event is
+   * claimed only when every earlier event of its contract is delivered or failed for good, so a
+   * failing event holds back its own contract only.
    */
-  readonly dueOutgoing: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<OutgoingEvent>, StoreError>
+  readonly claimOutgoing: (claim: Claim) => Effect.Effect<ReadonlyArray<OutgoingEvent>, StoreError>
+  /** Saves an attempt's outcome and releases the lease. */
   readonly updateOutgoing: (event: OutgoingEvent) => Effect.Effect<void, StoreError>
+  /**
+   * The payout feed (`GET /api/v1/fx/payout-events`): outgoing `payout_settled` and `payout_failed`
+   * events, oldest first by `(created_at, id)`, from `since` on.
+   */
+  readonly listPayoutEvents: (
+    scope: PartnerScope,
+    filter: PayoutEventFilter
+  ) => Effect.Effect<ReadonlyArray<OutgoingEvent>, StoreError>
   readonly findOutgoing: (scope: PartnerScope, id: string) => Effect.Effect<Option.Option<OutgoingEvent>, StoreError>
 }
 

@@ -5,11 +5,12 @@
 import { DateTime, Effect } from "effect"
 import { ContractRepo } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
+import * as Lease from "./Lease.ts"
 
 /** One pass; returns how many contracts expired. */
-export const expireDue = Effect.fn("Expiry.expireDue")(function* (limit = 100) {
+export const expireDue = Effect.fn("Expiry.expireDue")(function* () {
   const now = yield* DateTime.now
-  const due = yield* (yield* ContractRepo).dueForExpiry(now, limit)
+  const due = yield* (yield* ContractRepo).claimDueForExpiry(yield* Lease.claim)
   let expired = 0
   for (const contract of due) {
     const done = yield* applyCommand(contract, { _tag: "WindowEnded", at: now }).pipe(

@@ -7,6 +7,7 @@ import { ChainGateway, type ConfirmedTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
+import * as Lease from "./Lease.ts"
 
 const awaiting = ["quote_created", "funds_in_route"] as const
 
@@ -24,7 +25,15 @@ const countTransfer = Effect.fnUntraced(function* (contractId: string, transfer:
       blockNumber: transfer.blockNumber,
       at: transfer.confirmedAt
     },
-    { transfer: { chain: current.value.chain, transactionHash: transfer.transactionHash, index: transfer.index } }
+    {
+      transfer: {
+        chain: current.value.chain,
+        transactionHash: transfer.transactionHash,
+        index: transfer.index,
+        blockNumber: transfer.blockNumber,
+        amount: transfer.amount
+      }
+    }
   ).pipe(
     Effect.map((t) => t.contract.status === "active"),
     // stale: already counted or moved by someone else; refused: no longer awaiting funds
@@ -53,8 +62,8 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
 })
 
 /** One pass over contracts awaiting funds. Returns how many became active. */
-export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* (limit = 100) {
-  const contracts = yield* (yield* ContractRepo).listByStatus(awaiting, limit)
+export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* () {
+  const contracts = yield* (yield* ContractRepo).listByStatus(awaiting, (yield* Lease.Worker).batch)
   let activated = 0
   for (const contract of contracts) {
     if (yield* observe(contract)) activated++
@@ -63,9 +72,9 @@ export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* (lim
 })
 
 /** Fails (nothing confirmed) or defaults (partly funded) contracts past their funding deadline. */
-export const failUnfunded = Effect.fn("Funding.failUnfunded")(function* (limit = 100) {
+export const failUnfunded = Effect.fn("Funding.failUnfunded")(function* () {
   const now = yield* DateTime.now
-  const due = yield* (yield* ContractRepo).dueForFundingDeadline(now, limit)
+  const due = yield* (yield* ContractRepo).claimDueForFundingDeadline(yield* Lease.claim)
   let moved = 0
   for (const contract of due) {
     const done = yield* applyCommand(contract, { _tag: "FundingDeadlinePassed", at: now }).pipe(

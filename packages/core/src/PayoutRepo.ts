@@ -5,6 +5,7 @@
  */
 import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
+import type { Claim } from "./Lease.ts"
 import type { Decimal } from "./Money.ts"
 import type { Environment } from "./Partner.ts"
 import type { Chain, FundsCurrency } from "./Rail.ts"
@@ -47,9 +48,10 @@ export class PayoutExists extends Schema.TaggedError<PayoutExists>()("PayoutExis
 export interface PayoutRepoShape {
   readonly insert: (payout: PayoutRecord) => Effect.Effect<void, PayoutExists | StoreError>
   readonly findByContract: (contractId: string) => Effect.Effect<Option.Option<PayoutRecord>, StoreError>
+  /** Saves the payout and releases its lease. */
   readonly update: (payout: PayoutRecord) => Effect.Effect<void, StoreError>
-  /** Payouts not yet confirmed or failed whose next attempt is due at `now`, oldest first. */
-  readonly due: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
+  /** Claims payouts not yet confirmed or failed whose next attempt is due at `claim.now`, oldest first. */
+  readonly claimDue: (claim: Claim) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
 }
 
 export class PayoutRepo extends Context.Service<PayoutRepo, PayoutRepoShape>()("@ratelock/core/PayoutRepo") {}

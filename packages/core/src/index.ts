@@ -32,6 +32,7 @@ export * as Settlement from "./Settlement.ts"
 
 // Contract lifecycle
 export * as ContractMachine from "./ContractMachine.ts"
+export * as Ledger from "./Ledger.ts"
 
 // Signing, idempotency and pagination
 export * as Cursor from "./Cursor.ts"
@@ -44,6 +45,7 @@ export * as ContractRepo from "./ContractRepo.ts"
 export * as EventRepo from "./EventRepo.ts"
 export * as IdempotencyRepo from "./IdempotencyRepo.ts"
 export * as IdGenerator from "./IdGenerator.ts"
+export * as Lease from "./Lease.ts"
 export * as MarketData from "./MarketData.ts"
 export * as PartnerRepo from "./PartnerRepo.ts"
 export * as PayoutRepo from "./PayoutRepo.ts"

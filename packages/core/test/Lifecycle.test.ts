@@ -12,6 +12,7 @@ import {
   Funding,
   IdGenerator,
   Inbound,
+  Ledger,
   MarketData,
   Money,
   Payouts,
@@ -135,6 +136,21 @@ describe("lifecycle programs", () => {
       )
       assert.strictEqual(payout.payout.amount, Money.format(expected))
       assert.strictEqual(payout.payout.transaction_hash, chain.broadcasts[0])
+
+      // the ledger: funds in, premium earned, payout paid; every currency balances to zero
+      const ledger = store.ledger.filter((e) => e.contractId === contract.id)
+      assert.deepStrictEqual(
+        ledger.map((e) => [e.kind, e.account, Money.format(e.amount)]),
+        [
+          ["funds_received", "funding_wallet", Money.format(contract.total_amount)],
+          ["funds_received", "partner_prepayment", `-${Money.format(contract.total_amount)}`],
+          ["premium_received", "partner_prepayment", Money.format(contract.premium_amount)],
+          ["premium_received", "premium_income", `-${Money.format(contract.premium_amount)}`],
+          ["payout_paid", "payout_expense", payout.payout.amount],
+          ["payout_paid", "payout_wallet", `-${payout.payout.amount}`]
+        ]
+      )
+      for (const total of Ledger.balances(ledger).values()) assert.isTrue(Money.isZero(total))
     }).pipe(Effect.provide(layer))
   })
 
@@ -290,6 +306,14 @@ describe("lifecycle programs", () => {
       assert.deepStrictEqual(expired.deposit_outcome.status, "forfeited")
       assert.strictEqual(expired.deposit_outcome.amount, Money.format(forward.deposit_amount!))
       assert.isNull((outbound(store, option.id).at(-1)!.payload as { deposit_outcome: null }).deposit_outcome)
+      const forfeited = store.ledger.filter((e) => e.contractId === forward.id && e.kind === "deposit_forfeited")
+      assert.deepStrictEqual(
+        forfeited.map((e) => [e.account, Money.format(e.amount)]),
+        [
+          ["deposits_held", Money.format(forward.deposit_amount!)],
+          ["forfeited_deposits", `-${Money.format(forward.deposit_amount!)}`]
+        ]
+      )
     }).pipe(Effect.provide(layer))
   })
 

@@ -1,14 +1,16 @@
 /**
  * Runs one state-machine transition against the store: the new contract, its history entry, the
- * outbound event (completed with its id and sequence) and whatever caused it, in one commit.
+ * outbound event (completed with its id and sequence), its ledger entries and whatever caused it,
+ * in one commit.
  */
 import { Effect, Result, Schema } from "effect"
 import type { DateTime } from "effect"
 import type { ContractRecord } from "../Contract.ts"
 import * as ContractMachine from "../ContractMachine.ts"
-import { ContractRepo, type TransferKey, version } from "../ContractRepo.ts"
+import { ContractRepo, type FundingTransfer, version } from "../ContractRepo.ts"
 import type { IncomingEvent, OutgoingEvent } from "../EventRepo.ts"
 import { IdGenerator } from "../IdGenerator.ts"
+import * as Ledger from "../Ledger.ts"
 import { OutboundEvent, type OutboundEventDraft } from "../OutboundEvent.ts"
 
 const encodeEvent = Schema.encodeSync(OutboundEvent)
@@ -61,7 +63,7 @@ export interface Cause {
   /** The inbound event that caused the transition, recorded in the same commit. */
   readonly incoming?: (transition: ContractMachine.Transition) => IncomingEvent
   /** The funding transfer counted by it. */
-  readonly transfer?: TransferKey
+  readonly transfer?: FundingTransfer
 }
 
 export const applyCommand = Effect.fnUntraced(function* (
@@ -79,7 +81,8 @@ export const applyCommand = Effect.fnUntraced(function* (
     expectedVersion: version(contract),
     outgoing,
     incoming: cause.incoming ? cause.incoming(transition) : null,
-    transfer: cause.transfer ?? null
+    transfer: cause.transfer ?? null,
+    ledger: Ledger.entriesFor(contract, command, transition)
   })
   return transition
 })

@@ -11,6 +11,7 @@ import {
   type Cursor,
   EventRepo,
   IdempotencyRepo,
+  type Ledger,
   PayoutRepo,
   type Partner,
   Quote,
@@ -43,6 +44,7 @@ export class MemoryStore {
   readonly outgoing = new Map<string, EventRepo.OutgoingEvent>()
   readonly payouts = new Map<string, PayoutRepo.PayoutRecord>()
   readonly transfers = new Set<string>()
+  readonly ledger: Array<Ledger.LedgerEntry> = []
   readonly cursors = new Map<string, string>()
   readonly fundingIndexes = new Map<string, number>()
   readonly keys = new Map<
@@ -120,17 +122,18 @@ export class MemoryStore {
         if (transferKey) this.transfers.add(transferKey)
         if (incoming) this.incoming.set(incoming.id, incoming)
         if (change.outgoing) this.outgoing.set(change.outgoing.id, change.outgoing)
+        this.ledger.push(...change.ledger)
         return Effect.void
       }),
     listByStatus: (statuses, limit) =>
       Effect.sync(() => [...this.contracts.values()].filter((c) => statuses.includes(c.status)).slice(0, limit)),
-    dueForExpiry: (now, limit) =>
+    claimDueForExpiry: ({ now, limit }) =>
       Effect.sync(() =>
         [...this.contracts.values()]
           .filter((c) => c.status === "active" && c.windowEnd.epochMilliseconds < now.epochMilliseconds)
           .slice(0, limit)
       ),
-    dueForFundingDeadline: (now, limit) =>
+    claimDueForFundingDeadline: ({ now, limit }) =>
       Effect.sync(() =>
         [...this.contracts.values()]
           .filter(
@@ -148,7 +151,8 @@ export class MemoryStore {
         return next
       }),
     saveFundingCursor: (id, cursor) => Effect.sync(() => void this.cursors.set(id, cursor)),
-    fundingCursor: (id) => Effect.sync(() => Option.fromNullishOr(this.cursors.get(id)))
+    fundingCursor: (id) => Effect.sync(() => Option.fromNullishOr(this.cursors.get(id))),
+    ledgerEntries: (id) => Effect.sync(() => this.ledger.filter((e) => e.contractId === id))
   })
 
   readonly eventRepo = EventRepo.EventRepo.of({
@@ -178,7 +182,7 @@ export class MemoryStore {
           filter.limit
         )
       }),
-    dueOutgoing: (now, limit) =>
+    claimOutgoing: ({ now, limit }) =>
       Effect.sync(() => {
         const oldestPerContract = new Map<string, EventRepo.OutgoingEvent>()
         const pending = [...this.outgoing.values()]
@@ -190,6 +194,21 @@ export class MemoryStore {
           .slice(0, limit)
       }),
     updateOutgoing: (event) => Effect.sync(() => void this.outgoing.set(event.id, event)),
+    listPayoutEvents: (scope, filter) =>
+      Effect.sync(() =>
+        newestFirst(
+          [...this.outgoing.values()].filter(
+            (e) =>
+              inScope(scope, e) &&
+              (e.eventType === "payout_settled" || e.eventType === "payout_failed") &&
+              (filter.since === undefined || e.createdAt.epochMilliseconds >= filter.since.epochMilliseconds)
+          ),
+          undefined,
+          Number.MAX_SAFE_INTEGER
+        )
+          .reverse()
+          .slice(0, filter.limit)
+      ),
     findOutgoing: (scope, id) =>
       Effect.sync(() => Option.fromNullishOr(this.outgoing.get(id)).pipe(Option.filter((e) => inScope(scope, e))))
   })
@@ -206,7 +225,7 @@ export class MemoryStore {
     findByContract: (contractId) =>
       Effect.sync(() => Option.fromNullishOr([...this.payouts.values()].find((p) => p.contractId === contractId))),
     update: (payout) => Effect.sync(() => void this.payouts.set(payout.id, payout)),
-    due: (now, limit) =>
+    claimDue: ({ now, limit }) =>
       Effect.sync(() =>
         [...this.payouts.values()]
           .filter(

@@ -1,0 +1,32 @@
+/**
+ * Claiming due work for the workers: a claim takes up to `limit` due jobs nobody holds (or whose
+ * lease expired) and leases them to `owner` until `now + leaseFor`. Stores do this with
+ * `FOR UPDATE SKIP LOCKED`, so concurrent workers never take the same job.
+ */
+import { Context, DateTime, Duration, Effect } from "effect"
+
+export interface Claim {
+  readonly now: DateTime.Utc
+  readonly limit: number
+  /** Who takes the jobs: a worker instance id. */
+  readonly owner: string
+  readonly leaseFor: Duration.Duration
+}
+
+/** Who this worker is when it claims work, and for how long; hosts set a unique owner per process. */
+export interface WorkerShape {
+  readonly owner: string
+  readonly leaseFor: Duration.Duration
+  /** Jobs taken per claim. */
+  readonly batch: number
+}
+
+export const Worker = Context.Reference<WorkerShape>("@ratelock/core/Worker", {
+  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100 })
+})
+
+/** A claim for this worker at the current time. */
+export const claim: Effect.Effect<Claim> = Effect.gen(function* () {
+  const worker = yield* Worker
+  return { now: yield* DateTime.now, limit: worker.batch, owner: worker.owner, leaseFor: worker.leaseFor }
+})

@@ -1,0 +1,112 @@
+/**
+ * The double-entry ledger of a contract's money: what each transition moves between accounts.
+ * Debits are positive, credits negative; the entries of one transition sum to zero per currency.
+ */
+import type { DateTime } from "effect"
+import type { ContractRecord } from "./Contract.ts"
+import type { Command, Transition } from "./ContractMachine.ts"
+import * as Money from "./Money.ts"
+import type { FundsCurrency } from "./Rail.ts"
+
+export type Account =
+  /** Tokens sitting on the contracts' funding addresses (asset). */
+  | "funding_wallet"
+  /** Funds received before the contract is fully funded (owed back to the partner until then). */
+  | "partner_prepayment"
+  /** Premiums and forward fees earned. */
+  | "premium_income"
+  /** Forward deposits held for the partner (liability). */
+  | "deposits_held"
+  /** Deposits kept when a forward's window ended with no exercise. */
+  | "forfeited_deposits"
+  /** FX deltas paid to customers (expense). */
+  | "payout_expense"
+  /** The hot wallet payouts are sent from (asset). */
+  | "payout_wallet"
+
+export type EntryKind =
+  | "funds_received"
+  | "premium_received"
+  | "deposit_held"
+  | "deposit_released"
+  | "deposit_forfeited"
+  | "payout_paid"
+
+export interface LedgerEntry {
+  readonly contractId: string
+  readonly partnerId: string
+  readonly environment: ContractRecord["environment"]
+  readonly kind: EntryKind
+  readonly account: Account
+  readonly currency: FundsCurrency
+  /** Signed: debit > 0, credit < 0. */
+  readonly amount: Money.Decimal
+  readonly at: DateTime.Utc
+}
+
+const pair = (
+  c: ContractRecord,
+  kind: EntryKind,
+  debit: Account,
+  credit: Account,
+  currency: FundsCurrency,
+  amount: Money.Decimal,
+  at: DateTime.Utc
+): ReadonlyArray<LedgerEntry> => {
+  if (Money.isZero(amount)) return []
+  const base = { contractId: c.id, partnerId: c.partnerId, environment: c.environment, kind, currency, at }
+  return [
+    { ...base, account: debit, amount },
+    { ...base, account: credit, amount: Money.subtract(Money.zero, amount) }
+  ]
+}
+
+/** The entries a transition books, given the contract before it and the command that caused it. */
+export const entriesFor = (
+  before: ContractRecord,
+  command: Command,
+  transition: Transition
+): ReadonlyArray<LedgerEntry> => {
+  const c = transition.contract
+  const at = transition.entry.at
+  const token = c.settlementCurrency
+  const deposit = c.depositAmount ?? Money.zero
+  switch (command._tag) {
+    case "FundingObserved": {
+      const received = pair(c, "funds_received", "funding_wallet", "partner_prepayment", token, command.amount, at)
+      if (before.status === c.status || c.status !== "active") return received
+      return [
+        ...received,
+        ...pair(c, "premium_received", "partner_prepayment", "premium_income", token, c.premiumAmount, at),
+        ...pair(c, "deposit_held", "partner_prepayment", "deposits_held", token, deposit, at)
+      ]
+    }
+    case "PayoutSettled":
+      return [
+        ...pair(
+          c,
+          "payout_paid",
+          "payout_expense",
+          "payout_wallet",
+          c.exercise?.payoutCurrency ?? token,
+          command.amount,
+          at
+        ),
+        // a forward's deposit goes back to the partner once the customer transacted
+        ...pair(c, "deposit_released", "deposits_held", "funding_wallet", token, deposit, at)
+      ]
+    case "WindowEnded":
+      return c.status === "deposit_forfeited"
+        ? pair(c, "deposit_forfeited", "deposits_held", "forfeited_deposits", token, deposit, at)
+        : []
+    default:
+      return []
+  }
+}
+
+/** Sum of the entries per currency: every currency must come to zero. */
+export const balances = (entries: ReadonlyArray<LedgerEntry>): ReadonlyMap<FundsCurrency, Money.Decimal> => {
+  const sums = new Map<FundsCurrency, Money.Decimal>()
+  for (const e of entries) sums.set(e.currency, Money.sum(sums.get(e.currency) ?? Money.zero, e.amount))
+  return sums
+}
