@@ -14,49 +14,47 @@ import { Duplex } from "node:stream"
 /** SSLRequest and GSSENCRequest codes: refused with `N`, PGlite needs no encryption. */
 const encryptionRequests = new Set([80877103, 80877104])
 
-const protocolStream =
-  (db: PGlite) =>
-  (): Duplex => {
-    let buffer = Buffer.alloc(0)
-    let queue: Promise<void> = Promise.resolve()
-    const duplex: Duplex = new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, callback) {
-        buffer = Buffer.concat([buffer, chunk])
-        for (;;) {
-          if (buffer.length < 5) break
-          let length: number
-          if (buffer[0] === 0) {
-            // untyped startup-phase packet: StartupMessage, SSLRequest or GSSENCRequest
-            if (buffer.length < 8) break
-            length = buffer.readInt32BE(0)
-            if (encryptionRequests.has(buffer.readInt32BE(4))) {
-              buffer = buffer.subarray(8)
-              duplex.push(Buffer.from("N"))
-              continue
-            }
-          } else {
-            length = 1 + buffer.readInt32BE(1)
+const protocolStream = (db: PGlite) => (): Duplex => {
+  let buffer = Buffer.alloc(0)
+  let queue: Promise<void> = Promise.resolve()
+  const duplex: Duplex = new Duplex({
+    read() {},
+    write(chunk: Buffer, _encoding, callback) {
+      buffer = Buffer.concat([buffer, chunk])
+      for (;;) {
+        if (buffer.length < 5) break
+        let length: number
+        if (buffer[0] === 0) {
+          // untyped startup-phase packet: StartupMessage, SSLRequest or GSSENCRequest
+          if (buffer.length < 8) break
+          length = buffer.readInt32BE(0)
+          if (encryptionRequests.has(buffer.readInt32BE(4))) {
+            buffer = buffer.subarray(8)
+            duplex.push(Buffer.from("N"))
+            continue
           }
-          if (buffer.length < length) break
-          const message = new Uint8Array(buffer.subarray(0, length))
-          buffer = buffer.subarray(length)
-          queue = queue
-            .then(() =>
-              db.runExclusive(() =>
-                db.execProtocolRawStream(message, { onRawData: (data) => void duplex.push(Buffer.from(data)) })
-              )
-            )
-            .catch((error) => void duplex.destroy(error as Error))
+        } else {
+          length = 1 + buffer.readInt32BE(1)
         }
-        callback()
-      },
-      final(callback) {
-        queue.then(() => callback(), callback)
+        if (buffer.length < length) break
+        const message = new Uint8Array(buffer.subarray(0, length))
+        buffer = buffer.subarray(length)
+        queue = queue
+          .then(() =>
+            db.runExclusive(() =>
+              db.execProtocolRawStream(message, { onRawData: (data) => void duplex.push(Buffer.from(data)) })
+            )
+          )
+          .catch((error) => void duplex.destroy(error as Error))
       }
-    })
-    return duplex
-  }
+      callback()
+    },
+    final(callback) {
+      queue.then(() => callback(), callback)
+    }
+  })
+  return duplex
+}
 
 /**
  * A `PgClient` on an embedded PGlite database kept in `dataDir` (in memory when omitted). The

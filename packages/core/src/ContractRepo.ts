@@ -65,10 +65,14 @@ export interface ContractRepoShape {
    * transfer was already counted, or when the incoming event's Idempotency-Key is already recorded.
    */
   readonly commit: (change: ContractChange) => Effect.Effect<void, StaleContract | StoreError>
-  /** Contracts in one of `statuses`, oldest first (workers scan these). */
+  /**
+   * Contracts in one of `statuses`, oldest first by `(created_at, id)`, strictly after `after`:
+   * workers page through all of them, so rows that stay (a payout given up on) never starve newer ones.
+   */
   readonly listByStatus: (
     statuses: ReadonlyArray<ContractStatus>,
-    limit: number
+    limit: number,
+    after?: Position
   ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
   /** Claims `active` contracts whose window ended before `claim.now` (a commit releases the lease). */
   readonly claimDueForExpiry: (claim: Claim) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>

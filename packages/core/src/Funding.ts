@@ -7,6 +7,7 @@ import { ChainGateway, type ConfirmedTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
+import { scanByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
 
 const awaiting = ["quote_created", "funds_in_route"] as const
@@ -61,13 +62,14 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
   return activated
 })
 
-/** One pass over contracts awaiting funds. Returns how many became active. */
+/** One pass over every contract awaiting funds. Returns how many became active. */
 export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* () {
-  const contracts = yield* (yield* ContractRepo).listByStatus(awaiting, (yield* Lease.Worker).batch)
   let activated = 0
-  for (const contract of contracts) {
-    if (yield* observe(contract)) activated++
-  }
+  yield* scanByStatus(awaiting, (contract) =>
+    Effect.map(observe(contract), (active) => {
+      if (active) activated++
+    })
+  )
   return activated
 })
 

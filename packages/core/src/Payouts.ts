@@ -13,6 +13,7 @@ import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "./Corridor.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
+import { scanByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
 import { MarketData } from "./MarketData.ts"
 import * as Money from "./Money.ts"
@@ -193,11 +194,12 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
 
 /** One pass: start payouts of newly exercised contracts, then advance every due payout. */
 export const runDue = Effect.fn("Payouts.runDue")(function* () {
-  const exercised = yield* (yield* ContractRepo).listByStatus(["exercised"], (yield* Lease.Worker).batch)
   const repo = yield* PayoutRepo
-  for (const contract of exercised) {
-    if (Option.isNone(yield* repo.findByContract(contract.id))) yield* start(contract)
-  }
+  yield* scanByStatus(["exercised"], (contract) =>
+    Effect.flatMap(repo.findByContract(contract.id), (payout) =>
+      Option.isNone(payout) ? start(contract) : Effect.void
+    )
+  )
   const due = yield* repo.claimDue(yield* Lease.claim)
   for (const payout of due) yield* advance(payout)
   return due.length

@@ -26,10 +26,7 @@ export const freshDatabase = (url: string) =>
       const name = `ratelock_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
       const admin = PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })
       const run = (statement: string) =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-          Effect.provide(admin),
-          Effect.orDie
-        )
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin), Effect.orDie)
       yield* Effect.acquireRelease(run(`CREATE DATABASE ${name}`), () =>
         run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       )

@@ -3,7 +3,7 @@
  * guarantees the real adapters give (unique quote acceptance, version-checked commits, a transfer
  * counted once, one payout per contract). Enough to drive the lifecycle programs in tests.
  */
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import {
   ApiError,
   ContractRepo,
@@ -18,7 +18,6 @@ import {
   QuoteRepo,
   StoreError
 } from "@ratelock/core"
-import type { DateTime } from "effect"
 
 type Scope = Partner.PartnerScope
 
@@ -125,8 +124,20 @@ export class MemoryStore {
         this.ledger.push(...change.ledger)
         return Effect.void
       }),
-    listByStatus: (statuses, limit) =>
-      Effect.sync(() => [...this.contracts.values()].filter((c) => statuses.includes(c.status)).slice(0, limit)),
+    listByStatus: (statuses, limit, after) =>
+      Effect.sync(() =>
+        newestFirst(
+          [...this.contracts.values()].filter((c) => statuses.includes(c.status)),
+          undefined,
+          Number.MAX_SAFE_INTEGER
+        )
+          .reverse()
+          .filter(
+            (c) =>
+              after === undefined || `${DateTime.formatIso(c.createdAt)}|${c.id}` > `${after.createdAt}|${after.id}`
+          )
+          .slice(0, limit)
+      ),
     claimDueForExpiry: ({ now, limit }) =>
       Effect.sync(() =>
         [...this.contracts.values()]

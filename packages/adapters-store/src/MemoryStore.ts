@@ -1,0 +1,37 @@
+/**
+ * The repository ports of `@ratelock/core` in memory, for the testkit and fast unit tests. One
+ * immutable state lives in one `Ref`; every method is one atomic step over it, so concurrent
+ * fibers see what the SQL stores give: compare-and-set commits, unique constraints, and claims
+ * that never hand one job to two claimers. Behaviour: the package README, checked by
+ * `test/StoreContract.ts`.
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import { ContractRepo, EventRepo, IdempotencyRepo, PartnerRepo, PayoutRepo, QuoteRepo } from "@ratelock/core"
+import { makeContractRepo } from "./internal/memory/contracts.ts"
+import { makeEventRepo } from "./internal/memory/events.ts"
+import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
+import { makePartnerRepo } from "./internal/memory/partners.ts"
+import { makePayoutRepo } from "./internal/memory/payouts.ts"
+import { makeQuoteRepo } from "./internal/memory/quotes.ts"
+import * as State from "./internal/memory/state.ts"
+
+/** Every repository, sharing one fresh, empty state per build of the layer. */
+export const layerMemory: Layer.Layer<
+  | QuoteRepo.QuoteRepo
+  | ContractRepo.ContractRepo
+  | EventRepo.EventRepo
+  | IdempotencyRepo.IdempotencyRepo
+  | PayoutRepo.PayoutRepo
+  | PartnerRepo.PartnerRepo
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    const ref = yield* Ref.make(State.empty)
+    return Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(
+      Context.add(ContractRepo.ContractRepo, makeContractRepo(ref)),
+      Context.add(EventRepo.EventRepo, makeEventRepo(ref)),
+      Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
+      Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
+      Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref))
+    )
+  })
+)

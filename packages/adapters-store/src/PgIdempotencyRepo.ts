@@ -1,0 +1,76 @@
+/**
+ * `IdempotencyRepo` on Postgres. A key is unique per `(partner_id, environment, key)`; `claim`
+ * takes it with one `INSERT … ON CONFLICT DO UPDATE … WHERE expired`, so of two concurrent
+ * requests exactly one gets `Claimed`, and a row past `expires_at` is taken over as a fresh claim.
+ */
+import { IdempotencyRepo, type Partner, StoreError } from "@ratelock/core"
+import { type DateTime, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { orStoreError, timestamp } from "./internal/codec.ts"
+
+type KeyRow = {
+  readonly fingerprint: string
+  readonly response_status: number | null
+  readonly response_body: string | null
+}
+
+/** How often `claim` looks again when the row it lost to vanished (released) in between. */
+const attempts = 5
+
+export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClient.SqlClient> = Layer.effect(
+  IdempotencyRepo.IdempotencyRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const keyIs = (scope: Partner.PartnerScope, key: string) =>
+      sql`partner_id = ${scope.partnerId} AND environment = ${scope.environment} AND key = ${key}`
+
+    const claim = Effect.fn("PgIdempotencyRepo.claim")(function* (
+      scope: Partner.PartnerScope,
+      key: string,
+      fingerprint: string,
+      now: DateTime.Utc,
+      expiresAt: DateTime.Utc
+    ) {
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const taken = yield* sql`INSERT INTO idempotency_keys
+            (partner_id, environment, key, fingerprint, created_at, expires_at)
+          VALUES (${scope.partnerId}, ${scope.environment}, ${key}, ${fingerprint}, ${timestamp(now)}, ${timestamp(expiresAt)})
+          ON CONFLICT (partner_id, environment, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
+              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_keys.expires_at <= ${timestamp(now)}
+          RETURNING 1`
+        if (taken.length > 0) return { _tag: "Claimed" } satisfies IdempotencyRepo.Claim
+        const held = yield* sql<KeyRow>`SELECT fingerprint, response_status, response_body FROM idempotency_keys
+          WHERE ${keyIs(scope, key)}`
+        const row = held[0]
+        if (row === undefined) continue // released between the two statements: try again
+        const found: IdempotencyRepo.Claim =
+          row.response_status === null || row.response_body === null
+            ? { _tag: "InFlight", fingerprint: row.fingerprint }
+            : {
+                _tag: "Completed",
+                fingerprint: row.fingerprint,
+                response: { status: row.response_status, body: row.response_body }
+              }
+        return found
+      }
+      return yield* new StoreError.StoreError({ message: `idempotency key kept changing while being claimed` })
+    }, orStoreError("PgIdempotencyRepo.claim"))
+
+    const complete = Effect.fn("PgIdempotencyRepo.complete")(function* (
+      scope: Partner.PartnerScope,
+      key: string,
+      response: IdempotencyRepo.StoredResponse
+    ) {
+      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
+        WHERE ${keyIs(scope, key)}`
+    }, orStoreError("PgIdempotencyRepo.complete"))
+
+    const release = Effect.fn("PgIdempotencyRepo.release")(function* (scope: Partner.PartnerScope, key: string) {
+      yield* sql`DELETE FROM idempotency_keys WHERE ${keyIs(scope, key)}`
+    }, orStoreError("PgIdempotencyRepo.release"))
+
+    return IdempotencyRepo.IdempotencyRepo.of({ claim, complete, release })
+  })
+)

@@ -1,0 +1,68 @@
+/**
+ * `ContractRepo.commit` as one atomic step: a compare-and-set of the contract on its version (the
+ * number of history entries), plus its new history entry, the outgoing event, the incoming event,
+ * the funding transfer and the ledger entries. A version mismatch or any uniqueness conflict
+ * (transfer, incoming Idempotency-Key, event ids) fails with `StaleContract` and writes nothing.
+ */
+import { Exit, HashMap, HashSet, Option } from "effect"
+import { ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
+import { unleased } from "./lease.ts"
+import { scopedKey } from "./scope.ts"
+import { type State, type Step, write } from "./state.ts"
+
+export const transferKey = (t: ContractRepo.FundingTransfer): string => `${t.chain}|${t.transactionHash}|${t.index}`
+
+/** Per commit and currency the entries sum to zero; anything else is a bug in the caller. */
+const unbalanced = (ledger: ContractRepo.ContractChange["ledger"]): string | undefined => {
+  for (const [currency, total] of Ledger.balances(ledger)) {
+    if (!Money.isZero(total)) return `ledger entries of ${currency} sum to ${Money.format(total)}, not zero`
+  }
+  return undefined
+}
+
+/** Appends an entry to its contract's entries, in booking order. */
+const book = (ledger: State["ledger"], entry: Ledger.LedgerEntry): State["ledger"] =>
+  HashMap.set(ledger, entry.contractId, [...Option.getOrElse(HashMap.get(ledger, entry.contractId), () => []), entry])
+
+/** True when the change collides with what is stored: a stale version or a duplicate. */
+const conflicts = (state: State, change: ContractRepo.ContractChange): boolean => {
+  const stored = HashMap.get(state.contracts, change.contract.id)
+  if (Option.isNone(stored) || ContractRepo.version(stored.value.row) !== change.expectedVersion) return true
+  if (change.transfer !== null && HashSet.has(state.transfers, transferKey(change.transfer))) return true
+  const incoming = change.incoming
+  if (
+    incoming !== null &&
+    (HashMap.has(state.incoming, incoming.id) ||
+      HashMap.has(state.incomingKeys, scopedKey(incoming, incoming.idempotencyKey)))
+  ) {
+    return true
+  }
+  return change.outgoing !== null && HashMap.has(state.outgoing, change.outgoing.id)
+}
+
+export const commitStep =
+  (change: ContractRepo.ContractChange) =>
+  (state: State): Step<void, StoreError.StaleContract> => {
+    const contract = change.contract
+    const problem = unbalanced(change.ledger)
+    if (problem !== undefined) return Exit.die(new Error(`commit of contract ${contract.id}: ${problem}`))
+    if (contract.history.length !== change.expectedVersion + 1) {
+      return Exit.die(new Error(`commit of contract ${contract.id} must append exactly one history entry`))
+    }
+    if (conflicts(state, change)) return Exit.fail(new StoreError.StaleContract({ contractId: contract.id }))
+
+    const { incoming, outgoing, transfer } = change
+    return write({
+      ...state,
+      // writing the row releases its lease
+      contracts: HashMap.set(state.contracts, contract.id, unleased(contract)),
+      transfers: transfer === null ? state.transfers : HashSet.add(state.transfers, transferKey(transfer)),
+      incoming: incoming === null ? state.incoming : HashMap.set(state.incoming, incoming.id, incoming),
+      incomingKeys:
+        incoming === null
+          ? state.incomingKeys
+          : HashMap.set(state.incomingKeys, scopedKey(incoming, incoming.idempotencyKey), incoming.id),
+      outgoing: outgoing === null ? state.outgoing : HashMap.set(state.outgoing, outgoing.id, unleased(outgoing)),
+      ledger: change.ledger.reduce(book, state.ledger)
+    })
+  }

@@ -1,0 +1,137 @@
+/**
+ * `ContractRepo` in memory: insert (accepting the quote in the same step), scoped reads, lists,
+ * the commit of a transition (`commit.ts`), the workers' claims and the funding counters
+ * (`funding.ts`).
+ */
+import { Effect, Exit, HashMap, Option } from "effect"
+import { ApiError, ContractRepo, StoreError } from "@ratelock/core"
+import type { Contract, Cursor, Lease, Partner } from "@ratelock/core"
+import { commitStep } from "./commit.ts"
+import { makeFunding } from "./funding.ts"
+import { newestFirst, oldestFirst, self } from "./keyset.ts"
+import { passedAt, take, unleased } from "./lease.ts"
+import { inScope, scoped } from "./scope.ts"
+import { atomically, done, read, type State, type StateRef, type Step, write } from "./state.ts"
+
+type Status = Contract.ContractStatus
+
+const awaitingFunds: ReadonlyArray<Status> = ["quote_created", "funds_in_route"]
+
+const rows = (state: State): Array<Contract.ContractRecord> =>
+  Array.from(HashMap.values(state.contracts), (job) => job.row)
+
+/** Stores the contract and marks its quote accepted, or fails if the quote already has a contract. */
+const insertStep =
+  (contract: Contract.ContractRecord) =>
+  (state: State): Step<void, ApiError.QuoteAlreadyAccepted | StoreError.StoreError> => {
+    const quote = HashMap.get(state.quotes, contract.quoteId)
+    if (Option.isNone(quote)) {
+      return Exit.fail(new StoreError.StoreError({ message: `quote ${contract.quoteId} does not exist` }))
+    }
+    if (quote.value.acceptedAt !== null || HashMap.has(state.contractByQuote, contract.quoteId)) {
+      return Exit.fail(
+        new ApiError.QuoteAlreadyAccepted({ message: `quote ${contract.quoteId} already has a contract` })
+      )
+    }
+    if (HashMap.has(state.contracts, contract.id)) {
+      return Exit.fail(new StoreError.StoreError({ message: `contract ${contract.id} already exists` }))
+    }
+    return write({
+      ...state,
+      quotes: HashMap.set(state.quotes, quote.value.id, { ...quote.value, acceptedAt: contract.createdAt }),
+      contracts: HashMap.set(state.contracts, contract.id, unleased(contract)),
+      contractByQuote: HashMap.set(state.contractByQuote, contract.quoteId, contract.id)
+    })
+  }
+
+/** Leases the contracts `due` at the claim's time. */
+const claimStep = (claim: Lease.Claim, due: (contract: Contract.ContractRecord) => boolean) => (state: State) => {
+  const [taken, contracts] = take(state.contracts, claim, due)
+  return done(taken, { ...state, contracts })
+}
+
+export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape => {
+  const insert = Effect.fn("MemoryStore.contracts.insert")(function* (contract: Contract.ContractRecord) {
+    return yield* atomically(ref, insertStep(contract))
+  })
+
+  const findById = Effect.fn("MemoryStore.contracts.findById")(function* (id: string) {
+    return yield* read(ref, (state) => Option.map(HashMap.get(state.contracts, id), (job) => job.row))
+  })
+
+  const find = Effect.fn("MemoryStore.contracts.find")(function* (scope: Partner.PartnerScope, id: string) {
+    return scoped(scope, yield* findById(id))
+  })
+
+  const findByQuote = Effect.fn("MemoryStore.contracts.findByQuote")(function* (
+    scope: Partner.PartnerScope,
+    quoteId: string
+  ) {
+    const id = yield* read(ref, (state) => HashMap.get(state.contractByQuote, quoteId))
+    return Option.isNone(id) ? Option.none() : yield* find(scope, id.value)
+  })
+
+  const listByCustomer = Effect.fn("MemoryStore.contracts.listByCustomer")(function* (
+    scope: Partner.PartnerScope,
+    customerReferenceId: string,
+    filter: ContractRepo.LockFilter
+  ) {
+    const matches = (c: Contract.ContractRecord) =>
+      inScope(scope, c) &&
+      c.customerReferenceId === customerReferenceId &&
+      (filter.status === undefined || c.status === filter.status)
+    return yield* read(ref, (state) => newestFirst(rows(state).filter(matches), self, filter))
+  })
+
+  const commit = Effect.fn("MemoryStore.contracts.commit")(function* (change: ContractRepo.ContractChange) {
+    return yield* atomically(ref, commitStep(change))
+  })
+
+  const listByStatus = Effect.fn("MemoryStore.contracts.listByStatus")(function* (
+    statuses: ReadonlyArray<Status>,
+    limit: number,
+    after?: Cursor.Position
+  ) {
+    return yield* read(ref, (state) =>
+      oldestFirst(
+        rows(state).filter((c) => statuses.includes(c.status)),
+        self,
+        { limit, after }
+      )
+    )
+  })
+
+  const claimDueForExpiry = Effect.fn("MemoryStore.contracts.claimDueForExpiry")(function* (claim: Lease.Claim) {
+    return yield* atomically(
+      ref,
+      claimStep(claim, (c) => c.status === "active" && passedAt(c.windowEnd, claim))
+    )
+  })
+
+  const claimDueForFundingDeadline = Effect.fn("MemoryStore.contracts.claimDueForFundingDeadline")(function* (
+    claim: Lease.Claim
+  ) {
+    return yield* atomically(
+      ref,
+      claimStep(claim, (c) => awaitingFunds.includes(c.status) && passedAt(c.fundingDeadline, claim))
+    )
+  })
+
+  const ledgerEntries = Effect.fn("MemoryStore.contracts.ledgerEntries")(function* (contractId: string) {
+    return yield* read(ref, (state) => Option.getOrElse(HashMap.get(state.ledger, contractId), () => []))
+  })
+
+  return ContractRepo.ContractRepo.of({
+    insert,
+    find,
+    findById,
+    findByQuote,
+    listByCustomer,
+    commit,
+    listByStatus,
+    claimDueForExpiry,
+    claimDueForFundingDeadline,
+    ledgerEntries,
+    ...makeFunding(ref)
+  })
+}

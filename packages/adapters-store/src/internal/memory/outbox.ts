@@ -1,0 +1,43 @@
+/**
+ * The outgoing-event outbox the delivery worker drains. Deliveries of a contract are serialised:
+ * an event is claimable only when no earlier event (lower `sequence`) of its contract is still
+ * `pending` or `retrying`, so a failing event holds back its own contract only.
+ */
+import { HashMap, Option } from "effect"
+import type { EventRepo, Lease } from "@ratelock/core"
+import { dueAt, take, unleased } from "./lease.ts"
+import { done, type State, type Step, write } from "./state.ts"
+
+type Outgoing = EventRepo.OutgoingEvent
+
+const isOpen = (event: Outgoing): boolean => event.status === "pending" || event.status === "retrying"
+
+/** contract id → the lowest sequence among its open events: the only one that may be delivered. */
+const headsOf = (state: State): ReadonlyMap<string, number> => {
+  const heads = new Map<string, number>()
+  for (const { row } of HashMap.values(state.outgoing)) {
+    const head = heads.get(row.contractId)
+    if (isOpen(row) && (head === undefined || row.sequence < head)) heads.set(row.contractId, row.sequence)
+  }
+  return heads
+}
+
+export const claimStep =
+  (claim: Lease.Claim) =>
+  (state: State): Step<ReadonlyArray<Outgoing>> => {
+    const heads = headsOf(state)
+    const [taken, outgoing] = take(
+      state.outgoing,
+      claim,
+      (event) => isOpen(event) && heads.get(event.contractId) === event.sequence && dueAt(event.nextAttemptAt, claim)
+    )
+    return done(taken, { ...state, outgoing })
+  }
+
+/** Saves an attempt's outcome and releases the lease; an unknown event is left alone. */
+export const updateStep =
+  (event: Outgoing) =>
+  (state: State): Step<void> =>
+    Option.isNone(HashMap.get(state.outgoing, event.id))
+      ? write(state)
+      : write({ ...state, outgoing: HashMap.set(state.outgoing, event.id, unleased(event)) })

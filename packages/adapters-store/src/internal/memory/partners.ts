@@ -1,0 +1,74 @@
+/**
+ * `PartnerRepo` in memory: partners, their API keys (secrets as hashes only) and one webhook
+ * endpoint per partner and environment.
+ */
+import { Effect, Exit, HashMap } from "effect"
+import type { DateTime } from "effect"
+import { PartnerRepo, StoreError } from "@ratelock/core"
+import type { Partner } from "@ratelock/core"
+import { scopedKey } from "./scope.ts"
+import { atomically, read, type State, type StateRef, write } from "./state.ts"
+
+const duplicate = (what: string, id: string) =>
+  Exit.fail(new StoreError.StoreError({ message: `${what} ${id} already exists` }))
+
+export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => {
+  const insertPartner = Effect.fn("MemoryStore.partners.insertPartner")(function* (partner: PartnerRepo.PartnerRecord) {
+    return yield* atomically(ref, (state) =>
+      HashMap.has(state.partners, partner.id)
+        ? duplicate("partner", partner.id)
+        : write({ ...state, partners: HashMap.set(state.partners, partner.id, partner) })
+    )
+  })
+
+  const findPartner = Effect.fn("MemoryStore.partners.findPartner")(function* (id: string) {
+    return yield* read(ref, (state) => HashMap.get(state.partners, id))
+  })
+
+  const insertApiKey = Effect.fn("MemoryStore.partners.insertApiKey")(function* (key: PartnerRepo.ApiKeyRecord) {
+    return yield* atomically(ref, (state) =>
+      HashMap.has(state.apiKeys, key.id)
+        ? duplicate("API key", key.id)
+        : write({ ...state, apiKeys: HashMap.set(state.apiKeys, key.id, key) })
+    )
+  })
+
+  const findApiKey = Effect.fn("MemoryStore.partners.findApiKey")(function* (id: string) {
+    return yield* read(ref, (state) => HashMap.get(state.apiKeys, id))
+  })
+
+  /** Marks the key revoked at `at`; a key revoked before keeps its first revocation time. */
+  const revokeApiKey = Effect.fn("MemoryStore.partners.revokeApiKey")(function* (id: string, at: DateTime.Utc) {
+    return yield* atomically(ref, (state: State) =>
+      write({
+        ...state,
+        apiKeys: HashMap.modify(state.apiKeys, id, (key) => (key.revokedAt === null ? { ...key, revokedAt: at } : key))
+      })
+    )
+  })
+
+  /** Creates or replaces the endpoint of the partner and environment. */
+  const saveWebhookEndpoint = Effect.fn("MemoryStore.partners.saveWebhookEndpoint")(function* (
+    endpoint: PartnerRepo.WebhookEndpoint
+  ) {
+    return yield* atomically(ref, (state) =>
+      write({ ...state, webhookEndpoints: HashMap.set(state.webhookEndpoints, scopedKey(endpoint), endpoint) })
+    )
+  })
+
+  const findWebhookEndpoint = Effect.fn("MemoryStore.partners.findWebhookEndpoint")(function* (
+    scope: Partner.PartnerScope
+  ) {
+    return yield* read(ref, (state) => HashMap.get(state.webhookEndpoints, scopedKey(scope)))
+  })
+
+  return PartnerRepo.PartnerRepo.of({
+    insertPartner,
+    findPartner,
+    insertApiKey,
+    findApiKey,
+    revokeApiKey,
+    saveWebhookEndpoint,
+    findWebhookEndpoint
+  })
+}

@@ -1,0 +1,84 @@
+/**
+ * The memory store's one state: immutable tables (persistent `HashMap`s) in a single `Ref`. Every
+ * method runs as one atomic step over it, like one SQL transaction: a step computes the next
+ * state or a failure, and a failure leaves the state exactly as it was (rollback).
+ */
+import { Effect, Exit, HashMap, HashSet, Ref } from "effect"
+import type { Contract, EventRepo, IdempotencyRepo, Ledger, PartnerRepo, PayoutRepo, Quote } from "@ratelock/core"
+import type { Leased } from "./lease.ts"
+
+export interface IdempotencyRow {
+  readonly fingerprint: string
+  readonly response: IdempotencyRepo.StoredResponse | null
+  /** Epoch milliseconds: from then on the key is free again. */
+  readonly expiresAt: number
+}
+
+export interface State {
+  readonly quotes: HashMap.HashMap<string, Quote.QuoteRecord>
+  readonly contracts: HashMap.HashMap<string, Leased<Contract.ContractRecord>>
+  /** quote id → contract id: one contract per quote. */
+  readonly contractByQuote: HashMap.HashMap<string, string>
+  readonly fundingCursors: HashMap.HashMap<string, string>
+  /** `chain|environment` → the next index to hand out. */
+  readonly fundingIndexes: HashMap.HashMap<string, number>
+  /** `chain|transactionHash|index` of every counted transfer. */
+  readonly transfers: HashSet.HashSet<string>
+  /** contract id → its entries in booking order. */
+  readonly ledger: HashMap.HashMap<string, ReadonlyArray<Ledger.LedgerEntry>>
+  readonly incoming: HashMap.HashMap<string, EventRepo.IncomingEvent>
+  /** `partner|environment|idempotencyKey` → incoming event id. */
+  readonly incomingKeys: HashMap.HashMap<string, string>
+  readonly outgoing: HashMap.HashMap<string, Leased<EventRepo.OutgoingEvent>>
+  readonly payouts: HashMap.HashMap<string, Leased<PayoutRepo.PayoutRecord>>
+  /** contract id → payout id: one payout per contract. */
+  readonly payoutByContract: HashMap.HashMap<string, string>
+  /** `partner|environment|key` → the claimed key. */
+  readonly idempotency: HashMap.HashMap<string, IdempotencyRow>
+  readonly partners: HashMap.HashMap<string, PartnerRepo.PartnerRecord>
+  readonly apiKeys: HashMap.HashMap<string, PartnerRepo.ApiKeyRecord>
+  /** `partner|environment` → its endpoint. */
+  readonly webhookEndpoints: HashMap.HashMap<string, PartnerRepo.WebhookEndpoint>
+}
+
+export const empty: State = {
+  quotes: HashMap.empty(),
+  contracts: HashMap.empty(),
+  contractByQuote: HashMap.empty(),
+  fundingCursors: HashMap.empty(),
+  fundingIndexes: HashMap.empty(),
+  transfers: HashSet.empty(),
+  ledger: HashMap.empty(),
+  incoming: HashMap.empty(),
+  incomingKeys: HashMap.empty(),
+  outgoing: HashMap.empty(),
+  payouts: HashMap.empty(),
+  payoutByContract: HashMap.empty(),
+  idempotency: HashMap.empty(),
+  partners: HashMap.empty(),
+  apiKeys: HashMap.empty(),
+  webhookEndpoints: HashMap.empty()
+}
+
+export type StateRef = Ref.Ref<State>
+
+/** The outcome of one step: a value and the next state, or a failure (the state stays as it was). */
+export type Step<A, E = never> = Exit.Exit<readonly [A, State], E>
+
+/** A step that succeeds with `value` and moves to `next`. */
+export const done = <A>(value: A, next: State): Step<A> => Exit.succeed([value, next] as const)
+
+/** A step that writes `next` and returns nothing. */
+export const write = (next: State): Step<void> => done(undefined, next)
+
+/** Runs a step atomically: no other fiber sees or changes the state in between. */
+export const atomically = <A, E>(ref: StateRef, step: (state: State) => Step<A, E>): Effect.Effect<A, E> =>
+  Effect.flatten(
+    Ref.modify(ref, (state): readonly [Exit.Exit<A, E>, State] => {
+      const exit = step(state)
+      return Exit.isSuccess(exit) ? [Exit.succeed(exit.value[0]), exit.value[1]] : [Exit.failCause(exit.cause), state]
+    })
+  )
+
+/** Reads a consistent snapshot. */
+export const read = <A>(ref: StateRef, f: (state: State) => A): Effect.Effect<A> => Effect.map(Ref.get(ref), f)

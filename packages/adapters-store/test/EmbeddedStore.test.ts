@@ -1,0 +1,63 @@
+/**
+ * The embedded store keeps its data in `dataDir`: what one process wrote, the next one reads,
+ * and reopening an already migrated directory applies nothing twice.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { IdempotencyRepo, PartnerRepo } from "@ratelock/core"
+import { DateTime, Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import * as EmbeddedStore from "../src/EmbeddedStore.ts"
+
+const dataDir = mkdtempSync(join(tmpdir(), "ratelock-pglite-"))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const partner = {
+  id: "7c1d2e3f-0000-4000-8000-000000000001",
+  name: "Acme Pay",
+  createdAt: DateTime.makeUnsafe("2026-03-02T10:00:00.123Z")
+}
+const scope = { partnerId: partner.id, environment: "sandbox" as const }
+const now = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
+const tomorrow = DateTime.makeUnsafe("2026-03-03T10:00:00.000Z")
+
+describe("EmbeddedStore", () => {
+  it.live(
+    "keeps its data across a restart on the same dataDir",
+    () =>
+      Effect.gen(function* () {
+        yield* Effect.gen(function* () {
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner)
+          const keys = yield* IdempotencyRepo.IdempotencyRepo
+          assert.strictEqual((yield* keys.claim(scope, "restart-key", "fp", now, tomorrow))._tag, "Claimed")
+          yield* keys.complete(scope, "restart-key", { status: 201, body: "{}" })
+        }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir })))
+
+        yield* Effect.gen(function* () {
+          const found = yield* (yield* PartnerRepo.PartnerRepo).findPartner(partner.id)
+          assert.deepStrictEqual(
+            Option.map(found, (p) => [p.id, p.name, DateTime.formatIso(p.createdAt)]),
+            Option.some([partner.id, partner.name, "2026-03-02T10:00:00.123Z"])
+          )
+          const replay = yield* (yield* IdempotencyRepo.IdempotencyRepo).claim(
+            scope,
+            "restart-key",
+            "fp",
+            now,
+            tomorrow
+          )
+          assert.deepStrictEqual(replay, {
+            _tag: "Completed",
+            fingerprint: "fp",
+            response: { status: 201, body: "{}" }
+          })
+          const sql = yield* SqlClient.SqlClient
+          const migrations = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ratelock_migrations`
+          assert.strictEqual(migrations[0]?.n, 1)
+        }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir })))
+      }),
+    60_000
+  )
+})

@@ -1,0 +1,799 @@
+/**
+ * The Postgres store against a real server (a fresh database per group, skipped without
+ * `DATABASE_URL`) and against embedded PGlite (always): round trips, tenancy, keyset lists, the
+ * commit's compare-and-set and rollback, races (quote acceptance, commits, idempotency claims,
+ * funding indexes) and leased claims taken by concurrent fibers.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import {
+  type Contract,
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  type Ledger,
+  type Lease,
+  Money,
+  type Partner,
+  PartnerRepo,
+  PayoutRepo,
+  type Quote,
+  QuoteRepo
+} from "@ratelock/core"
+import { PgClient } from "@effect/sql-pg"
+import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import * as EmbeddedStore from "../src/EmbeddedStore.ts"
+import * as PgStore from "../src/PgStore.ts"
+import { suite } from "./StoreContract.ts"
+import { databaseUrl, freshDatabase } from "./support/postgres.ts"
+
+// ---------------------------------------------------------------------------------------------
+// fixtures
+
+const at = (iso: string): DateTime.Utc => DateTime.makeUnsafe(iso)
+const shift = (from: DateTime.Utc, ms: number): DateTime.Utc => DateTime.makeUnsafe(from.epochMilliseconds + ms)
+const uuid = (): string => crypto.randomUUID()
+const sandbox = (): Partner.PartnerScope => ({ partnerId: uuid(), environment: "sandbox" })
+const t0 = at("2026-03-02T10:00:00.000Z")
+const minute = 60_000
+
+/** A canonical form that tells decimals apart by scale and instants by millisecond. */
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+const quoteRecord = (scope: Partner.PartnerScope, overrides: Partial<Quote.QuoteRecord> = {}): Quote.QuoteRecord => ({
+  id: uuid(),
+  partnerId: scope.partnerId,
+  environment: scope.environment,
+  customerReferenceId: "customer-1",
+  customerName: "Ana",
+  contractType: "option",
+  direction: "USD_TO_BRL",
+  notionalCurrency: "USD",
+  notionalAmount: Money.unsafe("10000.00"),
+  providerRate: Money.unsafe("5.4000"),
+  marketRate: Money.unsafe("5.41"),
+  marketRateTimestamp: shift(t0, -1500),
+  strikeMode: "custom",
+  targetStrike: Money.unsafe("5.5000000001"),
+  providerExtraSpread: Money.unsafe("0.0010"),
+  status: "created",
+  failureReason: null,
+  lockedRate: Money.unsafe("5.4424"),
+  strikeAdvantageBps: 12,
+  premiumAmount: Money.unsafe("105.000000"),
+  depositAmount: null,
+  totalAmount: Money.unsafe("105.000000"),
+  maxTransactionAmount: Money.unsafe("10000"),
+  windowStart: shift(t0, 10 * 86_400_000),
+  windowEnd: shift(t0, 20 * 86_400_000),
+  chain: "solana",
+  settlementCurrency: "USDC",
+  expiresAt: shift(t0, 90_000),
+  createdAt: t0,
+  acceptedAt: null,
+  ...overrides
+})
+
+const contractRecord = (
+  quote: Quote.QuoteRecord,
+  overrides: Partial<Contract.ContractRecord> = {}
+): Contract.ContractRecord => {
+  const createdAt = overrides.createdAt ?? shift(quote.createdAt, 1000)
+  return {
+    id: uuid(),
+    partnerId: quote.partnerId,
+    environment: quote.environment,
+    quoteId: quote.id,
+    serviceContractReference: `RL-${uuid().slice(0, 8)}`,
+    customerReferenceId: quote.customerReferenceId,
+    partnerTransactionReference: null,
+    contractType: quote.contractType,
+    direction: quote.direction,
+    notionalCurrency: quote.notionalCurrency,
+    notionalAmount: quote.notionalAmount,
+    lockedRate: quote.lockedRate,
+    providerRateAtLock: quote.providerRate,
+    marketRateAtLock: quote.marketRate,
+    premiumAmount: quote.premiumAmount,
+    depositAmount: quote.depositAmount,
+    totalAmount: quote.totalAmount,
+    maxTransactionAmount: quote.maxTransactionAmount,
+    windowStart: quote.windowStart,
+    windowEnd: quote.windowEnd,
+    chain: quote.chain,
+    settlementCurrency: quote.settlementCurrency,
+    fundingWalletAddress: `Fund${uuid().replaceAll("-", "")}`,
+    fundedAmount: Money.zero,
+    fundingDeadline: shift(createdAt, 60 * minute),
+    status: "quote_created",
+    exercise: null,
+    eventSequence: 0,
+    history: [{ status: "quote_created", at: createdAt, cause: "contract created from quote" }],
+    createdAt,
+    updatedAt: createdAt,
+    ...overrides
+  }
+}
+
+/** `c` after one transition to `status` at `when` (an event raises the sequence). */
+const moved = (
+  c: Contract.ContractRecord,
+  status: Contract.ContractStatus,
+  when: DateTime.Utc,
+  patch: Partial<Contract.ContractRecord> = {}
+): Contract.ContractRecord => ({
+  ...c,
+  ...patch,
+  status,
+  history: [...c.history, { status, at: when, cause: `moved to ${status}` }],
+  updatedAt: when
+})
+
+const change = (
+  before: Contract.ContractRecord,
+  after: Contract.ContractRecord,
+  parts: Partial<ContractRepo.ContractChange> = {}
+): ContractRepo.ContractChange => ({
+  contract: after,
+  expectedVersion: ContractRepo.version(before),
+  outgoing: null,
+  incoming: null,
+  transfer: null,
+  ledger: [],
+  ...parts
+})
+
+const outgoingEvent = (
+  c: Contract.ContractRecord,
+  sequence: number,
+  when: DateTime.Utc,
+  eventType: EventRepo.OutgoingEvent["eventType"] = "funds_received"
+): EventRepo.OutgoingEvent => {
+  const id = uuid()
+  return {
+    id,
+    eventId: id,
+    partnerId: c.partnerId,
+    environment: c.environment,
+    contractId: c.id,
+    eventType,
+    sequence,
+    // key order as the service writes it: event_type first, then not alphabetical
+    payload: { event_type: eventType, event_id: id, fx_contract_id: c.id, sequence, zeta: 1, alpha: { b: 2, a: 1 } },
+    status: "pending",
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: when,
+    createdAt: when,
+    deliveredAt: null,
+    lastBody: null
+  }
+}
+
+const incomingEvent = (c: Contract.ContractRecord, key: string, when: DateTime.Utc): EventRepo.IncomingEvent => ({
+  id: uuid(),
+  partnerId: c.partnerId,
+  environment: c.environment,
+  contractId: c.id,
+  eventType: "funds_in_route",
+  idempotencyKey: key,
+  status: "processed",
+  payload: { event_type: "funds_in_route", fx_contract_id: c.id, amount: "10.5" },
+  createdAt: when,
+  processedAt: when
+})
+
+const entry = (
+  c: Contract.ContractRecord,
+  account: Ledger.Account,
+  amount: string,
+  when: DateTime.Utc
+): Ledger.LedgerEntry => ({
+  contractId: c.id,
+  partnerId: c.partnerId,
+  environment: c.environment,
+  kind: "funds_received",
+  account,
+  currency: "USDC",
+  amount: Money.unsafe(amount),
+  at: when
+})
+
+const payoutRecord = (c: Contract.ContractRecord, when: DateTime.Utc): PayoutRepo.PayoutRecord => ({
+  id: uuid(),
+  contractId: c.id,
+  partnerId: c.partnerId,
+  environment: c.environment,
+  chain: c.chain,
+  currency: "USDC",
+  destination: "PayoutWa11et1111111111111111111111111111111",
+  amount: Money.unsafe("123.456789"),
+  fxDeltaInQuoteCurrency: Money.unsafe("668.2000"),
+  status: "pending",
+  prepared: null,
+  transactionHash: null,
+  blockNumber: null,
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: when,
+  createdAt: when,
+  updatedAt: when
+})
+
+/** A stored quote and its contract, optionally moved on to `status`. */
+const stored = Effect.fnUntraced(function* (
+  scope: Partner.PartnerScope = sandbox(),
+  overrides: Partial<Contract.ContractRecord> = {},
+  quoteOverrides: Partial<Quote.QuoteRecord> = {}
+) {
+  const quote = quoteRecord(scope, quoteOverrides)
+  yield* (yield* QuoteRepo.QuoteRepo).insert(quote)
+  const contract = contractRecord(quote, overrides)
+  yield* (yield* ContractRepo.ContractRepo).insert(contract)
+  return contract
+})
+
+const claim = (now: DateTime.Utc, limit = 100, owner = "worker-a"): Lease.Claim => ({
+  now,
+  limit,
+  owner,
+  leaseFor: Duration.minutes(1)
+})
+
+const concurrently = <A, E, R>(n: number, make: (i: number) => Effect.Effect<A, E, R>) =>
+  Effect.all(
+    Array.from({ length: n }, (_, i) => make(i)),
+    { concurrency: "unbounded" }
+  )
+
+const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
+
+// ---------------------------------------------------------------------------------------------
+// the tests, run against each backend
+
+type Store = PgStore.Repos
+
+const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
+  const options = { excludeTestServices: true, timeout: Duration.seconds(60) } as const
+
+  layer(make(), options)(`${name}: records`, (it) => {
+    it.effect("a quote round-trips exactly (decimal scales, milliseconds) and only in its scope", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = sandbox()
+        const quote = quoteRecord(scope, {
+          createdAt: at("2026-03-02T10:00:00.123Z"),
+          depositAmount: Money.unsafe("500.000000"),
+          failureReason: null
+        })
+        yield* quotes.insert(quote)
+        const found = yield* quotes.find(scope, quote.id)
+        assert.deepStrictEqual(plain(Option.getOrThrow(found)), plain(quote))
+        assert.strictEqual(Money.format(Option.getOrThrow(found).targetStrike!), "5.5000000001")
+        assert.isTrue(Option.isNone(yield* quotes.find({ ...scope, environment: "production" }, quote.id)))
+        assert.isTrue(Option.isNone(yield* quotes.find(sandbox(), quote.id)))
+        assert.isTrue(Option.isNone(yield* quotes.find(scope, "not-a-uuid")))
+
+        const failed = quoteRecord(scope, {
+          status: "failed",
+          failureReason: { code: "notional_above_limit", message: "too large" },
+          lockedRate: Money.unsafe("0"),
+          premiumAmount: Money.unsafe("0"),
+          totalAmount: Money.unsafe("0")
+        })
+        yield* quotes.insert(failed)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* quotes.find(scope, failed.id))), plain(failed))
+      })
+    )
+
+    it.effect("quote lists: newest first by (created_at, id), strict keyset, the visible-status filter", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = sandbox()
+        const now = shift(t0, 10 * minute)
+        const open = quoteRecord(scope, { createdAt: shift(t0, 9 * minute), expiresAt: shift(now, 1) })
+        const expired = quoteRecord(scope, { createdAt: shift(t0, 8 * minute), expiresAt: now })
+        const accepted = quoteRecord(scope, { createdAt: shift(t0, 8 * minute), expiresAt: shift(t0, 9 * minute) })
+        const failed = quoteRecord(scope, {
+          createdAt: shift(t0, 7 * minute),
+          status: "failed",
+          failureReason: { code: "no_market_parameters", message: "no corridor" }
+        })
+        const otherCustomer = quoteRecord(scope, {
+          createdAt: shift(t0, 6 * minute),
+          expiresAt: shift(now, minute),
+          customerReferenceId: "other"
+        })
+        for (const q of [open, expired, accepted, failed, otherCustomer]) yield* quotes.insert(q)
+        yield* quotes.insert(quoteRecord({ ...scope, environment: "production" }))
+        yield* contracts.insert(contractRecord(accepted))
+
+        const all = [open, expired, accepted, failed, otherCustomer].sort((a, b) =>
+          a.createdAt.epochMilliseconds !== b.createdAt.epochMilliseconds
+            ? b.createdAt.epochMilliseconds - a.createdAt.epochMilliseconds
+            : a.id < b.id
+              ? 1
+              : -1
+        )
+        const pages: Array<string> = []
+        let after: { createdAt: string; id: string } | undefined
+        for (;;) {
+          const page = yield* quotes.list(scope, { limit: 2, now, after })
+          pages.push(...ids(page))
+          const last = page[page.length - 1]
+          if (page.length < 2 || last === undefined) break
+          after = { createdAt: DateTime.formatIso(last.createdAt), id: last.id }
+        }
+        assert.deepStrictEqual(pages, ids(all))
+
+        const created = yield* quotes.list(scope, {
+          limit: 10,
+          now,
+          status: "created",
+          customerReferenceId: "customer-1"
+        })
+        assert.sameMembers(ids(created), [open.id, accepted.id])
+        const failing = yield* quotes.list(scope, { limit: 10, now, status: "failed" })
+        assert.sameMembers(ids(failing), [expired.id, failed.id])
+      })
+    )
+
+    it.effect("idempotency keys: claimed once, in flight, completed, released, taken over once expired", () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyRepo.IdempotencyRepo
+        const scope = sandbox()
+        const later = shift(t0, 86_400_000)
+        assert.strictEqual((yield* keys.claim(scope, "key-0001", "fp-1", t0, later))._tag, "Claimed")
+        assert.deepStrictEqual(yield* keys.claim(scope, "key-0001", "fp-2", t0, later), {
+          _tag: "InFlight",
+          fingerprint: "fp-1"
+        })
+        assert.strictEqual((yield* keys.claim(sandbox(), "key-0001", "fp-1", t0, later))._tag, "Claimed")
+        yield* keys.complete(scope, "key-0001", { status: 201, body: '{"id":"x"}' })
+        assert.deepStrictEqual(yield* keys.claim(scope, "key-0001", "fp-1", shift(later, -1), later), {
+          _tag: "Completed",
+          fingerprint: "fp-1",
+          response: { status: 201, body: '{"id":"x"}' }
+        })
+        assert.strictEqual((yield* keys.claim(scope, "key-0001", "fp-3", later, shift(later, 1)))._tag, "Claimed")
+        yield* keys.release(scope, "key-0001")
+        assert.strictEqual((yield* keys.claim(scope, "key-0001", "fp-4", later, shift(later, 1)))._tag, "Claimed")
+
+        const racers = yield* concurrently(12, (i) => keys.claim(scope, "key-race", `fp-${i}`, t0, later))
+        assert.strictEqual(racers.filter((c) => c._tag === "Claimed").length, 1)
+      })
+    )
+
+    it.effect("partners, API keys (first revocation stands) and webhook endpoints with secrets newest first", () =>
+      Effect.gen(function* () {
+        const partners = yield* PartnerRepo.PartnerRepo
+        const partner = { id: uuid(), name: "Acme Pay", createdAt: t0 }
+        yield* partners.insertPartner(partner)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* partners.findPartner(partner.id))), plain(partner))
+        const key = {
+          id: uuid(),
+          partnerId: partner.id,
+          environment: "sandbox" as const,
+          secretHash: "ab".repeat(32),
+          createdAt: t0,
+          revokedAt: null
+        }
+        yield* partners.insertApiKey(key)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* partners.findApiKey(key.id))), plain(key))
+        assert.isTrue(Option.isNone(yield* partners.findApiKey("garbage from a header")))
+        yield* partners.revokeApiKey(key.id, shift(t0, 1))
+        yield* partners.revokeApiKey(key.id, shift(t0, 2))
+        assert.deepStrictEqual(Option.getOrThrow(yield* partners.findApiKey(key.id)).revokedAt, shift(t0, 1))
+
+        const scope = { partnerId: partner.id, environment: "sandbox" as const }
+        const endpoint = {
+          ...scope,
+          url: "https://acme.example/hooks",
+          secrets: [
+            { secret: "whsec_new", validUntil: null },
+            { secret: "whsec_old", validUntil: shift(t0, 86_400_000) }
+          ]
+        }
+        yield* partners.saveWebhookEndpoint({ ...scope, url: "https://first.example", secrets: [] })
+        yield* partners.saveWebhookEndpoint(endpoint)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* partners.findWebhookEndpoint(scope))), plain(endpoint))
+        assert.isTrue(Option.isNone(yield* partners.findWebhookEndpoint({ ...scope, environment: "production" })))
+      })
+    )
+  })
+
+  layer(make(), options)(`${name}: commits`, (it) => {
+    it.effect("inserting a contract accepts its quote; a second contract for the quote is refused", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = sandbox()
+        const contract = yield* stored(scope, {
+          partnerTransactionReference: "ptx-1",
+          exercise: null,
+          fundedAmount: Money.unsafe("0.000000")
+        })
+        const quote = Option.getOrThrow(yield* quotes.find(scope, contract.quoteId))
+        assert.deepStrictEqual(quote.acceptedAt, contract.createdAt)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* contracts.find(scope, contract.id))), plain(contract))
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* contracts.findById(contract.id))), plain(contract))
+        assert.deepStrictEqual(
+          plain(Option.getOrThrow(yield* contracts.findByQuote(scope, contract.quoteId))),
+          plain(contract)
+        )
+        assert.isTrue(Option.isNone(yield* contracts.find(sandbox(), contract.id)))
+        const again = yield* Effect.flip(contracts.insert(contractRecord(quote)))
+        assert.strictEqual(again._tag, "QuoteAlreadyAccepted")
+      })
+    )
+
+    it.effect("of concurrent contracts for one quote exactly one wins", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const contracts = yield* ContractRepo.ContractRepo
+        const quote = quoteRecord(sandbox())
+        yield* quotes.insert(quote)
+        const results = yield* concurrently(10, () => Effect.exit(contracts.insert(contractRecord(quote))))
+        assert.strictEqual(results.filter(Exit.isSuccess).length, 1)
+        for (const r of results.filter(Exit.isFailure)) {
+          assert.strictEqual(Option.getOrThrow(Cause.findErrorOption(r.cause))._tag, "QuoteAlreadyAccepted")
+        }
+      })
+    )
+
+    it.effect("commit compare-and-sets on the version, writes everything, and releases nothing twice", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const c0 = yield* stored()
+        const when = shift(c0.createdAt, minute)
+        const c1 = moved(c0, "active", when, { fundedAmount: Money.unsafe("105.000000"), eventSequence: 1 })
+        const event = outgoingEvent(c1, 1, when)
+        const received = incomingEvent(c0, "inbound-key-1", when)
+        const ledger = [
+          entry(c1, "funding_wallet", "105.000000", when),
+          entry(c1, "partner_prepayment", "-105.000000", when)
+        ]
+        const transfer = {
+          chain: c1.chain,
+          transactionHash: "5xTx",
+          index: 0,
+          blockNumber: 123456789,
+          amount: Money.unsafe("105.000000")
+        }
+        yield* contracts.commit(change(c0, c1, { outgoing: event, incoming: received, ledger, transfer }))
+
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* contracts.findById(c0.id))), plain(c1))
+        assert.deepStrictEqual(plain(yield* contracts.ledgerEntries(c0.id)), plain(ledger))
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* events.findOutgoing(c0, event.id))), plain(event))
+        assert.deepStrictEqual(
+          plain(Option.getOrThrow(yield* events.findIncoming(c0, "inbound-key-1"))),
+          plain(received)
+        )
+        // the payload keeps the order it was written in (event_type first)
+        const payload = Option.getOrThrow(yield* events.findOutgoing(c0, event.id)).payload
+        assert.strictEqual(JSON.stringify(payload), JSON.stringify(event.payload))
+
+        const stale = yield* Effect.flip(contracts.commit(change(c0, moved(c0, "failed", when))))
+        assert.strictEqual(stale._tag, "StaleContract")
+        const unknown = contractRecord(quoteRecord(sandbox()))
+        assert.strictEqual(
+          (yield* Effect.flip(contracts.commit(change(unknown, moved(unknown, "failed", when)))))._tag,
+          "StaleContract"
+        )
+      })
+    )
+
+    it.effect("a commit that conflicts rolls back entirely: a key already recorded, a transfer counted before", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const c0 = yield* stored()
+        const when = shift(c0.createdAt, minute)
+        const c1 = moved(c0, "funds_in_route", when)
+        const transfer = {
+          chain: c0.chain,
+          transactionHash: `tx-${uuid()}`,
+          index: 3,
+          blockNumber: 7,
+          amount: Money.unsafe("5")
+        }
+        yield* contracts.commit(change(c0, c1, { incoming: incomingEvent(c0, "dup-key-1", when), transfer }))
+
+        const c2 = moved(c1, "active", shift(when, 1), { eventSequence: 1 })
+        const event = outgoingEvent(c2, 1, shift(when, 1))
+        const ledger = [entry(c2, "funding_wallet", "1", when), entry(c2, "partner_prepayment", "-1", when)]
+        const duplicateKey = change(c1, c2, { outgoing: event, incoming: incomingEvent(c1, "dup-key-1", when), ledger })
+        assert.strictEqual((yield* Effect.flip(contracts.commit(duplicateKey)))._tag, "StaleContract")
+        const countedTwice = change(c1, c2, { outgoing: event, transfer, ledger })
+        assert.strictEqual((yield* Effect.flip(contracts.commit(countedTwice)))._tag, "StaleContract")
+
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* contracts.findById(c0.id))), plain(c1))
+        assert.isTrue(Option.isNone(yield* events.findOutgoing(c0, event.id)))
+        assert.deepStrictEqual(yield* contracts.ledgerEntries(c0.id), [])
+        // and the same change without the conflict goes through
+        yield* contracts.commit(change(c1, c2, { outgoing: event, ledger }))
+        assert.strictEqual(Option.getOrThrow(yield* contracts.findById(c0.id)).status, "active")
+      })
+    )
+
+    it.effect("of concurrent commits from one version exactly one wins", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c0 = yield* stored()
+        const results = yield* concurrently(10, (i) =>
+          Effect.exit(contracts.commit(change(c0, moved(c0, "funds_in_route", shift(c0.createdAt, i + 1)))))
+        )
+        assert.strictEqual(results.filter(Exit.isSuccess).length, 1)
+        assert.strictEqual(Option.getOrThrow(yield* contracts.findById(c0.id)).history.length, 2)
+      })
+    )
+
+    it.effect("unbalanced ledger entries are a defect and write nothing", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c0 = yield* stored()
+        const c1 = moved(c0, "active", shift(c0.createdAt, 1))
+        const ledger = [
+          entry(c1, "funding_wallet", "105.000000", c1.updatedAt),
+          entry(c1, "partner_prepayment", "-105.000001", c1.updatedAt)
+        ]
+        const exit = yield* Effect.exit(contracts.commit(change(c0, c1, { ledger })))
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+        assert.strictEqual(Option.getOrThrow(yield* contracts.findById(c0.id)).status, "quote_created")
+      })
+    )
+
+    it.effect("funding indexes are never handed out twice; cursors are kept per contract", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const indexes = yield* concurrently(20, () =>
+          contracts.allocateFundingIndex({ chain: "polygon", environment: "sandbox" })
+        )
+        assert.deepStrictEqual(
+          [...indexes].sort((a, b) => a - b),
+          Array.from({ length: 20 }, (_, i) => i)
+        )
+        assert.strictEqual(yield* contracts.allocateFundingIndex({ chain: "polygon", environment: "production" }), 0)
+
+        const c = yield* stored()
+        assert.isTrue(Option.isNone(yield* contracts.fundingCursor(c.id)))
+        yield* contracts.saveFundingCursor(c.id, "block:100")
+        yield* contracts.saveFundingCursor(c.id, "block:164")
+        assert.deepStrictEqual(yield* contracts.fundingCursor(c.id), Option.some("block:164"))
+      })
+    )
+
+    it.effect("the event listing merges both directions newest first; the payout feed runs oldest first", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = sandbox()
+        const c0 = yield* stored(scope)
+        const w = (n: number) => shift(c0.createdAt, n * minute)
+        const received = incomingEvent(c0, "k-1", w(1))
+        const c1 = moved(c0, "funds_in_route", w(1))
+        yield* contracts.commit(change(c0, c1, { incoming: received }))
+        const c2 = moved(c1, "active", w(2), { eventSequence: 1 })
+        const funded = outgoingEvent(c2, 1, w(2))
+        yield* contracts.commit(change(c1, c2, { outgoing: funded }))
+        const c3 = moved(c2, "exercised", w(3), { eventSequence: 2 })
+        const failed = outgoingEvent(c3, 2, w(3), "payout_failed")
+        yield* contracts.commit(change(c2, c3, { outgoing: failed }))
+        const c4 = moved(c3, "settled", w(4), { eventSequence: 3 })
+        const settled = outgoingEvent(c4, 3, w(4), "payout_settled")
+        yield* contracts.commit(change(c3, c4, { outgoing: settled }))
+        const other = yield* stored(scope)
+        yield* contracts.commit(
+          change(other, moved(other, "funds_in_route", w(5)), { incoming: incomingEvent(other, "k-2", w(5)) })
+        )
+
+        const all = yield* events.list(scope, { limit: 10 })
+        assert.strictEqual(all.length, 5)
+        const mine = yield* events.list(scope, { limit: 10, contractId: c0.id })
+        assert.deepStrictEqual(
+          mine.map((v) => v.event.id),
+          [settled.id, failed.id, funded.id, received.id]
+        )
+        const page = yield* events.list(scope, {
+          limit: 2,
+          contractId: c0.id,
+          after: { createdAt: DateTime.formatIso(failed.createdAt), id: failed.id }
+        })
+        assert.deepStrictEqual(
+          page.map((v) => `${v._tag}:${v.event.id}`),
+          [`outgoing:${funded.id}`, `incoming:${received.id}`]
+        )
+        const inbound = yield* events.list(scope, { limit: 10, direction: "incoming" })
+        assert.isTrue(inbound.every((v) => v._tag === "incoming") && inbound.length === 2)
+        assert.deepStrictEqual(yield* events.list(sandbox(), { limit: 10 }), [])
+
+        const feed = yield* events.listPayoutEvents(scope, { limit: 10 })
+        assert.deepStrictEqual(ids(feed), [failed.id, settled.id])
+        assert.deepStrictEqual(ids(yield* events.listPayoutEvents(scope, { limit: 10, since: w(4) })), [settled.id])
+        const next = yield* events.listPayoutEvents(scope, {
+          limit: 10,
+          after: { createdAt: DateTime.formatIso(failed.createdAt), id: failed.id }
+        })
+        assert.deepStrictEqual(ids(next), [settled.id])
+
+        const updated = { ...received, status: "queued" as const, processedAt: null }
+        yield* events.updateIncoming(updated)
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* events.findIncoming(scope, "k-1"))), plain(updated))
+      })
+    )
+  })
+
+  layer(make(), options)(`${name}: claims`, (it) => {
+    const now = at("2026-06-01T00:00:00.000Z")
+
+    it.effect("concurrent claimers never take the same contract; oldest first; leases hold until they end", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const due: Array<string> = []
+        for (let i = 0; i < 12; i++) {
+          // created oldest first, window ending newest first: claims go by creation
+          const c0 = yield* stored(sandbox(), {}, { createdAt: shift(t0, i), windowEnd: shift(now, -(i + 1) * minute) })
+          yield* contracts.commit(change(c0, moved(c0, "active", shift(c0.createdAt, 1))))
+          due.push(c0.id)
+        }
+        const notYet = yield* stored(sandbox(), {}, { windowEnd: shift(now, 60 * minute) })
+        yield* contracts.commit(change(notYet, moved(notYet, "active", shift(notYet.createdAt, 1))))
+
+        const taken = yield* concurrently(6, (i) => contracts.claimDueForExpiry(claim(now, 3, `worker-${i}`)))
+        const first = taken.flat().map((c) => c.id)
+        assert.strictEqual(new Set(first).size, first.length)
+        const rest = yield* contracts.claimDueForExpiry(claim(now, 100))
+        assert.sameMembers([...first, ...ids(rest)], due)
+        // oldest first by (created_at, id)
+        assert.deepStrictEqual(
+          ids(rest),
+          due.filter((id) => ids(rest).includes(id))
+        )
+
+        // a lease is over at its end, not after
+        assert.deepStrictEqual(yield* contracts.claimDueForExpiry(claim(shift(now, 59_999))), [])
+        const again = yield* contracts.claimDueForExpiry(claim(shift(now, 60_000), 100, "worker-b"))
+        assert.deepStrictEqual(ids(again), due)
+      })
+    )
+
+    it.effect("a commit releases the lease it ran under", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c0 = yield* stored(sandbox(), { fundingDeadline: shift(now, -1) })
+        const [claimed] = yield* contracts.claimDueForFundingDeadline(claim(now))
+        assert.strictEqual(claimed?.id, c0.id)
+        assert.deepStrictEqual(yield* contracts.claimDueForFundingDeadline(claim(now)), [])
+        // a partial funding keeps the contract waiting, and frees it for the next claim
+        yield* contracts.commit(change(c0, moved(c0, "quote_created", now, { fundedAmount: Money.unsafe("1.000000") })))
+        assert.deepStrictEqual(ids(yield* contracts.claimDueForFundingDeadline(claim(now))), [c0.id])
+      })
+    )
+
+    it.effect("outgoing events are claimed one at a time per contract, in sequence", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const emit = Effect.fnUntraced(function* (count: number) {
+          let c = yield* stored()
+          const out: Array<EventRepo.OutgoingEvent> = []
+          for (let seq = 1; seq <= count; seq++) {
+            const next = moved(c, c.status, shift(now, -10 * minute + seq), { eventSequence: seq })
+            const event = outgoingEvent(next, seq, shift(now, -10 * minute + seq))
+            yield* contracts.commit(change(c, next, { outgoing: event }))
+            out.push(event)
+            c = next
+          }
+          return out
+        })
+        const [a1, a2] = yield* emit(2)
+        const [b1] = yield* emit(1)
+
+        const first = yield* concurrently(4, (i) => events.claimOutgoing(claim(now, 10, `sender-${i}`)))
+        assert.sameMembers(
+          first.flat().map((e) => e.id),
+          [a1!.id, b1!.id]
+        )
+        // a1 fails and retries later: a2 stays behind it, b is unaffected
+        yield* events.updateOutgoing({
+          ...a1!,
+          status: "retrying",
+          attempts: 1,
+          lastError: "503",
+          nextAttemptAt: shift(now, minute)
+        })
+        yield* events.updateOutgoing({ ...b1!, status: "delivered", attempts: 1, deliveredAt: now, lastBody: "{}" })
+        assert.deepStrictEqual(yield* events.claimOutgoing(claim(now)), [])
+        assert.deepStrictEqual(ids(yield* events.claimOutgoing(claim(shift(now, minute)))), [a1!.id])
+        yield* events.updateOutgoing({ ...a1!, status: "delivered", attempts: 2, deliveredAt: shift(now, minute) })
+        assert.deepStrictEqual(ids(yield* events.claimOutgoing(claim(shift(now, minute)))), [a2!.id])
+        const stored1 = Option.getOrThrow(yield* events.findOutgoing(b1!, b1!.id))
+        assert.deepStrictEqual(
+          plain(stored1),
+          plain({ ...b1!, status: "delivered", attempts: 1, deliveredAt: now, lastBody: "{}" })
+        )
+      })
+    )
+
+    it.effect("payouts: one per contract, claimed by one worker, released by update", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const all: Array<PayoutRepo.PayoutRecord> = []
+        for (let i = 0; i < 8; i++) {
+          const c = yield* stored()
+          const p = payoutRecord(c, shift(now, -i))
+          yield* payouts.insert(p)
+          all.push(p)
+        }
+        const c = Option.getOrThrow(yield* contracts.findById(all[0]!.contractId))
+        assert.strictEqual((yield* Effect.flip(payouts.insert(payoutRecord(c, now))))._tag, "PayoutExists")
+        assert.deepStrictEqual(plain(Option.getOrThrow(yield* payouts.findByContract(c.id))), plain(all[0]))
+
+        const taken = (yield* concurrently(4, (i) => payouts.claimDue(claim(now, 3, `payer-${i}`)))).flat()
+        assert.strictEqual(new Set(ids(taken)).size, taken.length)
+        const rest = yield* payouts.claimDue(claim(now))
+        assert.sameMembers([...ids(taken), ...ids(rest)], ids(all))
+
+        const prepared = {
+          ...all[1]!,
+          status: "prepared" as const,
+          prepared: "signed-bytes",
+          transactionHash: "0xabc",
+          blockNumber: 9_007_199_254
+        }
+        yield* payouts.update(prepared)
+        yield* payouts.update({ ...all[2]!, status: "confirmed" as const })
+        assert.deepStrictEqual(ids(yield* payouts.claimDue(claim(now))), [prepared.id])
+        assert.deepStrictEqual(
+          plain(Option.getOrThrow(yield* payouts.findByContract(prepared.contractId))),
+          plain(prepared)
+        )
+      })
+    )
+  })
+}
+
+const onPostgres = () => PgStore.layer.pipe(Layer.provide(freshDatabase(databaseUrl!)))
+const onPglite = () => EmbeddedStore.layer()
+
+describe.skipIf(databaseUrl === undefined)("PgStore on Postgres", () => {
+  suite("store contract (Postgres)", onPostgres())
+  focused("postgres", onPostgres)
+
+  it.live(
+    "layerConfig connects to DATABASE_URL and migrates it",
+    () => {
+      const name = `ratelock_config_${uuid().replaceAll("-", "")}`
+      const admin = PgClient.layer({ url: Redacted.make(databaseUrl!), maxConnections: 1 })
+      const run = (statement: string) =>
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin), Effect.orDie)
+      const url = new URL(databaseUrl!)
+      url.pathname = `/${name}`
+      const env = ConfigProvider.fromEnvRecord({ DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: "2" })
+      const store = PgStore.layerConfig.pipe(Layer.provide(ConfigProvider.layer(env)))
+      return Effect.acquireUseRelease(
+        run(`CREATE DATABASE ${name}`),
+        () =>
+          Effect.gen(function* () {
+            const partner = { id: uuid(), name: "Config", createdAt: t0 }
+            yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner)
+            assert.isTrue(Option.isSome(yield* (yield* PartnerRepo.PartnerRepo).findPartner(partner.id)))
+            const sql = yield* SqlClient.SqlClient
+            const tables = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
+              WHERE table_schema = 'public' AND table_name = 'contracts'`
+            assert.strictEqual(tables[0]?.n, 1)
+          }).pipe(Effect.provide(store)),
+        () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      )
+    },
+    60_000
+  )
+})
+
+describe("PgStore on PGlite", () => {
+  suite("store contract (PGlite)", onPglite())
+  focused("pglite", onPglite)
+})

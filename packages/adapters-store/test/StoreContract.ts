@@ -1,0 +1,1267 @@
+/**
+ * The contract every store keeps (memory, Postgres, embedded PGlite): the behaviour in the package
+ * README, checked through the ports only.
+ *
+ * The tests share one store (a real one needs the real clock and one database), so each keeps to
+ * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`)
+ * a private span of time (`workerEpoch`). Tests run one after another; every instant is explicit.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import type { Vitest } from "@effect/vitest"
+import { Duration, Effect, Exit, Option } from "effect"
+import type { DateTime, Layer } from "effect"
+import {
+  type Contract,
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  type Lease,
+  Ledger,
+  Money,
+  PartnerRepo,
+  type Partner,
+  PayoutRepo,
+  QuoteRepo,
+  type StoreError
+} from "@ratelock/core"
+import * as R from "./support/records.ts"
+
+export type Repos =
+  | QuoteRepo.QuoteRepo
+  | ContractRepo.ContractRepo
+  | EventRepo.EventRepo
+  | IdempotencyRepo.IdempotencyRepo
+  | PayoutRepo.PayoutRepo
+  | PartnerRepo.PartnerRepo
+
+type It = Vitest.MethodsNonLive<Repos>
+
+// ---------------------------------------------------------------------------------------------
+// Set-up helpers (ports only)
+// ---------------------------------------------------------------------------------------------
+
+/** A new partner (stored, in case a store keys rows to it) and its scope in `environment`. */
+const newScope = (environment: Partner.Environment = "sandbox") =>
+  Effect.gen(function* () {
+    const scope = R.freshScope(environment)
+    yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Acme", createdAt: R.base })
+    return scope
+  })
+
+/** Stores a quote and a new contract from it. */
+const seedContract = (
+  scope: Partner.PartnerScope,
+  quote: Parameters<typeof R.quote>[1] = {},
+  contract: Parameters<typeof R.contract>[1] = {}
+) =>
+  Effect.gen(function* () {
+    const q = R.quote(scope, quote)
+    yield* (yield* QuoteRepo.QuoteRepo).insert(q)
+    const c = R.contract(q, contract)
+    yield* (yield* ContractRepo.ContractRepo).insert(c)
+    return c
+  })
+
+/** Commits one transition of `before` to `status` at `when`; returns the contract after it. */
+const commitMove = (
+  before: Contract.ContractRecord,
+  status: Contract.ContractStatus,
+  when: DateTime.Utc,
+  patch: Partial<Contract.ContractRecord> = {}
+) =>
+  Effect.gen(function* () {
+    const after = R.moved(before, status, when, patch)
+    yield* (yield* ContractRepo.ContractRepo).commit(R.change(before, after))
+    return after
+  })
+
+/** Commits a transition of `before` (same status) that emits one outgoing event at `when`. */
+const emit = (before: Contract.ContractRecord, when: DateTime.Utc, overrides: Partial<EventRepo.OutgoingEvent> = {}) =>
+  Effect.gen(function* () {
+    const after = R.moved(before, before.status, when, { eventSequence: before.eventSequence + 1 })
+    const event = R.outgoing(after, { createdAt: when, nextAttemptAt: when, ...overrides })
+    yield* (yield* ContractRepo.ContractRepo).commit(R.change(before, after, { outgoing: event }))
+    return [after, event] as const
+  })
+
+const claimAt = (now: DateTime.Utc, owner: string, limit = 1_000, leaseFor = Duration.minutes(1)): Lease.Claim => ({
+  now,
+  owner,
+  limit,
+  leaseFor
+})
+
+/** The tag of the typed failure of an exit, or null. */
+const errorTag = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
+  Exit.findErrorOption(exit).pipe(
+    Option.map((e) => e._tag),
+    Option.getOrNull
+  )
+
+const idsOf = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((row) => row.id)
+
+const sorted = (ids: Iterable<string>) => [...ids].sort()
+
+type ClaimFn = (claim: Lease.Claim) => Effect.Effect<ReadonlyArray<{ readonly id: string }>, StoreError.StoreError>
+
+/**
+ * 8 claimers with different owners claim (4 at a time) until they find nothing, concurrently;
+ * a last claim sweeps anything left. Returns every id each claim returned, repeats included.
+ */
+const claimConcurrently = (claim: ClaimFn, now: DateTime.Utc) =>
+  Effect.gen(function* () {
+    const claimer = (owner: string) =>
+      Effect.gen(function* () {
+        const taken: Array<string> = []
+        for (let round = 0; round < 100; round++) {
+          const batch = yield* claim(claimAt(now, owner, 4))
+          if (batch.length === 0) break
+          taken.push(...idsOf(batch))
+          yield* Effect.yieldNow
+        }
+        return taken
+      })
+    const owners = Array.from({ length: 8 }, (_, i) => `worker-${i}`)
+    const batches = yield* Effect.forEach(owners, claimer, { concurrency: "unbounded" })
+    const sweep = yield* claim(claimAt(now, "worker-sweep"))
+    return [...batches.flat(), ...idsOf(sweep)]
+  })
+
+/** Each of `jobs` was claimed exactly once, whatever else was claimed too. */
+const assertEachOnce = (claimed: ReadonlyArray<string>, jobs: ReadonlyArray<string>) => {
+  const wanted = new Set(jobs)
+  assert.deepStrictEqual(sorted(claimed.filter((id) => wanted.has(id))), sorted(jobs))
+}
+
+/** A job claimed at `now` under a one-minute lease is not reclaimed before the lease ends, and is after. */
+const assertLeaseRules = (claim: ClaimFn, job: string, now: DateTime.Utc) =>
+  Effect.gen(function* () {
+    assert.include(idsOf(yield* claim(claimAt(now, "first"))), job)
+    assert.notInclude(idsOf(yield* claim(claimAt(R.plus(now, Duration.seconds(30)), "second"))), job)
+    assert.include(idsOf(yield* claim(claimAt(R.plus(now, Duration.seconds(61)), "second"))), job)
+  })
+
+/** Pages through a list with `limit`, chaining positions; returns the pages' ids. */
+const pages = <A>(
+  list: (
+    after: { createdAt: string; id: string } | undefined
+  ) => Effect.Effect<ReadonlyArray<A>, StoreError.StoreError>,
+  keyOf: (row: A) => { readonly createdAt: DateTime.Utc; readonly id: string }
+) =>
+  Effect.gen(function* () {
+    const result: Array<Array<string>> = []
+    let after: { createdAt: string; id: string } | undefined
+    for (let i = 0; i < 20; i++) {
+      const rows = yield* list(after)
+      result.push(rows.map((row) => keyOf(row).id))
+      const last = rows.at(-1)
+      if (last === undefined) break
+      after = R.positionOf(keyOf(last))
+    }
+    return result
+  })
+
+/** 7 instants for 7 rows, with 4 in the same millisecond, so ties fall across a page boundary. */
+const instantsWithTies = (t: DateTime.Utc) => [R.plusMillis(t, 2), R.plusMillis(t, 1), t, t, t, t, R.plusMillis(t, -1)]
+
+/** The ids in 3 + 3 + 1 pages of limit 3, newest first by (createdAt, id). */
+const expectedPages = (rows: ReadonlyArray<{ readonly createdAt: DateTime.Utc; readonly id: string }>) => {
+  const ids = [...rows].sort(R.byNewest).map((row) => row.id)
+  return [ids.slice(0, 3), ids.slice(3, 6), ids.slice(6), []]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quotes
+// ---------------------------------------------------------------------------------------------
+
+const quoteTests = (it: It) =>
+  describe("QuoteRepo", () => {
+    it.effect("insert and find keep every field: decimals with their scale, instants to the millisecond", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const priced = R.quote(scope, { depositAmount: R.dec("0.000001"), providerRate: R.dec("5.4400") })
+        const failed = R.failedQuote(scope, { targetStrike: null, createdAt: R.at("2024-05-01T12:00:00.999Z") })
+        yield* quotes.insert(priced)
+        yield* quotes.insert(failed)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* quotes.find(scope, priced.id))), R.plain(priced))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* quotes.find(scope, failed.id))), R.plain(failed))
+        assert.isTrue(Option.isNone(yield* quotes.find(scope, R.uuid())))
+      })
+    )
+
+    it.effect("another partner or the other environment never sees a quote", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const other = yield* newScope()
+        const q = R.quote(scope)
+        yield* quotes.insert(q)
+        yield* quotes.insert(R.quote(other))
+        yield* quotes.insert(R.quote(R.otherEnvironment(scope)))
+        assert.isTrue(Option.isNone(yield* quotes.find(other, q.id)))
+        assert.isTrue(Option.isNone(yield* quotes.find(R.otherEnvironment(scope), q.id)))
+        assert.deepStrictEqual(idsOf(yield* quotes.list(scope, { limit: 100, now: R.base })), [q.id])
+      })
+    )
+
+    it.effect("list: newest first by (created_at, id), ties by id; chained pages never skip or repeat", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const rows = instantsWithTies(R.base).map((createdAt) => R.quote(scope, { createdAt }))
+        for (const q of rows) yield* quotes.insert(q)
+        const got = yield* pages(
+          (after) => quotes.list(scope, { limit: 3, after, now: R.base }),
+          (q) => q
+        )
+        assert.deepStrictEqual(got, expectedPages(rows))
+      })
+    )
+
+    it.effect("list filters by status at `now` (expiry at now, accepted, failed) and by customer", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const now = R.plus(R.base, Duration.minutes(10))
+        const live = R.quote(scope, { expiresAt: R.plusMillis(now, 1) })
+        const expiredAtNow = R.quote(scope, { expiresAt: now })
+        const failed = R.failedQuote(scope)
+        const otherCustomer = R.quote(scope, { customerReferenceId: "customer-2", expiresAt: R.plusMillis(now, 1) })
+        for (const q of [live, expiredAtNow, failed, otherCustomer]) yield* quotes.insert(q)
+        // expired long before `now`, but accepted: still `created`
+        const accepted = yield* seedContract(scope)
+        const list = (filter: Partial<QuoteRepo.QuoteFilter>) =>
+          Effect.map(quotes.list(scope, { limit: 100, now, ...filter }), (rows) => sorted(idsOf(rows)))
+
+        assert.deepStrictEqual(
+          yield* list({ status: "created" }),
+          sorted([live.id, otherCustomer.id, accepted.quoteId])
+        )
+        assert.deepStrictEqual(yield* list({ status: "failed" }), sorted([expiredAtNow.id, failed.id]))
+        assert.deepStrictEqual(
+          yield* list({ status: "created", customerReferenceId: "customer-1" }),
+          sorted([live.id, accepted.quoteId])
+        )
+        assert.deepStrictEqual(yield* list({ customerReferenceId: "customer-2" }), [otherCustomer.id])
+        assert.strictEqual((yield* list({})).length, 5)
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: insert and reads
+// ---------------------------------------------------------------------------------------------
+
+const contractTests = (it: It) =>
+  describe("ContractRepo: insert and reads", () => {
+    it.effect("insert and find / findById / findByQuote keep every field", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(
+          scope,
+          { contractType: "forward", depositAmount: R.dec("250.500000") },
+          { partnerTransactionReference: "ptr-1" }
+        )
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* contracts.find(scope, c.id))), R.plain(c))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* contracts.findById(c.id))), R.plain(c))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* contracts.findByQuote(scope, c.quoteId))), R.plain(c))
+        assert.isTrue(Option.isNone(yield* contracts.findById(R.uuid())))
+      })
+    )
+
+    it.effect("insert marks the quote accepted; a second contract for it fails with QuoteAlreadyAccepted", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const q = R.quote(scope)
+        yield* quotes.insert(q)
+        const first = R.contract(q)
+        yield* contracts.insert(first)
+        assert.isNotNull(Option.getOrThrow(yield* quotes.find(scope, q.id)).acceptedAt)
+
+        const second = R.contract(q)
+        const error = yield* Effect.flip(contracts.insert(second))
+        assert.strictEqual(error._tag, "QuoteAlreadyAccepted")
+        assert.isTrue(Option.isNone(yield* contracts.findById(second.id)))
+        assert.strictEqual(Option.getOrThrow(yield* contracts.findByQuote(scope, q.id)).id, first.id)
+      })
+    )
+
+    it.effect("two concurrent contracts for one quote: exactly one is stored", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const q = R.quote(scope)
+        yield* quotes.insert(q)
+        const candidates = [R.contract(q), R.contract(q)]
+        const exits = yield* Effect.forEach(candidates, (c) => Effect.exit(contracts.insert(c)), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(exits.filter(Exit.isSuccess).length, 1)
+        assert.deepStrictEqual(
+          exits.map(errorTag),
+          exits.map((e) => (Exit.isSuccess(e) ? null : "QuoteAlreadyAccepted"))
+        )
+        const winner = exits.findIndex(Exit.isSuccess)
+        const stored = Option.getOrThrow(yield* contracts.findByQuote(scope, q.id))
+        assert.strictEqual(stored.id, candidates[winner]!.id)
+      })
+    )
+
+    it.effect("another partner or the other environment never sees a contract", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const other = yield* newScope()
+        const c = yield* seedContract(scope)
+        yield* seedContract(other)
+        yield* seedContract(R.otherEnvironment(scope))
+        for (const outsider of [other, R.otherEnvironment(scope)]) {
+          assert.isTrue(Option.isNone(yield* contracts.find(outsider, c.id)))
+          assert.isTrue(Option.isNone(yield* contracts.findByQuote(outsider, c.quoteId)))
+        }
+        assert.deepStrictEqual(idsOf(yield* contracts.listByCustomer(scope, "customer-1", { limit: 100 })), [c.id])
+      })
+    )
+
+    it.effect("listByCustomer: newest first with ties, chained pages, status and customer filters", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const rows: Array<Contract.ContractRecord> = []
+        for (const createdAt of instantsWithTies(R.base)) rows.push(yield* seedContract(scope, {}, { createdAt }))
+        yield* seedContract(scope, { customerReferenceId: "customer-2" })
+        const got = yield* pages(
+          (after) => contracts.listByCustomer(scope, "customer-1", { limit: 3, after }),
+          (c) => c
+        )
+        assert.deepStrictEqual(got, expectedPages(rows))
+
+        const [a, b] = [rows[0]!, rows[3]!]
+        yield* commitMove(a, "funds_in_route", R.plus(R.base, Duration.minutes(1)))
+        yield* commitMove(b, "funds_in_route", R.plus(R.base, Duration.minutes(1)))
+        const inRoute = yield* contracts.listByCustomer(scope, "customer-1", { limit: 100, status: "funds_in_route" })
+        assert.deepStrictEqual(sorted(idsOf(inRoute)), sorted([a.id, b.id]))
+        assert.strictEqual(
+          (yield* contracts.listByCustomer(scope, "customer-1", { limit: 100, status: "quote_created" })).length,
+          5
+        )
+        assert.strictEqual((yield* contracts.listByCustomer(scope, "customer-2", { limit: 100 })).length, 1)
+      })
+    )
+
+    it.effect(
+      "listByStatus: only those statuses, oldest first by (created_at, id), at most `limit`, after a position",
+      () =>
+        Effect.gen(function* () {
+          const contracts = yield* ContractRepo.ContractRepo
+          const scope = yield* newScope()
+          const t = R.workerEpoch()
+          const rows: Array<Contract.ContractRecord> = []
+          for (let i = 0; i < 5; i++) {
+            rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
+          }
+          const active = yield* commitMove(rows[1]!, "active", R.plus(t, Duration.minutes(5)))
+          const exercised = yield* commitMove(rows[3]!, "exercised", R.plus(t, Duration.minutes(5)))
+          const got = yield* contracts.listByStatus(["active", "exercised"], 2)
+          assert.deepStrictEqual(idsOf(got), [active.id, exercised.id])
+          assert.deepStrictEqual(idsOf(yield* contracts.listByStatus(["quote_created"], 3)), [
+            rows[0]!.id,
+            rows[2]!.id,
+            rows[4]!.id
+          ])
+          assert.deepStrictEqual(idsOf(yield* contracts.listByStatus(["quote_created", "active"], 1)), [rows[0]!.id])
+          // paging on: strictly after a position, so a worker reaches every row
+          assert.deepStrictEqual(idsOf(yield* contracts.listByStatus(["quote_created"], 1, R.positionOf(rows[2]!))), [
+            rows[4]!.id
+          ])
+        })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: commit and ledger
+// ---------------------------------------------------------------------------------------------
+
+const commitTests = (it: It) =>
+  describe("ContractRepo.commit", () => {
+    it.effect("writes the contract, one more history entry, and its outgoing and incoming events", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const funded = R.moved(c, "active", t1, { fundedAmount: R.dec("12.345678"), eventSequence: 1 })
+        const out = R.outgoing(funded, { createdAt: t1, nextAttemptAt: t1 })
+        const inc = R.incoming(funded, { createdAt: t1, processedAt: t1 })
+        yield* contracts.commit(R.change(c, funded, { outgoing: out, incoming: inc, transfer: R.transfer(c.chain) }))
+
+        const t2 = R.plus(t1, Duration.minutes(1))
+        const exercised = R.moved(funded, "exercised", R.plusMillis(t2, 7), {
+          exercise: {
+            executedAt: R.at("2024-05-03T09:30:00.456Z"),
+            liveExecutionRate: R.dec("5.3100"),
+            payoutWalletAddress: "0x00000000000000000000000000000000000000bb",
+            payoutCurrency: "BRLA"
+          }
+        })
+        yield* contracts.commit(R.change(funded, exercised))
+
+        const stored = Option.getOrThrow(yield* contracts.find(scope, c.id))
+        assert.strictEqual(ContractRepo.version(stored), 3)
+        assert.deepStrictEqual(R.plain(stored), R.plain(exercised))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, out.id))), R.plain(out))
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* events.findIncoming(scope, inc.idempotencyKey))),
+          R.plain(inc)
+        )
+        const listed = yield* events.list(scope, { limit: 10, contractId: c.id })
+        assert.deepStrictEqual(
+          sorted(listed.map((v) => `${v._tag} ${v.event.id}`)),
+          sorted([`outgoing ${out.id}`, `incoming ${inc.id}`])
+        )
+      })
+    )
+
+    it.effect("a stale expectedVersion fails with StaleContract and writes nothing", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const moved = yield* commitMove(c, "funds_in_route", t1)
+
+        // computed from `c` again: the stored contract moved on
+        const late = R.moved(c, "active", t1, { eventSequence: 1 })
+        const out = R.outgoing(late)
+        const inc = R.incoming(late)
+        const fresh = R.transfer(c.chain)
+        const error = yield* Effect.flip(
+          contracts.commit(
+            R.change(c, late, {
+              outgoing: out,
+              incoming: inc,
+              transfer: fresh,
+              ledger: R.ledgerPair(late, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1)
+            })
+          )
+        )
+        assert.strictEqual(error._tag, "StaleContract")
+        assert.deepStrictEqual(R.plain(Option.getOrThrow(yield* contracts.findById(c.id))), R.plain(moved))
+        assert.isTrue(Option.isNone(yield* events.findOutgoing(scope, out.id)))
+        assert.isTrue(Option.isNone(yield* events.findIncoming(scope, inc.idempotencyKey)))
+        assert.deepStrictEqual(yield* contracts.ledgerEntries(c.id), [])
+        // nor was the transfer counted
+        yield* contracts.commit(R.change(moved, R.moved(moved, "funds_in_route", t1), { transfer: fresh }))
+      })
+    )
+
+    it.effect("concurrent commits from the same version: exactly one wins", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const candidates = Array.from({ length: 5 }, (_, i) =>
+          R.moved(c, "funds_in_route", t1, { partnerTransactionReference: `attempt-${i}` })
+        )
+        const exits = yield* Effect.forEach(candidates, (after) => Effect.exit(contracts.commit(R.change(c, after))), {
+          concurrency: "unbounded"
+        })
+        const winner = exits.findIndex(Exit.isSuccess)
+        assert.strictEqual(exits.filter(Exit.isSuccess).length, 1)
+        for (const exit of exits.filter(Exit.isFailure)) assert.strictEqual(errorTag(exit), "StaleContract")
+        const stored = Option.getOrThrow(yield* contracts.findById(c.id))
+        assert.strictEqual(ContractRepo.version(stored), 2)
+        assert.strictEqual(stored.partnerTransactionReference, `attempt-${winner}`)
+      })
+    )
+
+    it.effect("a transfer counted before fails with StaleContract and rolls the whole commit back", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const counted = R.transfer(c.chain, { index: 3 })
+        const first = R.moved(c, "funds_in_route", t1, { fundedAmount: R.dec("1.000000") })
+        const booked = R.ledgerPair(first, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1)
+        yield* contracts.commit(R.change(c, first, { transfer: counted, ledger: booked }))
+
+        const t2 = R.plus(t1, Duration.minutes(1))
+        const again = R.moved(first, "active", t2, { fundedAmount: R.dec("2.000000"), eventSequence: 1 })
+        const out = R.outgoing(again)
+        const inc = R.incoming(again)
+        const error = yield* Effect.flip(
+          contracts.commit(
+            R.change(first, again, {
+              transfer: { ...R.transfer(c.chain), transactionHash: counted.transactionHash, index: 3 },
+              outgoing: out,
+              incoming: inc,
+              ledger: R.ledgerPair(again, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t2)
+            })
+          )
+        )
+        assert.strictEqual(error._tag, "StaleContract")
+        assert.deepStrictEqual(R.plain(Option.getOrThrow(yield* contracts.findById(c.id))), R.plain(first))
+        assert.isTrue(Option.isNone(yield* events.findOutgoing(scope, out.id)))
+        assert.isTrue(Option.isNone(yield* events.findIncoming(scope, inc.idempotencyKey)))
+        assert.deepStrictEqual(R.plain(yield* contracts.ledgerEntries(c.id)), R.plain(booked))
+
+        // the same hash with another index, or on another chain, is another transfer
+        const other = R.moved(first, "funds_in_route", t2)
+        yield* contracts.commit(R.change(first, other, { transfer: { ...counted, index: 4 } }))
+        const third = R.moved(other, "funds_in_route", t2)
+        yield* contracts.commit(R.change(other, third, { transfer: { ...counted, chain: "ethereum" } }))
+        assert.strictEqual(ContractRepo.version(Option.getOrThrow(yield* contracts.findById(c.id))), 4)
+      })
+    )
+
+    it.effect("an incoming Idempotency-Key recorded before fails with StaleContract and rolls back", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const sibling = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const first = R.moved(c, "funds_in_route", t1)
+        const inc = R.incoming(first)
+        yield* contracts.commit(R.change(c, first, { incoming: inc }))
+
+        // the key is unique per partner and environment, not per contract
+        const replay = R.moved(sibling, "funds_in_route", t1, { eventSequence: 1 })
+        const out = R.outgoing(replay)
+        const fresh = R.transfer(c.chain)
+        const error = yield* Effect.flip(
+          contracts.commit(
+            R.change(sibling, replay, {
+              incoming: R.incoming(replay, { idempotencyKey: inc.idempotencyKey }),
+              outgoing: out,
+              transfer: fresh,
+              ledger: R.ledgerPair(replay, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1)
+            })
+          )
+        )
+        assert.strictEqual(error._tag, "StaleContract")
+        assert.deepStrictEqual(R.plain(Option.getOrThrow(yield* contracts.findById(sibling.id))), R.plain(sibling))
+        assert.isTrue(Option.isNone(yield* events.findOutgoing(scope, out.id)))
+        assert.deepStrictEqual(yield* contracts.ledgerEntries(sibling.id), [])
+        assert.strictEqual(Option.getOrThrow(yield* events.findIncoming(scope, inc.idempotencyKey)).id, inc.id)
+        // nor was the transfer counted
+        yield* contracts.commit(R.change(sibling, R.moved(sibling, "funds_in_route", t1), { transfer: fresh }))
+
+        // another partner, or the other environment, may use the same key
+        for (const outsider of [yield* newScope(), R.otherEnvironment(scope)]) {
+          const theirs = yield* seedContract(outsider)
+          const moved = R.moved(theirs, "funds_in_route", t1)
+          const own = R.incoming(moved, { idempotencyKey: inc.idempotencyKey })
+          yield* contracts.commit(R.change(theirs, moved, { incoming: own }))
+          assert.strictEqual(Option.getOrThrow(yield* events.findIncoming(outsider, inc.idempotencyKey)).id, own.id)
+        }
+      })
+    )
+
+    it.effect("ledger: entries in booking order, each commit balanced per currency", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope, { contractType: "forward", depositAmount: R.dec("100.000000") })
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const active = R.moved(c, "active", t1, { fundedAmount: R.dec("112.345678"), eventSequence: 1 })
+        const funding = [
+          ...R.ledgerPair(active, "funds_received", "funding_wallet", "partner_prepayment", "112.345678", t1),
+          ...R.ledgerPair(active, "premium_received", "partner_prepayment", "premium_income", "12.345678", t1),
+          ...R.ledgerPair(active, "deposit_held", "partner_prepayment", "deposits_held", "100.000000", t1)
+        ]
+        yield* contracts.commit(R.change(c, active, { ledger: funding, outgoing: R.outgoing(active) }))
+        const t2 = R.plus(t1, Duration.days(2))
+        const settled = R.moved(active, "settled", t2)
+        const settlement = [
+          ...R.ledgerPair(settled, "payout_paid", "payout_expense", "payout_wallet", "29.600000", t2, "BRLA"),
+          ...R.ledgerPair(settled, "deposit_released", "deposits_held", "funding_wallet", "100.000000", t2)
+        ]
+        yield* contracts.commit(R.change(active, settled, { ledger: settlement }))
+
+        const entries = yield* contracts.ledgerEntries(c.id)
+        assert.deepStrictEqual(R.plain(entries), R.plain([...funding, ...settlement]))
+        const balances = Ledger.balances(entries)
+        assert.deepStrictEqual(sorted(balances.keys()), ["BRLA", "USDC"])
+        for (const total of balances.values()) assert.isTrue(Money.isZero(total))
+      })
+    )
+
+    it.effect("an unbalanced ledger is a defect and writes nothing", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        const after = R.moved(c, "funds_in_route", t1)
+        const [debit] = R.ledgerPair(after, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1)
+        const exit = yield* Effect.exit(contracts.commit(R.change(c, after, { ledger: [debit!] })))
+        assert.isTrue(Exit.hasDies(exit))
+        assert.strictEqual(ContractRepo.version(Option.getOrThrow(yield* contracts.findById(c.id))), 1)
+        assert.deepStrictEqual(yield* contracts.ledgerEntries(c.id), [])
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: funding indexes and cursors
+// ---------------------------------------------------------------------------------------------
+
+const fundingTests = (it: It) =>
+  describe("ContractRepo: funding", () => {
+    it.effect("funding indexes are distinct and increasing per (chain, environment), independent across them", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const polygon = { chain: "polygon", environment: "sandbox" } as const
+        const a = yield* contracts.allocateFundingIndex(polygon)
+        const b = yield* contracts.allocateFundingIndex(polygon)
+        assert.isTrue(Number.isInteger(a) && a >= 0)
+        assert.isTrue(b > a)
+        // others' counters move on their own
+        for (const other of [
+          { chain: "solana", environment: "sandbox" },
+          { chain: "polygon", environment: "production" }
+        ] as const) {
+          const x = yield* contracts.allocateFundingIndex(other)
+          assert.isTrue((yield* contracts.allocateFundingIndex(other)) > x)
+        }
+        assert.strictEqual(yield* contracts.allocateFundingIndex(polygon), b + 1)
+      })
+    )
+
+    it.effect("20 concurrent allocations get 20 distinct indexes", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const rail = { chain: "ethereum", environment: "production" } as const
+        const indexes = yield* Effect.forEach(Array.from({ length: 20 }), () => contracts.allocateFundingIndex(rail), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(new Set(indexes).size, 20)
+        assert.isTrue((yield* contracts.allocateFundingIndex(rail)) > Math.max(...indexes))
+      })
+    )
+
+    it.effect("funding cursors: none, saved, overwritten", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c = yield* seedContract(yield* newScope())
+        assert.isTrue(Option.isNone(yield* contracts.fundingCursor(c.id)))
+        yield* contracts.saveFundingCursor(c.id, "block:100")
+        assert.deepStrictEqual(yield* contracts.fundingCursor(c.id), Option.some("block:100"))
+        yield* contracts.saveFundingCursor(c.id, "block:164")
+        assert.deepStrictEqual(yield* contracts.fundingCursor(c.id), Option.some("block:164"))
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: the workers' claims
+// ---------------------------------------------------------------------------------------------
+
+/** An active contract whose window ends 8 days after `t` (funding deadline `t` + 1 h 10 s). */
+const seedActive = (scope: Partner.PartnerScope, t: DateTime.Utc) =>
+  Effect.gen(function* () {
+    const c = yield* seedContract(scope, { createdAt: t })
+    return yield* commitMove(c, "active", R.plus(t, Duration.minutes(30)))
+  })
+
+const contractClaimTests = (it: It) =>
+  describe("ContractRepo: claims", () => {
+    it.effect("claimDueForExpiry: 8 concurrent claimers take each of 30 due contracts exactly once", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const due: Array<string> = []
+        for (let i = 0; i < 30; i++) due.push((yield* seedActive(scope, R.plusMillis(t, i))).id)
+        const now = R.plus(t, Duration.days(9))
+        // not due: window not ended yet; ended but not active
+        const running = yield* seedActive(scope, R.plus(t, Duration.days(2)))
+        const unfunded = yield* seedContract(scope, { createdAt: t })
+
+        const claimed = yield* claimConcurrently(contracts.claimDueForExpiry, now)
+        assertEachOnce(claimed, due)
+        assert.notInclude(claimed, running.id)
+        assert.notInclude(claimed, unfunded.id)
+      })
+    )
+
+    it.effect("claimDueForExpiry: oldest first, leased until it expires, released by a commit", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const older = yield* seedActive(scope, t)
+        const newer = yield* seedActive(scope, R.plus(t, Duration.seconds(1)))
+        const now = R.plus(t, Duration.days(9))
+        assert.deepStrictEqual(idsOf(yield* contracts.claimDueForExpiry(claimAt(now, "a", 1))), [older.id])
+        assert.deepStrictEqual(idsOf(yield* contracts.claimDueForExpiry(claimAt(now, "b", 1))), [newer.id])
+        assert.deepStrictEqual(idsOf(yield* contracts.claimDueForExpiry(claimAt(now, "c"))), [])
+
+        const later = R.plus(now, Duration.minutes(5))
+        yield* assertLeaseRules(contracts.claimDueForExpiry, older.id, later)
+        // a commit releases the lease: still active and due, it is claimable again at once
+        const touched = yield* commitMove(older, "active", later)
+        assert.include(idsOf(yield* contracts.claimDueForExpiry(claimAt(later, "d"))), touched.id)
+      })
+    )
+
+    it.effect("claimDueForFundingDeadline: unfunded contracts past their deadline, each claimed once", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const due: Array<string> = []
+        for (let i = 0; i < 15; i++) due.push((yield* seedContract(scope, { createdAt: R.plusMillis(t, i) })).id)
+        for (let i = 0; i < 15; i++) {
+          const c = yield* seedContract(scope, { createdAt: R.plusMillis(t, 100 + i) })
+          due.push((yield* commitMove(c, "funds_in_route", R.plus(t, Duration.minutes(1)))).id)
+        }
+        const now = R.plus(t, Duration.hours(2))
+        // not due: deadline ahead; funded already
+        const later = yield* seedContract(scope, { createdAt: t }, { fundingDeadline: R.plus(t, Duration.hours(3)) })
+        const active = yield* seedActive(scope, t)
+
+        const claimed = yield* claimConcurrently(contracts.claimDueForFundingDeadline, now)
+        assertEachOnce(claimed, due)
+        assert.notInclude(claimed, later.id)
+        assert.notInclude(claimed, active.id)
+      })
+    )
+
+    it.effect("claimDueForFundingDeadline: leased until it expires, released by a commit", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const c = yield* seedContract(scope, { createdAt: t })
+        const now = R.plus(t, Duration.hours(2))
+        yield* assertLeaseRules(contracts.claimDueForFundingDeadline, c.id, now)
+        const touched = yield* commitMove(c, "funds_in_route", now)
+        assert.include(idsOf(yield* contracts.claimDueForFundingDeadline(claimAt(now, "d"))), touched.id)
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+const eventTests = (it: It) =>
+  describe("EventRepo", () => {
+    it.effect("incoming events: insert, find by key, update; scoped", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const queued = R.incoming(c, { eventType: "contract_exercised", status: "queued", processedAt: null })
+        yield* events.insertIncoming(queued)
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* events.findIncoming(scope, queued.idempotencyKey))),
+          R.plain(queued)
+        )
+
+        const processed = {
+          ...queued,
+          status: "processed" as const,
+          processedAt: R.plusMillis(queued.createdAt, 1_234)
+        }
+        yield* events.updateIncoming(processed)
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* events.findIncoming(scope, queued.idempotencyKey))),
+          R.plain(processed)
+        )
+        for (const outsider of [yield* newScope(), R.otherEnvironment(scope)]) {
+          assert.isTrue(Option.isNone(yield* events.findIncoming(outsider, queued.idempotencyKey)))
+        }
+        assert.isTrue(Option.isNone(yield* events.findIncoming(scope, "never-sent")))
+      })
+    )
+
+    it.effect(
+      "list: both directions newest first with ties, chained pages, direction and contract filters, scoped",
+      () =>
+        Effect.gen(function* () {
+          const events = yield* EventRepo.EventRepo
+          const scope = yield* newScope()
+          const first = yield* seedContract(scope)
+          const second = yield* seedContract(scope)
+          const [t0, t1, t2, t3, t4, t5, t6] = instantsWithTies(R.plus(R.base, Duration.hours(1)))
+          let current = first
+          const outgoing: Array<EventRepo.OutgoingEvent> = []
+          for (const when of [t0!, t2!, t4!]) {
+            const [after, event] = yield* emit(current, when)
+            current = after
+            outgoing.push(event)
+          }
+          const incoming = [
+            R.incoming(first, { createdAt: t1! }),
+            R.incoming(second, { createdAt: t3! }),
+            R.incoming(first, { createdAt: t5! }),
+            R.incoming(second, { createdAt: t6! })
+          ]
+          for (const event of incoming) yield* events.insertIncoming(event)
+          // another partner's events never show
+          yield* seedContract(yield* newScope()).pipe(Effect.flatMap((c) => emit(c, t0!)))
+
+          const all = [...outgoing, ...incoming]
+          const got = yield* pages(
+            (after) => events.list(scope, { limit: 3, after }),
+            (view) => view.event
+          )
+          assert.deepStrictEqual(got, expectedPages(all))
+
+          const list = (filter: Partial<EventRepo.EventFilter>) =>
+            Effect.map(events.list(scope, { limit: 100, ...filter }), (views) => views.map((v) => v.event.id))
+          const newest = (rows: ReadonlyArray<{ createdAt: DateTime.Utc; id: string }>) =>
+            [...rows].sort(R.byNewest).map((r) => r.id)
+          assert.deepStrictEqual(yield* list({ direction: "outgoing" }), newest(outgoing))
+          assert.deepStrictEqual(yield* list({ direction: "incoming" }), newest(incoming))
+          assert.deepStrictEqual(
+            yield* list({ contractId: second.id }),
+            newest(incoming.filter((e) => e.contractId === second.id))
+          )
+          assert.deepStrictEqual(
+            yield* list({ contractId: first.id, direction: "incoming" }),
+            newest(incoming.filter((e) => e.contractId === first.id))
+          )
+          const views = yield* events.list(scope, { limit: 100, direction: "outgoing" })
+          assert.isTrue(views.every((v) => v._tag === "outgoing"))
+          assert.deepStrictEqual(yield* events.list(R.otherEnvironment(scope), { limit: 100 }), [])
+        })
+    )
+
+    it.effect("findOutgoing keeps every field and is scoped", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const [, event] = yield* emit(yield* seedContract(scope), R.at("2024-05-01T12:30:00.001Z"), {
+          eventType: "payout_failed"
+        })
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, event.id))), R.plain(event))
+        for (const outsider of [yield* newScope(), R.otherEnvironment(scope)]) {
+          assert.isTrue(Option.isNone(yield* events.findOutgoing(outsider, event.id)))
+        }
+      })
+    )
+
+    it.effect("payout feed: payout_settled and payout_failed only, oldest first, from `since`, chained", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.plus(R.base, Duration.hours(2))
+        const feed: Array<EventRepo.OutgoingEvent> = []
+        let current = yield* seedContract(scope)
+        const [afterFunding] = yield* emit(current, R.plusMillis(t, -5), { eventType: "funds_received" })
+        current = afterFunding
+        for (const [i, eventType] of (
+          ["payout_failed", "payout_failed", "payout_settled", "payout_failed", "payout_settled"] as const
+        ).entries()) {
+          const [after, event] = yield* emit(current, R.plusMillis(t, i < 3 ? 0 : i), { eventType })
+          current = after
+          feed.push(event)
+        }
+        yield* emit(current, R.plusMillis(t, 10), { eventType: "contract_expired" })
+        // another partner's payout events never show
+        yield* seedContract(yield* newScope()).pipe(Effect.flatMap((c) => emit(c, t, { eventType: "payout_settled" })))
+
+        const oldest = [...feed].sort(R.byNewest).reverse()
+        const ids = oldest.map((e) => e.id)
+        assert.deepStrictEqual(idsOf(yield* events.listPayoutEvents(scope, { limit: 100 })), ids)
+        // chained pages of 2, strictly after the position
+        const chained: Array<string> = []
+        let after: { createdAt: string; id: string } | undefined
+        for (let i = 0; i < 10; i++) {
+          const page = yield* events.listPayoutEvents(scope, { limit: 2, after })
+          if (page.length === 0) break
+          assert.isAtMost(page.length, 2)
+          chained.push(...idsOf(page))
+          after = R.positionOf(page.at(-1)!)
+        }
+        assert.deepStrictEqual(chained, ids)
+        // `since` includes rows created exactly then
+        assert.deepStrictEqual(
+          idsOf(yield* events.listPayoutEvents(scope, { limit: 100, since: R.plusMillis(t, 3) })),
+          oldest.filter((e) => e.createdAt.epochMilliseconds >= t.epochMilliseconds + 3).map((e) => e.id)
+        )
+        assert.deepStrictEqual(yield* events.listPayoutEvents(R.otherEnvironment(scope), { limit: 100 }), [])
+      })
+    )
+  })
+
+const outboxTests = (it: It) =>
+  describe("EventRepo: outbox claims", () => {
+    it.effect("8 concurrent claimers take each of 30 due events exactly once; not due, delivered, failed stay", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const now = R.plus(t, Duration.hours(1))
+        const due: Array<string> = []
+        for (let i = 0; i < 30; i++) {
+          const c = yield* seedContract(scope, { createdAt: t })
+          const [, event] = yield* emit(c, R.plusMillis(R.plus(t, Duration.minutes(1)), i))
+          // half of them failed an attempt and are due again
+          if (i % 2 === 1) {
+            yield* events.updateOutgoing({
+              ...event,
+              status: "retrying",
+              attempts: 1,
+              nextAttemptAt: R.plus(t, Duration.minutes(30))
+            })
+          }
+          due.push(event.id)
+        }
+        const notDue: Array<string> = []
+        for (const outcome of [
+          { nextAttemptAt: R.plus(now, Duration.seconds(1)) },
+          { status: "delivered", attempts: 1, deliveredAt: t },
+          { status: "failed", attempts: 7 }
+        ] as const) {
+          const c = yield* seedContract(scope, { createdAt: t })
+          const [, event] = yield* emit(c, R.plus(t, Duration.minutes(1)))
+          yield* events.updateOutgoing({ ...event, ...outcome })
+          notDue.push(event.id)
+        }
+        const claimed = yield* claimConcurrently(events.claimOutgoing, now)
+        assertEachOnce(claimed, due)
+        for (const id of notDue) assert.notInclude(claimed, id)
+      })
+    )
+
+    it.effect("a claimed event is leased until the lease expires; updateOutgoing releases it", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const [, event] = yield* emit(yield* seedContract(scope, { createdAt: t }), R.plus(t, Duration.minutes(1)))
+        const now = R.plus(t, Duration.minutes(2))
+        yield* assertLeaseRules(events.claimOutgoing, event.id, now)
+
+        const retry = {
+          ...event,
+          status: "retrying" as const,
+          attempts: 1,
+          lastError: "HTTP 503",
+          lastBody: '{"event_type":"funds_received"}',
+          nextAttemptAt: now
+        }
+        yield* events.updateOutgoing(retry)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, event.id))), R.plain(retry))
+        assert.include(idsOf(yield* events.claimOutgoing(claimAt(now, "third"))), event.id)
+      })
+    )
+
+    it.effect("deliveries of a contract are serialised; a stuck contract holds back only its own events", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const twoEvents = Effect.gen(function* () {
+          const c = yield* seedContract(scope, { createdAt: t })
+          const [afterOne, one] = yield* emit(c, R.plus(t, Duration.minutes(1)))
+          const [, two] = yield* emit(afterOne, R.plus(t, Duration.minutes(2)))
+          return [one, two] as const
+        })
+        const [x1, x2] = yield* twoEvents
+        const [y1, y2] = yield* twoEvents
+        const [z1, z2] = yield* twoEvents
+        assert.deepStrictEqual([x1.sequence, x2.sequence], [1, 2])
+        const now = R.plus(t, Duration.minutes(10))
+        const claim = (owner: string) =>
+          Effect.map(events.claimOutgoing(claimAt(now, owner)), (rows) => sorted(idsOf(rows)))
+
+        // seq 2 waits while seq 1 is pending, even while seq 1 is leased
+        assert.deepStrictEqual(yield* claim("a"), sorted([x1.id, y1.id, z1.id]))
+        assert.deepStrictEqual(yield* claim("b"), [])
+
+        // x1 retries later: x2 still waits; y1 failed for good: y2 goes; z1 delivered: z2 goes
+        yield* events.updateOutgoing({
+          ...x1,
+          status: "retrying",
+          attempts: 1,
+          nextAttemptAt: R.plus(now, Duration.hours(1))
+        })
+        yield* events.updateOutgoing({ ...y1, status: "failed", attempts: 7 })
+        yield* events.updateOutgoing({ ...z1, status: "delivered", attempts: 1, deliveredAt: now })
+        assert.deepStrictEqual(yield* claim("c"), sorted([y2.id, z2.id]))
+
+        yield* events.updateOutgoing({ ...x1, status: "delivered", attempts: 2, deliveredAt: now })
+        assert.deepStrictEqual(yield* claim("d"), [x2.id])
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency keys
+// ---------------------------------------------------------------------------------------------
+
+const idempotencyTests = (it: It) =>
+  describe("IdempotencyRepo", () => {
+    const day = Duration.hours(24)
+
+    it.effect("claim, in flight, complete and replay, release", () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyRepo.IdempotencyRepo
+        const scope = yield* newScope()
+        const now = R.base
+        const expires = R.plus(now, day)
+        const key = `key-${R.uuid()}`
+        assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-1", now, expires), { _tag: "Claimed" })
+        assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-2", R.plus(now, Duration.seconds(1)), expires), {
+          _tag: "InFlight",
+          fingerprint: "fp-1"
+        })
+        const response = { status: 201, body: '{"id":"q-1","amount":"5.4400"}' }
+        yield* keys.complete(scope, key, response)
+        assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-2", R.plus(now, Duration.seconds(2)), expires), {
+          _tag: "Completed",
+          fingerprint: "fp-1",
+          response
+        })
+
+        const other = `key-${R.uuid()}`
+        yield* keys.claim(scope, other, "fp-1", now, expires)
+        yield* keys.release(scope, other)
+        assert.deepStrictEqual(yield* keys.claim(scope, other, "fp-3", now, expires), { _tag: "Claimed" })
+        assert.deepStrictEqual(yield* keys.claim(scope, other, "fp-4", now, expires), {
+          _tag: "InFlight",
+          fingerprint: "fp-3"
+        })
+      })
+    )
+
+    it.effect("keys are separate per partner and environment", () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyRepo.IdempotencyRepo
+        const scope = yield* newScope()
+        const key = `key-${R.uuid()}`
+        const expires = R.plus(R.base, day)
+        yield* keys.claim(scope, key, "fp-1", R.base, expires)
+        yield* keys.complete(scope, key, { status: 200, body: "{}" })
+        for (const outsider of [yield* newScope(), R.otherEnvironment(scope)]) {
+          assert.deepStrictEqual(yield* keys.claim(outsider, key, "fp-9", R.base, expires), { _tag: "Claimed" })
+        }
+        assert.strictEqual((yield* keys.claim(scope, key, "fp-1", R.base, expires))._tag, "Completed")
+      })
+    )
+
+    it.effect("a key at or past its expiresAt is taken over as a fresh claim", () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyRepo.IdempotencyRepo
+        const scope = yield* newScope()
+        const expires = R.plus(R.base, day)
+        const inFlight = `key-${R.uuid()}`
+        const completed = `key-${R.uuid()}`
+        yield* keys.claim(scope, inFlight, "fp-1", R.base, expires)
+        yield* keys.claim(scope, completed, "fp-1", R.base, expires)
+        yield* keys.complete(scope, completed, { status: 201, body: "{}" })
+        const justBefore = R.plusMillis(expires, -1)
+        assert.strictEqual((yield* keys.claim(scope, inFlight, "fp-2", justBefore, expires))._tag, "InFlight")
+        assert.strictEqual((yield* keys.claim(scope, completed, "fp-2", justBefore, expires))._tag, "Completed")
+
+        const renewed = R.plus(expires, day)
+        for (const key of [inFlight, completed]) {
+          assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-2", expires, renewed), { _tag: "Claimed" })
+          assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-3", R.plusMillis(expires, 1), renewed), {
+            _tag: "InFlight",
+            fingerprint: "fp-2"
+          })
+        }
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Payouts
+// ---------------------------------------------------------------------------------------------
+
+const payoutTests = (it: It) =>
+  describe("PayoutRepo", () => {
+    it.effect("insert, findByContract and update keep every field, decimals and nulls included", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const c = yield* seedContract(yield* newScope())
+        const p = R.payout(c, { amount: R.dec("0.000001"), fxDeltaInQuoteCurrency: R.dec("5.4400") })
+        yield* payouts.insert(p)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* payouts.findByContract(c.id))), R.plain(p))
+
+        const prepared: PayoutRepo.PayoutRecord = {
+          ...p,
+          status: "prepared",
+          prepared: "AQIDBAUGBwg=",
+          transactionHash: `0x${"ab".repeat(32)}`,
+          blockNumber: 19_000_001,
+          attempts: 2,
+          lastError: "rpc_unavailable: timeout",
+          nextAttemptAt: R.at("2024-05-02T00:05:00.321Z"),
+          updatedAt: R.at("2024-05-02T00:00:00.321Z")
+        }
+        yield* payouts.update(prepared)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* payouts.findByContract(c.id))), R.plain(prepared))
+        assert.isTrue(Option.isNone(yield* payouts.findByContract(R.uuid())))
+      })
+    )
+
+    it.effect("one payout per contract: a second fails with PayoutExists and the first stands", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const c = yield* seedContract(yield* newScope())
+        const first = R.payout(c)
+        yield* payouts.insert(first)
+        const error = yield* Effect.flip(payouts.insert(R.payout(c, { amount: R.dec("9.000000") })))
+        assert.strictEqual(error._tag, "PayoutExists")
+        assert.strictEqual(Option.getOrThrow(yield* payouts.findByContract(c.id)).id, first.id)
+      })
+    )
+
+    it.effect("claimDue: 8 concurrent claimers take each of 30 due payouts exactly once", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const now = R.plus(t, Duration.hours(1))
+        const due: Array<string> = []
+        for (let i = 0; i < 30; i++) {
+          const c = yield* seedContract(scope, { createdAt: t })
+          const p = R.payout(c, { createdAt: R.plusMillis(t, i), nextAttemptAt: R.plusMillis(t, i) })
+          yield* payouts.insert(p)
+          // a third of them are signed, waiting for the chain
+          if (i % 3 === 0)
+            yield* payouts.update({ ...p, status: "prepared", prepared: "AQID", transactionHash: `0x${i}` })
+          due.push(p.id)
+        }
+        const notDue: Array<string> = []
+        for (const outcome of [
+          { nextAttemptAt: R.plus(now, Duration.seconds(1)) },
+          { status: "confirmed", blockNumber: 7 },
+          { status: "failed", attempts: 6 }
+        ] as const) {
+          const p = R.payout(yield* seedContract(scope, { createdAt: t }), { createdAt: t, nextAttemptAt: t })
+          yield* payouts.insert(p)
+          yield* payouts.update({ ...p, ...outcome })
+          notDue.push(p.id)
+        }
+        const claimed = yield* claimConcurrently(payouts.claimDue, now)
+        assertEachOnce(claimed, due)
+        for (const id of notDue) assert.notInclude(claimed, id)
+      })
+    )
+
+    it.effect("claimDue: oldest first, leased until the lease expires, released by update", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const older = R.payout(yield* seedContract(scope, { createdAt: t }), { createdAt: t, nextAttemptAt: t })
+        const newer = R.payout(yield* seedContract(scope, { createdAt: t }), {
+          createdAt: R.plusMillis(t, 1),
+          nextAttemptAt: R.plusMillis(t, 1)
+        })
+        yield* payouts.insert(newer)
+        yield* payouts.insert(older)
+        const now = R.plus(t, Duration.minutes(1))
+        assert.deepStrictEqual(idsOf(yield* payouts.claimDue(claimAt(now, "a", 1))), [older.id])
+        assert.deepStrictEqual(idsOf(yield* payouts.claimDue(claimAt(now, "b", 1))), [newer.id])
+
+        const later = R.plus(now, Duration.minutes(5))
+        yield* assertLeaseRules(payouts.claimDue, older.id, later)
+        yield* payouts.update({ ...older, attempts: 1, lastError: "x: y", nextAttemptAt: later, updatedAt: later })
+        assert.include(idsOf(yield* payouts.claimDue(claimAt(later, "c"))), older.id)
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Partners
+// ---------------------------------------------------------------------------------------------
+
+const partnerTests = (it: It) =>
+  describe("PartnerRepo", () => {
+    it.effect("partners and API keys: insert, find, revoke", () =>
+      Effect.gen(function* () {
+        const partners = yield* PartnerRepo.PartnerRepo
+        const partner = { id: R.uuid(), name: "Banco Exemplo", createdAt: R.at("2024-04-30T08:00:00.042Z") }
+        yield* partners.insertPartner(partner)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* partners.findPartner(partner.id))), R.plain(partner))
+        assert.isTrue(Option.isNone(yield* partners.findPartner(R.uuid())))
+
+        const key: PartnerRepo.ApiKeyRecord = {
+          id: R.uuid(),
+          partnerId: partner.id,
+          environment: "production",
+          secretHash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+          createdAt: R.at("2024-04-30T08:00:01.001Z"),
+          revokedAt: null
+        }
+        yield* partners.insertApiKey(key)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* partners.findApiKey(key.id))), R.plain(key))
+        const revokedAt = R.at("2024-05-01T00:00:00.555Z")
+        yield* partners.revokeApiKey(key.id, revokedAt)
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* partners.findApiKey(key.id))),
+          R.plain({ ...key, revokedAt })
+        )
+        assert.isTrue(Option.isNone(yield* partners.findApiKey(R.uuid())))
+      })
+    )
+
+    it.effect("webhook endpoints: saved and replaced per partner and environment", () =>
+      Effect.gen(function* () {
+        const partners = yield* PartnerRepo.PartnerRepo
+        const scope = yield* newScope()
+        assert.isTrue(Option.isNone(yield* partners.findWebhookEndpoint(scope)))
+        const endpoint: PartnerRepo.WebhookEndpoint = {
+          ...scope,
+          url: "https://hooks.example.com/ratelock",
+          secrets: [
+            { secret: "whsec_bmV3", validUntil: null },
+            { secret: "whsec_b2xk", validUntil: R.at("2024-05-02T12:00:00.250Z") }
+          ]
+        }
+        yield* partners.saveWebhookEndpoint(endpoint)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* partners.findWebhookEndpoint(scope))), R.plain(endpoint))
+        assert.isTrue(Option.isNone(yield* partners.findWebhookEndpoint(R.otherEnvironment(scope))))
+
+        const replaced = { ...endpoint, url: "https://hooks.example.com/v2", secrets: [endpoint.secrets[0]!] }
+        yield* partners.saveWebhookEndpoint(replaced)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* partners.findWebhookEndpoint(scope))), R.plain(replaced))
+
+        const sandboxOnly = R.otherEnvironment(scope)
+        yield* partners.saveWebhookEndpoint({ ...endpoint, ...sandboxOnly, url: "http://localhost:9000/hook" })
+        assert.strictEqual(
+          Option.getOrThrow(yield* partners.findWebhookEndpoint(sandboxOnly)).url,
+          "http://localhost:9000/hook"
+        )
+        assert.strictEqual(Option.getOrThrow(yield* partners.findWebhookEndpoint(scope)).url, replaced.url)
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+
+/** Registers the whole contract suite against one store layer, shared by its tests. */
+export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
+  layer(store, { excludeTestServices: true })(name, (it) => {
+    quoteTests(it)
+    contractTests(it)
+    commitTests(it)
+    fundingTests(it)
+    contractClaimTests(it)
+    eventTests(it)
+    outboxTests(it)
+    idempotencyTests(it)
+    payoutTests(it)
+    partnerTests(it)
+  })

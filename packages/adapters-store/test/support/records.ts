@@ -1,0 +1,304 @@
+/**
+ * Valid records for the store contract suite, and the helpers that keep its tests apart while
+ * they share one store: a fresh partner (uuid) per test, explicit instants, and a private span of
+ * time for each test that claims worker jobs (claims are not scoped by partner).
+ */
+import { BigDecimal, DateTime, Duration } from "effect"
+import { type Contract, type ContractRepo, type EventRepo, type Ledger, Money } from "@ratelock/core"
+import type { Partner, PayoutRepo, Quote, Rail } from "@ratelock/core"
+
+export const uuid = (): string => crypto.randomUUID()
+
+export const dec = Money.unsafe
+
+export const at = (iso: string): DateTime.Utc => DateTime.makeUnsafe(iso)
+
+export const plusMillis = (t: DateTime.Utc, millis: number): DateTime.Utc =>
+  DateTime.makeUnsafe(t.epochMilliseconds + millis)
+
+export const plus = (t: DateTime.Utc, duration: Duration.Input): DateTime.Utc =>
+  plusMillis(t, Duration.toMillis(duration))
+
+/** The instant most records are written at, in tests that claim nothing (any partner-scoped test). */
+export const base: DateTime.Utc = at("2024-05-01T12:00:00.123Z")
+
+const workerSpan = Duration.days(30)
+let nextWorkerStart = at("1999-12-01T00:00:00.000Z").epochMilliseconds
+
+/**
+ * A span of time of its own (30 days, ms precision) for a test that claims worker jobs or lists
+ * contracts by status, which see every partner's rows. Spans go backwards from 1999 and every
+ * other test writes at 2024, so at any `now` inside this span, the jobs of the tests that ran
+ * before are not due yet, and this test's rows are the oldest in the store. The suite's tests
+ * run one after another.
+ */
+export const workerEpoch = (): DateTime.Utc => {
+  nextWorkerStart -= Duration.toMillis(workerSpan)
+  return DateTime.makeUnsafe(nextWorkerStart + 7)
+}
+
+export const freshScope = (environment: Partner.Environment = "sandbox"): Partner.PartnerScope => ({
+  partnerId: uuid(),
+  environment
+})
+
+export const otherEnvironment = (scope: Partner.PartnerScope): Partner.PartnerScope => ({
+  partnerId: scope.partnerId,
+  environment: scope.environment === "sandbox" ? "production" : "sandbox"
+})
+
+/** A priced quote, created at `createdAt` (default `base`) and valid 90 s. */
+export const quote = (scope: Partner.PartnerScope, overrides: Partial<Quote.QuoteRecord> = {}): Quote.QuoteRecord => {
+  const createdAt = overrides.createdAt ?? base
+  return {
+    id: uuid(),
+    partnerId: scope.partnerId,
+    environment: scope.environment,
+    customerReferenceId: "customer-1",
+    customerName: "Ana Souza",
+    contractType: "option",
+    direction: "USD_TO_BRL",
+    notionalCurrency: "USD",
+    notionalAmount: dec("10000.00"),
+    providerRate: dec("5.4400"),
+    marketRate: dec("5.4412"),
+    marketRateTimestamp: plusMillis(createdAt, -1_500),
+    strikeMode: "custom",
+    targetStrike: dec("5.5000"),
+    providerExtraSpread: dec("0.0010"),
+    status: "created",
+    failureReason: null,
+    lockedRate: dec("5.4424"),
+    strikeAdvantageBps: 12,
+    premiumAmount: dec("12.345678"),
+    depositAmount: null,
+    totalAmount: dec("12.345678"),
+    maxTransactionAmount: dec("10000.000000"),
+    windowStart: plus(createdAt, Duration.days(1)),
+    windowEnd: plus(createdAt, Duration.days(8)),
+    chain: "polygon",
+    settlementCurrency: "USDC",
+    expiresAt: plus(createdAt, Duration.seconds(90)),
+    createdAt,
+    acceptedAt: null,
+    ...overrides
+  }
+}
+
+/** A quote that could not be priced. */
+export const failedQuote = (scope: Partner.PartnerScope, overrides: Partial<Quote.QuoteRecord> = {}) =>
+  quote(scope, {
+    status: "failed",
+    failureReason: { code: "provider_rate_off_market", message: "provider_rate is 6 % from market_rate" },
+    lockedRate: dec("0"),
+    premiumAmount: dec("0"),
+    totalAmount: dec("0"),
+    ...overrides
+  })
+
+/** A new contract (`quote_created`, one history entry) from a quote, created 10 s after it. */
+export const contract = (
+  from: Quote.QuoteRecord,
+  overrides: Partial<Contract.ContractRecord> = {}
+): Contract.ContractRecord => {
+  const createdAt = overrides.createdAt ?? plus(from.createdAt, Duration.seconds(10))
+  return {
+    id: uuid(),
+    partnerId: from.partnerId,
+    environment: from.environment,
+    quoteId: from.id,
+    serviceContractReference: `RL-${uuid().slice(0, 8)}`,
+    customerReferenceId: from.customerReferenceId,
+    partnerTransactionReference: null,
+    contractType: from.contractType,
+    direction: from.direction,
+    notionalCurrency: from.notionalCurrency,
+    notionalAmount: from.notionalAmount,
+    lockedRate: from.lockedRate,
+    providerRateAtLock: from.providerRate,
+    marketRateAtLock: from.marketRate,
+    premiumAmount: from.premiumAmount,
+    depositAmount: from.depositAmount,
+    totalAmount: from.totalAmount,
+    maxTransactionAmount: from.maxTransactionAmount,
+    windowStart: from.windowStart,
+    windowEnd: from.windowEnd,
+    chain: from.chain,
+    settlementCurrency: from.settlementCurrency,
+    fundingWalletAddress: `0x${uuid().replaceAll("-", "")}00000000`,
+    fundedAmount: dec("0.000000"),
+    fundingDeadline: plus(createdAt, Duration.hours(1)),
+    status: "quote_created",
+    exercise: null,
+    eventSequence: 0,
+    history: [{ status: "quote_created", at: createdAt, cause: "contract created from quote" }],
+    createdAt,
+    updatedAt: createdAt,
+    ...overrides
+  }
+}
+
+/** The contract after one transition at `when`: a history entry more, and the patch. */
+export const moved = (
+  before: Contract.ContractRecord,
+  status: Contract.ContractStatus,
+  when: DateTime.Utc,
+  patch: Partial<Contract.ContractRecord> = {}
+): Contract.ContractRecord => ({
+  ...before,
+  ...patch,
+  status,
+  history: [...before.history, { status, at: when, cause: `moved to ${status}` }],
+  updatedAt: when
+})
+
+/** A commit of `after` computed from `before`, with nothing else unless given. */
+export const change = (
+  before: Contract.ContractRecord,
+  after: Contract.ContractRecord,
+  parts: Partial<Omit<ContractRepo.ContractChange, "contract">> = {}
+): ContractRepo.ContractChange => ({
+  contract: after,
+  expectedVersion: before.history.length,
+  outgoing: null,
+  incoming: null,
+  transfer: null,
+  ledger: [],
+  ...parts
+})
+
+/** An outgoing event of the contract, `sequence` = its `eventSequence`, pending and due at creation. */
+export const outgoing = (
+  of: Contract.ContractRecord,
+  overrides: Partial<EventRepo.OutgoingEvent> = {}
+): EventRepo.OutgoingEvent => {
+  const id = overrides.id ?? uuid()
+  const createdAt = overrides.createdAt ?? of.updatedAt
+  const eventType = overrides.eventType ?? "funds_received"
+  return {
+    id,
+    eventId: id,
+    partnerId: of.partnerId,
+    environment: of.environment,
+    contractId: of.id,
+    eventType,
+    sequence: of.eventSequence,
+    payload: {
+      event_type: eventType,
+      event_id: id,
+      fx_contract_id: of.id,
+      sequence: of.eventSequence,
+      amount: "5.4400"
+    },
+    status: "pending",
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: createdAt,
+    createdAt,
+    deliveredAt: null,
+    lastBody: null,
+    ...overrides
+  }
+}
+
+/** An inbound event of the contract with a fresh Idempotency-Key. */
+export const incoming = (
+  of: Contract.ContractRecord,
+  overrides: Partial<EventRepo.IncomingEvent> = {}
+): EventRepo.IncomingEvent => {
+  const createdAt = overrides.createdAt ?? of.updatedAt
+  return {
+    id: uuid(),
+    partnerId: of.partnerId,
+    environment: of.environment,
+    contractId: of.id,
+    eventType: "funds_in_route",
+    idempotencyKey: `key-${uuid()}`,
+    status: "processed",
+    payload: { event_type: "funds_in_route", fx_contract_id: of.id, amount: "12.345678", nested: { list: [1, "a"] } },
+    createdAt,
+    processedAt: createdAt,
+    ...overrides
+  }
+}
+
+/** A confirmed transfer with a fresh transaction hash. */
+export const transfer = (chain: Rail.Chain, overrides: Partial<ContractRepo.FundingTransfer> = {}) => ({
+  chain,
+  transactionHash: `0x${uuid().replaceAll("-", "")}${uuid().replaceAll("-", "")}`,
+  index: 0,
+  blockNumber: 123_456,
+  amount: dec("12.345678"),
+  ...overrides
+})
+
+/** A balanced double entry: `amount` debited to `debit`, credited to `credit`. */
+export const ledgerPair = (
+  of: Contract.ContractRecord,
+  kind: Ledger.EntryKind,
+  debit: Ledger.Account,
+  credit: Ledger.Account,
+  amount: string,
+  when: DateTime.Utc,
+  currency: Rail.FundsCurrency = of.settlementCurrency
+): ReadonlyArray<Ledger.LedgerEntry> => {
+  const entry = { contractId: of.id, partnerId: of.partnerId, environment: of.environment, kind, currency, at: when }
+  const value = dec(amount)
+  return [
+    { ...entry, account: debit, amount: value },
+    { ...entry, account: credit, amount: BigDecimal.negate(value) }
+  ]
+}
+
+/** A payout of the contract, pending and due at creation. */
+export const payout = (
+  of: Contract.ContractRecord,
+  overrides: Partial<PayoutRepo.PayoutRecord> = {}
+): PayoutRepo.PayoutRecord => {
+  const createdAt = overrides.createdAt ?? of.updatedAt
+  return {
+    id: uuid(),
+    contractId: of.id,
+    partnerId: of.partnerId,
+    environment: of.environment,
+    chain: of.chain,
+    currency: "USDC",
+    destination: "0x00000000000000000000000000000000000000aa",
+    amount: dec("5.440000"),
+    fxDeltaInQuoteCurrency: dec("29.6000000000"),
+    status: "pending",
+    prepared: null,
+    transactionHash: null,
+    blockNumber: null,
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: createdAt,
+    createdAt,
+    updatedAt: createdAt,
+    ...overrides
+  }
+}
+
+/**
+ * A value with decimals and instants turned into strings that show their scale and milliseconds
+ * (`"5.4400"`, `"2024-05-01T12:00:00.123Z"`), for exact round-trip comparisons.
+ */
+export const plain = (value: unknown): unknown => {
+  if (BigDecimal.isBigDecimal(value)) return `decimal ${Money.format(value)}`
+  if (DateTime.isDateTime(value)) return `instant ${DateTime.formatIso(value)}`
+  if (Array.isArray(value)) return value.map(plain)
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+  }
+  return value
+}
+
+/** Newest first by `(createdAt, id)`: the order every list promises. */
+export const byNewest = (a: { createdAt: DateTime.Utc; id: string }, b: { createdAt: DateTime.Utc; id: string }) =>
+  b.createdAt.epochMilliseconds - a.createdAt.epochMilliseconds || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/** The cursor position of a row: what the programs hand back as the next page's `after`. */
+export const positionOf = (row: { readonly createdAt: DateTime.Utc; readonly id: string }) => ({
+  createdAt: DateTime.formatIso(row.createdAt),
+  id: row.id
+})

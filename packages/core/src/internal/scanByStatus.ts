@@ -1,0 +1,26 @@
+/**
+ * Walks every contract in some statuses, oldest first, a batch at a time: a worker pass reaches
+ * all of them, however many stay in a status for long (a payout given up on stays `exercised`).
+ */
+import { DateTime, Effect } from "effect"
+import type { ContractRecord, ContractStatus } from "../Contract.ts"
+import { ContractRepo } from "../ContractRepo.ts"
+import type { Position } from "../Cursor.ts"
+import { Worker } from "../Lease.ts"
+
+export const scanByStatus = <E, R>(
+  statuses: ReadonlyArray<ContractStatus>,
+  visit: (contract: ContractRecord) => Effect.Effect<void, E, R>
+) =>
+  Effect.gen(function* () {
+    const repo = yield* ContractRepo
+    const { batch } = yield* Worker
+    let after: Position | undefined
+    for (;;) {
+      const page = yield* repo.listByStatus(statuses, batch, after)
+      for (const contract of page) yield* visit(contract)
+      const last = page.at(-1)
+      if (page.length < batch || last === undefined) return
+      after = { createdAt: DateTime.formatIso(last.createdAt), id: last.id }
+    }
+  })
