@@ -33,6 +33,17 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
       return Option.map(Option.fromNullishOr(rows[0]), partnerFromRow)
     }, orStoreError("PgPartnerRepo.findPartner"))
 
+    const listPartners = Effect.fn("PgPartnerRepo.listPartners")(function* () {
+      const rows = yield* sql<PartnerRow>`SELECT * FROM partners ORDER BY created_at, id`
+      return rows.map(partnerFromRow)
+    }, orStoreError("PgPartnerRepo.listPartners"))
+
+    const listApiKeys = Effect.fn("PgPartnerRepo.listApiKeys")(function* (partnerId: string) {
+      if (!isUuid(partnerId)) return []
+      const rows = yield* sql<ApiKeyRow>`SELECT * FROM api_keys WHERE partner_id = ${partnerId} ORDER BY created_at, id`
+      return rows.map(apiKeyFromRow)
+    }, orStoreError("PgPartnerRepo.listApiKeys"))
+
     const insertApiKey = Effect.fn("PgPartnerRepo.insertApiKey")(function* (key: PartnerRepo.ApiKeyRecord) {
       yield* sql`INSERT INTO api_keys ${sql.insert(apiKeyToRow(key))}`
     }, orStoreError("PgPartnerRepo.insertApiKey"))
@@ -76,6 +87,8 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
     return PartnerRepo.PartnerRepo.of({
       insertPartner,
       findPartner,
+      listPartners,
+      listApiKeys,
       insertApiKey,
       findApiKey,
       revokeApiKey,

@@ -1214,6 +1214,25 @@ const partnerTests = (it: It) =>
           R.plain({ ...key, revokedAt })
         )
         assert.isTrue(Option.isNone(yield* partners.findApiKey(R.uuid())))
+
+        // listings for operators: keys of one partner (revoked too), partners oldest first
+        const second: PartnerRepo.ApiKeyRecord = {
+          ...key,
+          id: R.uuid(),
+          environment: "sandbox",
+          createdAt: R.at("2024-04-30T08:00:02.002Z")
+        }
+        yield* partners.insertApiKey(second)
+        const listed = (yield* partners.listApiKeys(partner.id)).map((k) => [k.id, k.revokedAt !== null])
+        assert.deepStrictEqual(listed, [
+          [key.id, true],
+          [second.id, false]
+        ])
+        assert.deepStrictEqual(yield* partners.listApiKeys(R.uuid()), [])
+        const later = { id: R.uuid(), name: "Later Bank", createdAt: R.at("2024-04-30T09:00:00.000Z") }
+        yield* partners.insertPartner(later)
+        const ids = (yield* partners.listPartners()).map((p) => p.id)
+        assert.isTrue(ids.indexOf(partner.id) >= 0 && ids.indexOf(partner.id) < ids.indexOf(later.id))
       })
     )
 

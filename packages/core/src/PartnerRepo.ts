@@ -40,6 +40,10 @@ export interface WebhookEndpoint {
 export interface PartnerRepoShape {
   readonly insertPartner: (partner: PartnerRecord) => Effect.Effect<void, StoreError>
   readonly findPartner: (id: string) => Effect.Effect<Option.Option<PartnerRecord>, StoreError>
+  /** Every partner, oldest first (operators list them; the count stays small). */
+  readonly listPartners: () => Effect.Effect<ReadonlyArray<PartnerRecord>, StoreError>
+  /** A partner's API keys, revoked ones included, oldest first. */
+  readonly listApiKeys: (partnerId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreError>
   readonly insertApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StoreError>
   readonly findApiKey: (id: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
   readonly revokeApiKey: (id: string, at: DateTime.Utc) => Effect.Effect<void, StoreError>

@@ -25,6 +25,24 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
     return yield* read(ref, (state) => HashMap.get(state.partners, id))
   })
 
+  const byCreation = <A extends { readonly createdAt: { readonly epochMilliseconds: number }; readonly id: string }>(
+    rows: Iterable<A>
+  ) =>
+    Array.from(rows).sort(
+      (a, b) =>
+        a.createdAt.epochMilliseconds - b.createdAt.epochMilliseconds || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    )
+
+  const listPartners = Effect.fn("MemoryStore.partners.listPartners")(function* () {
+    return yield* read(ref, (state) => byCreation(HashMap.values(state.partners)))
+  })
+
+  const listApiKeys = Effect.fn("MemoryStore.partners.listApiKeys")(function* (partnerId: string) {
+    return yield* read(ref, (state) =>
+      byCreation(HashMap.values(state.apiKeys)).filter((key) => key.partnerId === partnerId)
+    )
+  })
+
   const insertApiKey = Effect.fn("MemoryStore.partners.insertApiKey")(function* (key: PartnerRepo.ApiKeyRecord) {
     return yield* atomically(ref, (state) =>
       HashMap.has(state.apiKeys, key.id)
@@ -65,6 +83,8 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
   return PartnerRepo.PartnerRepo.of({
     insertPartner,
     findPartner,
+    listPartners,
+    listApiKeys,
     insertApiKey,
     findApiKey,
     revokeApiKey,
