@@ -41,17 +41,16 @@ export interface PricedQuote {
 
 const MS_PER_YEAR = 365 * 86_400_000
 
-const zeroAmount = Money.roundUp(Money.zero)
-
 const failed = (request: QuoteRequest, code: QuoteFailureCode, message: string): PricedQuote => ({
   status: "failed",
   failureReason: { code, message },
   lockedRate: Money.zero,
   strikeAdvantageBps: 0,
   providerExtraSpread: request.provider_extra_spread ?? Money.zero,
-  premiumAmount: zeroAmount,
-  depositAmount: request.contract_type === "forward" ? zeroAmount : null,
-  totalAmount: zeroAmount,
+  // api-decisions.md: a quote that cannot be priced answers amounts "0"
+  premiumAmount: Money.zero,
+  depositAmount: request.contract_type === "forward" ? Money.zero : null,
+  totalAmount: Money.zero,
   maxTransactionAmount: Money.zero
 })
 

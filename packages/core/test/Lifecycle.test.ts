@@ -324,7 +324,7 @@ describe("lifecycle programs", () => {
       const failed = yield* Quotes.create(alice, request({ provider_rate: Money.unsafe("6.00") }))
       assert.strictEqual(failed.status, "failed")
       assert.strictEqual(failed.failure_reason?.code, "provider_rate_off_market")
-      assert.strictEqual(Money.format(failed.total_amount), "0.000000")
+      assert.strictEqual(Money.format(failed.total_amount), "0")
       const notAccepted = yield* Effect.flip(Contracts.create(alice, { quote_id: failed.id }))
       assert.strictEqual(notAccepted._tag, "QuoteNotAccepted")
 
