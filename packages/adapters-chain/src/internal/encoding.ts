@@ -1,0 +1,36 @@
+/**
+ * Well-formed simulated addresses and transaction hashes per chain: EVM `0x` + hex, Solana base58.
+ */
+import type { ChainGateway, Rail } from "@ratelock/core"
+import { Effect } from "effect"
+import { Digest } from "effect/crypto"
+import { Hex } from "effect/encoding"
+import * as Base58 from "./base58.ts"
+
+const isEvm = (chain: Rail.Chain) => chain !== "solana"
+
+const bytesOf = (text: string) => new TextEncoder().encode(text)
+
+/** The funding address for an HD index: from a SHA-256 of `(environment, chain, index)`. */
+export const address = (digest: Digest.Digest["Service"], rail: ChainGateway.Rail, index: number) =>
+  Effect.map(
+    digest.digest(Digest.sha256, bytesOf(`ratelock-sim:address:${rail.environment}:${rail.chain}:${index}`)),
+    (hash) => (isEvm(rail.chain) ? `0x${Hex.encode(hash.subarray(0, 20))}` : Base58.encode(hash))
+  )
+
+/** A transaction hash for `label` on the rail's network: EVM 32 bytes as hex, Solana a 64-byte signature. */
+export const transactionHash = (digest: Digest.Digest["Service"], rail: ChainGateway.Rail, label: string) => {
+  const data = bytesOf(`ratelock-sim:tx:${rail.environment}:${rail.chain}:${label}`)
+  return isEvm(rail.chain)
+    ? Effect.map(digest.digest(Digest.sha256, data), (hash) => `0x${Hex.encode(hash)}`)
+    : Effect.map(digest.digest(Digest.sha512, data), Base58.encode)
+}
+
+const evmAddress = /^0x[0-9a-fA-F]{40}$/
+
+export const isAddress = (chain: Rail.Chain, text: string): boolean =>
+  isEvm(chain) ? evmAddress.test(text) : Base58.decode(text)?.length === 32
+
+/** EVM addresses compare without case (checksummed or not); Solana's are case-sensitive. */
+export const sameAddress = (chain: Rail.Chain, a: string, b: string): boolean =>
+  isEvm(chain) ? a.toLowerCase() === b.toLowerCase() : a === b
