@@ -1,0 +1,29 @@
+/**
+ * The Partner API (`partner-api.md`), importable on its own: the server, the typed client and
+ * the OpenAPI document are all made from this one definition.
+ */
+import { HttpApi, OpenApi } from "effect/http-api"
+import { RequestDecoding } from "@ratelock/core"
+import { ContractsGroup, PartnersGroup, QuotesGroup, SystemGroup, WebhooksGroup } from "./Groups.ts"
+import { credentialSchemes } from "./Security.ts"
+import { RequestValidation } from "./Validation.ts"
+
+export class Api extends HttpApi.make("ratelock")
+  .add(PartnersGroup)
+  .add(QuotesGroup)
+  .add(ContractsGroup)
+  .add(WebhooksGroup)
+  .add(SystemGroup)
+  // after the groups: it applies to the groups added so far
+  .middleware(RequestValidation)
+  // report every failure of a request, and refuse unknown body properties
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  .annotate(HttpApi.PayloadParseOptions, RequestDecoding.parseOptions)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Ratelock Partner API",
+      version: "0.1.0",
+      description: "FX rate locks for partner platforms: quotes, contracts, inbound events and webhook audit.",
+      transform: credentialSchemes
+    })
+  ) {}

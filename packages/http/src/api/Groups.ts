@@ -1,0 +1,128 @@
+/**
+ * The route groups of the Partner API, built from core's schemas. Every partner route needs the
+ * three credential headers; every one can answer 422, 429 and (never expected) 500.
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import {
+  Contract,
+  ContractRequest,
+  Fields,
+  InboundEvent,
+  ListQuery,
+  Page,
+  Partner,
+  Quote,
+  QuoteRequest,
+  WebhookEventRecord
+} from "@ratelock/core"
+import {
+  BadRequest,
+  Conflict,
+  InternalError,
+  NotFound,
+  PayloadTooLarge,
+  TooManyRequests,
+  Unavailable,
+  ValidationFailed
+} from "./Errors.ts"
+import { OptionalIdempotencyKey, RequiredIdempotencyKey } from "./Headers.ts"
+import { PartnerAuth } from "./Security.ts"
+
+const always = [ValidationFailed, TooManyRequests, InternalError] as const
+const posting = [...always, PayloadTooLarge, Conflict] as const
+
+export class PartnersGroup extends HttpApiGroup.make("partners")
+  .add(
+    HttpApiEndpoint.get("me", "/partners/me", { success: Partner.PartnerIdentity, error: always }).annotate(
+      OpenApi.Summary,
+      "Who am I: the partner and key behind these credentials"
+    )
+  )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1") {}
+
+export class QuotesGroup extends HttpApiGroup.make("quotes")
+  .add(
+    HttpApiEndpoint.post("create", "/fx/quotes", {
+      headers: OptionalIdempotencyKey,
+      payload: QuoteRequest.QuoteRequest,
+      success: Quote.QuoteResponse.pipe(HttpApiSchema.status(201)),
+      error: posting
+    }).annotate(OpenApi.Summary, "Price a rate lock"),
+    HttpApiEndpoint.get("list", "/fx/quotes", {
+      query: ListQuery.ListQuotesQuery,
+      success: Page.PaginatedQuotes,
+      error: always
+    }).annotate(OpenApi.Summary, "List quotes, newest first"),
+    HttpApiEndpoint.get("get", "/fx/quotes/:quote_id", {
+      params: { quote_id: Fields.Uuid },
+      success: Quote.QuoteResponse,
+      error: [...always, NotFound]
+    }).annotate(OpenApi.Summary, "Get a quote")
+  )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1") {}
+
+export class ContractsGroup extends HttpApiGroup.make("contracts")
+  .add(
+    HttpApiEndpoint.post("create", "/fx/contracts", {
+      headers: OptionalIdempotencyKey,
+      payload: ContractRequest.ContractRequest,
+      success: Contract.ContractResponse.pipe(HttpApiSchema.status(201)),
+      error: [...posting, NotFound, Unavailable]
+    }).annotate(OpenApi.Summary, "Turn a quote into a binding contract"),
+    HttpApiEndpoint.get("locks", "/fx/customers/:customer_reference_id/locks", {
+      params: { customer_reference_id: Fields.BoundedString(256) },
+      query: ListQuery.ListLocksQuery,
+      success: Page.PaginatedLocks,
+      error: always
+    }).annotate(OpenApi.Summary, "A customer's locks, newest first")
+  )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1") {}
+
+export const ListPayoutEventsQuery = Schema.Struct({
+  since: Schema.optionalKey(Fields.Datetime),
+  limit: ListQuery.ListWebhookEventsQuery.fields.limit,
+  cursor: ListQuery.ListWebhookEventsQuery.fields.cursor
+}).annotate({ identifier: "ListPayoutEventsQuery" })
+
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("inbound", "/fx/webhooks/inbound", {
+      headers: RequiredIdempotencyKey,
+      payload: InboundEvent.InboundEvent,
+      success: InboundEvent.InboundAck,
+      error: [...posting, BadRequest, NotFound]
+    }).annotate(OpenApi.Summary, "Report funds in route or a customer's exercise"),
+    HttpApiEndpoint.get("events", "/fx/webhook-events", {
+      query: ListQuery.ListWebhookEventsQuery,
+      success: Page.PaginatedWebhookEvents,
+      error: always
+    }).annotate(OpenApi.Summary, "Audit list of inbound and outbound events, newest first"),
+    HttpApiEndpoint.get("payoutEvents", "/fx/payout-events", {
+      query: ListPayoutEventsQuery,
+      success: Page.PaginatedWebhookEvents,
+      error: always
+    }).annotate(OpenApi.Summary, "Outbound payout deliveries, oldest first, for backfill"),
+    HttpApiEndpoint.post("redeliver", "/fx/webhook-events/:webhook_event_id/redeliver", {
+      params: { webhook_event_id: Fields.Uuid },
+      headers: OptionalIdempotencyKey,
+      success: WebhookEventRecord.WebhookEventRecord.pipe(HttpApiSchema.status(202)),
+      error: [...posting, NotFound]
+    }).annotate(OpenApi.Summary, "Queue a fresh delivery attempt of an outgoing event")
+  )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1") {}
+
+const Health = Schema.Struct({ status: Schema.Literal("ok") })
+const Ready = Schema.Struct({ status: Schema.Literal("ready"), database: Schema.Literal("ok") })
+
+export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
+  HttpApiEndpoint.get("health", "/health", { success: Health }).annotate(OpenApi.Summary, "Liveness"),
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: Unavailable }).annotate(
+    OpenApi.Summary,
+    "Readiness: database reachable, migrations applied"
+  )
+) {}

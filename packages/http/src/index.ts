@@ -1,0 +1,16 @@
+/**
+ * @ratelock/http: the Partner API definition (importable without server code) and its server.
+ */
+export * as Api from "./api/Api.ts"
+export * as ApiErrors from "./api/Errors.ts"
+export * as Groups from "./api/Groups.ts"
+export * as Security from "./api/Security.ts"
+export * as Validation from "./api/Validation.ts"
+
+// The server: `Server.layer` serves every route; the rest are its settings and ports.
+export * as BodyLimit from "./server/BodyLimit.ts"
+export * as ChainAvailability from "./server/ChainAvailability.ts"
+export * as Credentials from "./server/Credentials.ts"
+export * as RateLimiter from "./server/RateLimiter.ts"
+export * as Readiness from "./server/Readiness.ts"
+export * as Server from "./server/Server.ts"

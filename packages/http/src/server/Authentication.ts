@@ -1,0 +1,105 @@
+/**
+ * `PartnerAuth` on the server: the three credential headers to an authenticated partner, then the
+ * key's request budget (api-decisions.md, "Authentication and tenancy").
+ *
+ * - A header missing, an unknown or malformed key id, a wrong secret, a revoked key, an
+ *   environment other than `sandbox`/`production`: 401 `unauthorized`, one message for all.
+ * - Right id and secret, but the key belongs to the other environment: 403 `environment_mismatch`.
+ * - An environment with no chain on this deployment: 403 `environment_disabled`.
+ * - Over the key's budget: 429 `rate_limited` with `Retry-After`.
+ */
+import { type Partner, PartnerRepo } from "@ratelock/core"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { Digest } from "effect/crypto"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { envelope, Forbidden, Unauthorized } from "../api/Errors.ts"
+import {
+  type AuthenticatedPartner,
+  CurrentPartner,
+  environmentHeader,
+  keyIdHeader,
+  PartnerAuth
+} from "../api/Security.ts"
+import { ChainAvailability } from "./ChainAvailability.ts"
+import * as Credentials from "./Credentials.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+
+const unauthorized = () =>
+  new Unauthorized(
+    envelope(
+      "unauthorized",
+      "Missing or invalid credentials: send X-Partner-Key-Id, X-Partner-Key-Secret and X-Partner-Environment"
+    )
+  )
+
+const environments: ReadonlyArray<string> = ["sandbox", "production"] satisfies ReadonlyArray<Partner.Environment>
+const isEnvironment = (s: string | undefined): s is Partner.Environment => s !== undefined && environments.includes(s)
+
+/** Compared against when the key id is unknown, so that answer takes as long as a wrong secret. */
+const decoyHash = "0".repeat(64)
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  HttpServerResponse.jsonUnsafe(
+    envelope("rate_limited", `Too many requests for this API key; retry after ${retryAfterSeconds} s`),
+    { status: 429, headers: { "retry-after": String(retryAfterSeconds) } }
+  )
+
+export const layer = Layer.effect(
+  PartnerAuth,
+  Effect.gen(function* () {
+    const partners = yield* PartnerRepo.PartnerRepo
+    const digest = yield* Digest.Digest
+    const limiter = yield* RateLimiter
+    const chains = yield* ChainAvailability
+
+    const authenticate = Effect.fnUntraced(function* (
+      secret: string
+    ): Effect.fn.Return<AuthenticatedPartner, Unauthorized | Forbidden, HttpServerRequest.HttpServerRequest> {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const keyId = request.headers[keyIdHeader]
+      const environment = request.headers[environmentHeader]
+      if (keyId === undefined || keyId === "" || secret === "" || !isEnvironment(environment)) {
+        return yield* unauthorized()
+      }
+      // store failures are not the partner's fault: a 500 from the envelope middleware
+      const found = yield* Effect.orDie(partners.findApiKey(keyId))
+      const key = Option.getOrUndefined(found)
+      const now = yield* DateTime.now
+      const matches = yield* Effect.provideService(
+        Credentials.matches(secret, key?.secretHash ?? decoyHash),
+        Digest.Digest,
+        digest
+      )
+      const revoked = key?.revokedAt != null && DateTime.isLessThanOrEqualTo(key.revokedAt, now)
+      if (key === undefined || !matches || revoked) return yield* unauthorized()
+      if (key.environment !== environment) {
+        return yield* new Forbidden(
+          envelope("environment_mismatch", `this API key belongs to ${key.environment}, not ${environment}`)
+        )
+      }
+      if (!chains[environment]) {
+        return yield* new Forbidden(
+          envelope("environment_disabled", `${environment} is not enabled on this deployment`)
+        )
+      }
+      const partner = yield* Effect.orDie(partners.findPartner(key.partnerId))
+      if (Option.isNone(partner)) return yield* unauthorized()
+      return {
+        partnerId: key.partnerId,
+        environment,
+        partnerName: partner.value.name,
+        apiKeyId: key.id
+      } satisfies AuthenticatedPartner
+    })
+
+    return PartnerAuth.of({
+      partnerKeySecret: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const partner = yield* authenticate(Redacted.value(credential))
+          const verdict = yield* limiter.take(partner.apiKeyId)
+          if (!verdict.allowed) return rateLimited(verdict.retryAfterSeconds)
+          return yield* Effect.provideService(httpEffect, CurrentPartner, partner)
+        })
+    })
+  })
+)

@@ -1,0 +1,85 @@
+/**
+ * POSTs under an `Idempotency-Key` (api-decisions.md, "Idempotency"), through core's
+ * `Idempotency.run`: the first answer (2xx or 4xx) is rendered once to exact bytes, stored and
+ * replayed with `Idempotent-Replayed: true`; the same key on another body or route is 409
+ * `idempotency_key_reused`, on a request still running 409 `idempotency_key_in_use`. A 5xx is
+ * not stored: the key is released so the partner's retry runs again.
+ */
+import {
+  type ApiError,
+  Idempotency,
+  type IdempotencyFingerprint,
+  type IdempotencyRepo,
+  type Partner,
+  type StoreError
+} from "@ratelock/core"
+import { Effect, Schema } from "effect"
+import type { Digest } from "effect/crypto"
+import type { HttpServerRequest } from "effect/http"
+import { HttpServerResponse } from "effect/http"
+import { bodyOf, isWireError, statusByTag, type WireError } from "./HttpErrors.ts"
+
+/**
+ * A core program's outcome as a replayable answer: its success encoded with `schema` at `status`,
+ * a typed failure as its error body at its status. Other failures stay failures.
+ */
+export const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+  schema: S,
+  status: number,
+  program: Effect.Effect<S["Type"], E, R>
+): Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R> => {
+  const encode = Schema.encodeEffect(Schema.toCodecJson(schema))
+  return program.pipe(
+    // a response that does not encode is a bug in the service, not an answer to replay
+    Effect.flatMap((value) => Effect.orDie(encode(value))),
+    Effect.map((json) => ({ status, body: JSON.stringify(json) })),
+    Effect.catch((error) =>
+      isWireError(error)
+        ? Effect.succeed({ status: statusByTag[error._tag], body: JSON.stringify(bodyOf(error)) })
+        : Effect.fail(error)
+    )
+  ) as Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R>
+}
+
+const toResponse = (stored: IdempotencyRepo.StoredResponse, replayed: boolean) =>
+  HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    contentType: "application/json",
+    ...(replayed ? { headers: { "idempotent-replayed": "true" } } : {})
+  })
+
+/** The route a key was used on: the endpoint's path with its parameters filled in. */
+export const routeOf = (path: string, params: Readonly<Record<string, unknown>> = {}) =>
+  path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? "")))
+
+/** The request body as parsed JSON (already validated by the endpoint's decoder); none when empty. */
+export const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.orDie(
+    Effect.flatMap(request.text, (text) => Effect.try(() => (text === "" ? undefined : (JSON.parse(text) as unknown))))
+  )
+
+/** Answers a POST: run once per key when the partner sent one, plainly otherwise. */
+export const respond = Effect.fnUntraced(function* <E, R>(
+  scope: Partner.PartnerScope,
+  key: string | undefined,
+  request: { readonly request: HttpServerRequest.HttpServerRequest; readonly route: string },
+  rendered: Effect.Effect<IdempotencyRepo.StoredResponse, E, R>
+): Effect.fn.Return<
+  HttpServerResponse.HttpServerResponse,
+  | E
+  | ApiError.IdempotencyKeyReused
+  | ApiError.IdempotencyKeyInUse
+  | StoreError.StoreError
+  | IdempotencyFingerprint.InvalidJsonValue,
+  R | IdempotencyRepo.IdempotencyRepo | Digest.Digest
+> {
+  if (key === undefined) return toResponse(yield* rendered, false)
+  const body = yield* jsonBody(request.request)
+  const outcome = yield* Idempotency.run(
+    scope,
+    key,
+    { method: request.request.method, route: request.route, body },
+    rendered
+  )
+  return toResponse(outcome.response, outcome.replayed)
+})

@@ -1,0 +1,160 @@
+/**
+ * Schema issues as the spec's 422 `detail` items: one `{loc, msg, type}` per failed field, `loc`
+ * rooted at the request part, `type` one of the familiar names of api-decisions.md where one fits.
+ * Issues do not carry the refused value, so the walk follows the request's own input alongside
+ * (a length check is "too short" or "too long" depending on it).
+ */
+import type { ApiError } from "@ratelock/core"
+import { Predicate, SchemaAST, SchemaIssue } from "effect"
+
+type Loc = ReadonlyArray<string | number>
+type Item = ApiError.ValidationIssue
+
+const standard = SchemaIssue.makeFormatterStandardSchemaV1()
+const message = (issue: SchemaIssue.Issue): string => standard(issue).issues[0]?.message ?? "Invalid value"
+
+/** Which well-known format a pattern checks, told by what it accepts. */
+const patternKinds = new Map<string, string>()
+const patternType = (payload: { readonly source?: unknown; readonly flags?: unknown }): string => {
+  const key = `${String(payload.source)}/${String(payload.flags ?? "")}`
+  const known = patternKinds.get(key)
+  if (known !== undefined) return known
+  const regex = new RegExp(String(payload.source), String(payload.flags ?? ""))
+  const kind = regex.test("2026-11-21T10:00:00Z")
+    ? "datetime_parsing"
+    : regex.test("5.25")
+      ? "decimal_parsing"
+      : regex.test("25")
+        ? "int_parsing"
+        : "string_pattern_mismatch"
+  patternKinds.set(key, kind)
+  return kind
+}
+
+const at = (input: unknown, key: PropertyKey): unknown =>
+  Predicate.isObject(input) || Array.isArray(input) ? (input as Record<PropertyKey, unknown>)[key] : undefined
+
+const lengthOf = (input: unknown) => (typeof input === "string" || Array.isArray(input) ? input.length : 0)
+
+/** What a check says about itself: which check it is, and its bounds. */
+interface FilterAnnotations {
+  readonly representation?: { readonly id?: string; readonly payload?: Readonly<Record<string, unknown>> }
+  readonly format?: unknown
+  readonly arbitraryConstraint?: {
+    readonly minimum?: unknown
+    readonly maximum?: unknown
+    readonly exclusiveMinimum?: unknown
+    readonly exclusiveMaximum?: unknown
+  }
+}
+
+/** The `type` of a failed check, from its representation and the value it refused. */
+const filterType = (issue: SchemaIssue.Filter, input: unknown): string => {
+  const annotations = (issue.filter.annotations ?? {}) as FilterAnnotations
+  const payload = annotations.representation?.payload ?? {}
+  switch (annotations.representation?.id) {
+    case "effect/schema/isUUID":
+      return "uuid_parsing"
+    case "effect/schema/isPattern":
+      return patternType(payload)
+    case "effect/schema/isMinLength":
+      return "string_too_short"
+    case "effect/schema/isMaxLength":
+      return "string_too_long"
+    case "effect/schema/isBetweenLength":
+    case "effect/schema/isLengthBetween":
+      return lengthOf(input) < Number(payload.minimum) ? "string_too_short" : "string_too_long"
+  }
+  if (annotations.format === "date-time") return "datetime_parsing"
+  const bounds = annotations.arbitraryConstraint ?? {}
+  const n = typeof input === "string" && input.trim() !== "" ? Number(input) : input
+  if (typeof n === "number" && typeof bounds.minimum === "number" && n < bounds.minimum) {
+    return bounds.exclusiveMinimum === true ? "greater_than" : "greater_than_equal"
+  }
+  if (typeof n === "number" && typeof bounds.maximum === "number" && n > bounds.maximum) {
+    return bounds.exclusiveMaximum === true ? "less_than" : "less_than_equal"
+  }
+  if (bounds.minimum !== undefined) return bounds.exclusiveMinimum === true ? "greater_than" : "greater_than_equal"
+  if (bounds.maximum !== undefined) return bounds.exclusiveMaximum === true ? "less_than" : "less_than_equal"
+  return "value_error"
+}
+
+const typeNames: Partial<Record<SchemaAST.AST["_tag"], string>> = {
+  String: "string_type",
+  Number: "number_type",
+  Boolean: "bool_type",
+  Objects: "dict_type",
+  Arrays: "list_type",
+  Literal: "enum"
+}
+
+/** A union's discriminator: the key every member fixes to a literal (`event_type`). */
+const discriminator = (ast: SchemaAST.Union): string | undefined => {
+  const [first, ...rest] = ast.types.map((member) =>
+    SchemaAST.isObjects(member)
+      ? member.propertySignatures.filter((p) => SchemaAST.isLiteral(p.type)).map((p) => String(p.name))
+      : []
+  )
+  return first?.find((name) => rest.every((names) => names.includes(name)))
+}
+
+/** A union none of whose members matched the value at all. */
+const unmatched = (issue: SchemaIssue.AnyOf, loc: Loc, input: unknown): Item => {
+  if (issue.ast.types.every(SchemaAST.isLiteral)) return { loc, msg: message(issue), type: "enum" }
+  const key = discriminator(issue.ast)
+  if (key !== undefined && Predicate.isObject(input)) {
+    const allowed = issue.ast.types.flatMap((member) =>
+      SchemaAST.isObjects(member)
+        ? member.propertySignatures
+            .filter((p) => String(p.name) === key)
+            .map((p) => JSON.stringify((p.type as SchemaAST.Literal).literal))
+        : []
+    )
+    const loc_ = [...loc, key]
+    return key in input
+      ? { loc: loc_, msg: `Expected ${allowed.join(" | ")}`, type: "union_tag_invalid" }
+      : { loc: loc_, msg: "Missing key", type: "missing" }
+  }
+  return { loc, msg: message(issue), type: Predicate.isObject(input) ? "union_error" : "dict_type" }
+}
+
+const leaf = (issue: SchemaIssue.Leaf): string => {
+  switch (issue._tag) {
+    case "MissingKey":
+      return "missing"
+    case "UnexpectedKey":
+      return "extra_forbidden"
+    case "InvalidType":
+      return typeNames[issue.ast._tag] ?? "type_error"
+    case "InvalidValue":
+      return issue.annotations?.message === "Expected a valid JSON body" ? "json_invalid" : "value_error"
+    case "OneOf":
+      return "union_error"
+    case "Forbidden":
+      return "value_error"
+  }
+}
+
+/** Every failure under `issue`, each with its location below `loc`; `input` is the value at `loc`. */
+export const flatten = (issue: SchemaIssue.Issue, loc: Loc, input: unknown): Array<Item> => {
+  switch (issue._tag) {
+    case "Pointer":
+      return flatten(
+        issue.issue,
+        [...loc, ...issue.path.map((key) => (typeof key === "number" ? key : String(key)))],
+        issue.path.reduce(at, input)
+      )
+    case "Encoding":
+      return flatten(issue.issue, loc, input)
+    case "Composite":
+      return issue.issues.flatMap((i) => flatten(i, loc, input))
+    case "AnyOf":
+      return issue.issues.length > 0
+        ? issue.issues.flatMap((i) => flatten(i, loc, input))
+        : [unmatched(issue, loc, input)]
+    case "Filter":
+      return [{ loc, msg: message(issue), type: filterType(issue, input) }]
+    default:
+      return [{ loc, msg: message(issue), type: leaf(issue) }]
+  }
+}

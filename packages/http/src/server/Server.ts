@@ -1,0 +1,105 @@
+/**
+ * The Partner API server: every route of `Api`, the OpenAPI document at `/openapi.json` and the
+ * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects).
+ *
+ * The host provides the `Ports`: the store's repositories, `ChainGateway`, `MarketData`,
+ * `IdGenerator`, `Digest` (see `layerCrypto`), `Readiness` (`Readiness.layerSql` on Postgres or
+ * PGlite, `Readiness.layerAlways` on memory), and an `HttpServer` with its platform services
+ * (`NodeHttpServer.layer` gives them all). The settings are references with defaults,
+ * overridable with `Layer.succeed`: `BodyLimit`, `RateLimitConfig`, `ChainAvailability`, and
+ * core's `QuotePolicy`.
+ */
+import type {
+  ChainGateway,
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  IdGenerator,
+  MarketData,
+  PartnerRepo,
+  QuoteRepo
+} from "@ratelock/core"
+import { Layer } from "effect"
+import type { FileSystem, Path } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { Api } from "../api/Api.ts"
+import type { PartnerAuth } from "../api/Security.ts"
+import type { RequestValidation } from "../api/Validation.ts"
+import * as Authentication from "./Authentication.ts"
+import * as ContractsHandlers from "./ContractsHandlers.ts"
+import * as PartnersHandlers from "./PartnersHandlers.ts"
+import * as QuotesHandlers from "./QuotesHandlers.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+import type { Readiness } from "./Readiness.ts"
+import * as ResponseEnvelope from "./ResponseEnvelope.ts"
+import * as SchemaErrors from "./SchemaErrors.ts"
+import * as SystemHandlers from "./SystemHandlers.ts"
+import * as WebhooksHandlers from "./WebhooksHandlers.ts"
+
+/** What the host provides for the routes. */
+export type Ports =
+  | QuoteRepo.QuoteRepo
+  | ContractRepo.ContractRepo
+  | EventRepo.EventRepo
+  | IdempotencyRepo.IdempotencyRepo
+  | PartnerRepo.PartnerRepo
+  | ChainGateway.ChainGateway
+  | MarketData.MarketData
+  | IdGenerator.IdGenerator
+  | Digest.Digest
+  | Readiness
+
+/** What serving needs besides the ports: `NodeHttpServer.layer` provides all of it. */
+export type Platform =
+  | HttpServer.HttpServer
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | Path.Path
+
+/** The middleware of the API definition: authentication (with the rate limit) and 422 bodies. */
+export const layerMiddleware: Layer.Layer<
+  PartnerAuth | RequestValidation,
+  never,
+  PartnerRepo.PartnerRepo | Digest.Digest
+> = Layer.mergeAll(Authentication.layer.pipe(Layer.provide(RateLimiter.layer)), SchemaErrors.layer)
+
+/** The routes on the `HttpRouter`, for hosts that serve them themselves. */
+export const layerRoutes: Layer.Layer<
+  never,
+  never,
+  | HttpRouter.HttpRouter
+  | Exclude<Platform, HttpServer.HttpServer>
+  | PartnerRepo.PartnerRepo
+  | Digest.Digest
+  | Readiness
+  | HttpRouter.Request.From<"Requires", Ports>
+> = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
+  HttpApiScalar.layer(Api, { path: "/docs" })
+).pipe(
+  Layer.provide(
+    Layer.mergeAll(
+      PartnersHandlers.layer,
+      QuotesHandlers.layer,
+      ContractsHandlers.layer,
+      WebhooksHandlers.layer,
+      SystemHandlers.layer
+    ).pipe(Layer.provide(layerMiddleware))
+  )
+)
+
+/** The routes served on the `HttpServer`, with the envelope middleware around every request. */
+export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.serve(
+  Layer.mergeAll(layerRoutes, ResponseEnvelope.layer),
+  // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
+  { routerConfig: { maxParamLength: 1024 } }
+)
+
+/** The crypto the server needs (and `IdGenerator.layer` on top of it), on Web Crypto. */
+export const layerCrypto: Layer.Layer<Digest.Digest | SecureRandom.SecureRandom> = Layer.mergeAll(
+  Digest.layerWebCrypto,
+  SecureRandom.layerWebCrypto
+)

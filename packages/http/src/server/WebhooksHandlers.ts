@@ -1,0 +1,66 @@
+/**
+ * Webhook routes: the partner's inbound events (core's `Inbound.ingest`, whose `duplicate`
+ * acknowledgement makes a replay harmless), the audit list, the payout feed and redelivery.
+ */
+import {
+  type ContractRepo,
+  type EventRepo,
+  type IdempotencyRepo,
+  type IdGenerator,
+  Inbound,
+  WebhookEventRecord,
+  WebhookEvents
+} from "@ratelock/core"
+import { Effect } from "effect"
+import type { Digest } from "effect/crypto"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../api/Api.ts"
+import { CurrentPartner } from "../api/Security.ts"
+import { mapErrors } from "./HttpErrors.ts"
+import type { GroupLayer } from "./GroupLayer.ts"
+import * as Idempotent from "./Idempotent.ts"
+import * as PayoutEvents from "./PayoutEvents.ts"
+import * as Redelivery from "./Redelivery.ts"
+
+export const layer: GroupLayer<
+  "webhooks",
+  | ContractRepo.ContractRepo
+  | EventRepo.EventRepo
+  | IdempotencyRepo.IdempotencyRepo
+  | IdGenerator.IdGenerator
+  | Digest.Digest
+> = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  handlers
+    .handle("inbound", ({ payload, headers, request }) =>
+      Effect.gen(function* () {
+        const partner = yield* CurrentPartner
+        // the body as received: kept for the audit trail and compared on replays
+        const raw = yield* Idempotent.jsonBody(request)
+        return yield* Inbound.ingest(partner, {
+          idempotencyKey: headers["idempotency-key"],
+          event: payload,
+          payload: raw
+        })
+      }).pipe(mapErrors)
+    )
+    .handle("events", ({ query }) =>
+      Effect.flatMap(CurrentPartner, (partner) => WebhookEvents.list(partner, query)).pipe(mapErrors)
+    )
+    .handle("payoutEvents", ({ query }) =>
+      Effect.flatMap(CurrentPartner, (partner) => PayoutEvents.list(partner, query)).pipe(mapErrors)
+    )
+    .handle("redeliver", ({ params, headers, request, endpoint }) =>
+      Effect.flatMap(CurrentPartner, (partner) =>
+        Idempotent.respond(
+          partner,
+          headers["idempotency-key"],
+          { request, route: Idempotent.routeOf(endpoint.path, params) },
+          Idempotent.render(
+            WebhookEventRecord.WebhookEventRecord,
+            202,
+            Redelivery.redeliver(partner, params.webhook_event_id)
+          )
+        )
+      ).pipe(mapErrors)
+    )
+)

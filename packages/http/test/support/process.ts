@@ -1,0 +1,100 @@
+/**
+ * The host's commands as a user runs them: `node --conditions=source src/main.ts` / `src/cli.ts`
+ * in this package, on a temporary embedded data directory (never `DATABASE_URL`, which CI sets
+ * for the store suites).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export const packageDir = join(import.meta.dirname, "..", "..")
+
+const created: Array<string> = []
+
+/** A data directory (not yet created) under a fresh temporary directory. */
+export const tempDataDir = () => {
+  const parent = mkdtempSync(join(tmpdir(), "ratelock-host-"))
+  created.push(parent)
+  return join(parent, "data")
+}
+
+/** Removes every directory `tempDataDir` made (call once the processes on them have ended). */
+export const removeTempDirs = () => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
+const environment = (dataDir: string, extra: Record<string, string> = {}) => {
+  const env: Record<string, string | undefined> = { ...process.env, RATELOCK_DATA_DIR: dataDir, ...extra }
+  delete env.DATABASE_URL
+  delete env.INIT_CWD
+  return env
+}
+
+export interface CliResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `ratelock <args>` to completion. */
+export const cli = (dataDir: string, ...args: ReadonlyArray<string>): Promise<CliResult> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--conditions=source", "src/cli.ts", ...args],
+      { cwd: packageDir, env: environment(dataDir) },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+    )
+  })
+
+/** Runs `ratelock <args> --json` and parses what it printed. */
+// biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is inspected field by field in tests
+export const cliJson = async (dataDir: string, ...args: ReadonlyArray<string>): Promise<any> => {
+  const result = await cli(dataDir, ...args, "--json")
+  if (result.code !== 0) throw new Error(`ratelock ${args.join(" ")} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout)
+}
+
+export interface Service {
+  readonly child: ChildProcess
+  /** Everything printed on stdout so far. */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves with the exit code once the process ends. */
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `pnpm start`'s command: the service on `dataDir`, port chosen by the system. */
+export const start = (dataDir: string, extra: Record<string, string> = {}): Service => {
+  const child = spawn(process.execPath, ["--conditions=source", "src/main.ts"], {
+    cwd: packageDir,
+    env: environment(dataDir, { PORT: "0", ...extra }),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  let err = ""
+  child.stdout?.on("data", (chunk) => (out += String(chunk)))
+  child.stderr?.on("data", (chunk) => (err += String(chunk)))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  return { child, stdout: () => out, stderr: () => err, exited }
+}
+
+/** Waits until `test` returns a value, polling every 100 ms. */
+export const eventually = async <A>(test: () => A | undefined, timeoutMs = 30_000, what = "condition"): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = test()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** The base URL the service printed once it was ready. */
+export const baseUrlOf = (service: Service) =>
+  eventually(
+    () => /Ratelock ready on (http:\/\/localhost:\d+)/.exec(service.stdout() + service.stderr())?.[1],
+    60_000,
+    `the service to start (stdout: ${service.stdout()} stderr: ${service.stderr()})`
+  )
