@@ -1,0 +1,141 @@
+/**
+ * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
+ * its default. `packages/http/README.md` ("Running it") lists the same variables.
+ */
+import { QuotePolicy, Rail } from "@ratelock/core"
+import {
+  Config,
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  type LogLevel,
+  Option,
+  type Redacted,
+  References,
+  Schema,
+  SchemaTransformation
+} from "effect"
+import { isAbsolute, resolve } from "node:path"
+import { BodyLimit } from "./server/BodyLimit.ts"
+import { ChainAvailability } from "./server/ChainAvailability.ts"
+import { RateLimitConfig } from "./server/RateLimiter.ts"
+
+export interface Settings {
+  /** `PORT`: 8080; 0 picks a free port. */
+  readonly port: number
+  /** `RATELOCK_DATA_DIR`: the embedded database's directory, absolute. */
+  readonly dataDir: string
+  /** `DATABASE_URL`: PostgreSQL when set, else the embedded database. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** `DATABASE_POOL_SIZE`: connections to PostgreSQL. */
+  readonly databasePoolSize: number
+  readonly quoteTtl: Duration.Duration
+  readonly maxRateAge: Duration.Duration
+  readonly fundingWindow: Duration.Duration
+  /** Per API key: sustained requests per second, and the burst above it. */
+  readonly rateLimitPerSecond: number
+  readonly rateLimitBurst: number
+  readonly maxBodyBytes: number
+  /** Whether the sandbox environment (simulated chains) is served. */
+  readonly sandbox: boolean
+  /** Chains production runs on; none → production answers 403 `environment_disabled`. */
+  readonly productionChains: ReadonlyArray<Rail.Chain>
+  /** Create a demo partner (and print its sandbox credentials) on a first start with no partners. */
+  readonly demoPartner: boolean
+  readonly shutdownGrace: Duration.Duration
+  readonly logLevel: LogLevel.LogLevel
+}
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+const seconds = (name: string, fallback: number) => positiveInt(name, fallback).pipe(Config.map(Duration.seconds))
+
+/** A comma-separated list of chains, spaces and empty entries ignored. */
+const ChainList = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Array(Rail.Chain),
+    SchemaTransformation.transform({
+      decode: (text: string) =>
+        text
+          .split(",")
+          .map((s) => s.trim())
+          // the target schema checks each name; the cast only states what it will check
+          .filter((s) => s !== "") as ReadonlyArray<Rail.Chain>,
+      encode: (chains: ReadonlyArray<string>) => chains.join(",")
+    })
+  )
+)
+
+const logLevels = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"] as const
+
+/** A log level in any letter case (`debug`, `Debug`, `DEBUG`). */
+const LogLevelName = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Literals(logLevels),
+    SchemaTransformation.transform({
+      decode: (text: string) =>
+        (text.charAt(0).toUpperCase() + text.slice(1).toLowerCase()) as (typeof logLevels)[number],
+      encode: (level: string) => level
+    })
+  )
+)
+
+/**
+ * Relative data directories are taken from where the command was typed: pnpm runs package
+ * scripts in the package's directory but keeps the caller's in `INIT_CWD`.
+ */
+const absolute = (dir: string) => (isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir))
+
+export const settings: Config.Config<Settings> = Config.all({
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
+    Config.withDefault(8080)
+  ),
+  dataDir: Config.String("RATELOCK_DATA_DIR").pipe(Config.withDefault(".data"), Config.map(absolute)),
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
+  quoteTtl: seconds("RATELOCK_QUOTE_TTL_SECONDS", 90),
+  maxRateAge: seconds("RATELOCK_MAX_RATE_AGE_SECONDS", 300),
+  fundingWindow: seconds("RATELOCK_FUNDING_WINDOW_SECONDS", 3600),
+  rateLimitPerSecond: positiveInt("RATELOCK_RATE_LIMIT_PER_SECOND", 50),
+  rateLimitBurst: positiveInt("RATELOCK_RATE_LIMIT_BURST", 100),
+  maxBodyBytes: positiveInt("RATELOCK_MAX_BODY_BYTES", 1_048_576),
+  sandbox: Config.Boolean("RATELOCK_SANDBOX").pipe(Config.withDefault(true)),
+  productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
+  demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
+  shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),
+  logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const))
+})
+
+/** The settings, read once, for handlers and workers that need them. */
+export class HostConfig extends Context.Service<HostConfig, Settings>()("@ratelock/http/HostConfig") {}
+
+/** Core's quote policy with the configured TTL, market-rate age limit and funding window. */
+export const quotePolicy = (s: Settings): QuotePolicy.QuotePolicyShape => ({
+  ...QuotePolicy.defaults,
+  quoteTtl: s.quoteTtl,
+  maxRateAge: s.maxRateAge,
+  fundingWindow: s.fundingWindow
+})
+
+/**
+ * `HostConfig` and what the server and core read from it: the quote policy, the rate limit, the
+ * body limit, which environments are enabled, the minimum log level.
+ */
+export const layer = (s: Settings): Layer.Layer<HostConfig> =>
+  Layer.mergeAll(
+    Layer.succeed(HostConfig, s),
+    Layer.succeed(QuotePolicy.QuotePolicy, quotePolicy(s)),
+    Layer.succeed(RateLimitConfig, { ratePerSecond: s.rateLimitPerSecond, burst: s.rateLimitBurst }),
+    Layer.succeed(BodyLimit, { maxBytes: s.maxBodyBytes }),
+    Layer.succeed(ChainAvailability, { sandbox: s.sandbox, production: s.productionChains.length > 0 }),
+    Layer.succeed(References.MinimumLogLevel, s.logLevel)
+  )
+
+/** `layer` from the environment. */
+export const layerConfig: Layer.Layer<HostConfig, Config.ConfigError> = Layer.unwrap(Effect.map(settings, layer))
+
+/** Where the data lives, for messages: never prints the database URL (it may hold a password). */
+export const describeStore = (s: Settings): string =>
+  Option.isSome(s.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `the embedded database in ${s.dataDir}`

@@ -1,0 +1,60 @@
+/**
+ * The demo partner: on a first start with no partners at all, one partner with a sandbox key, so
+ * `pnpm start` is usable at once. Its credentials are printed once and never again (only the
+ * secret's hash is stored).
+ */
+import { type IdGenerator, PartnerRepo } from "@ratelock/core"
+import { Effect, Option } from "effect"
+import type { Digest, SecureRandom } from "effect/crypto"
+import * as Operator from "./Operator.ts"
+
+export const name = "Demo partner"
+
+export interface Credentials {
+  readonly partnerId: string
+  readonly api_key_id: string
+  readonly api_key_secret: string
+}
+
+/** Creates the demo partner when the database has no partner; its sandbox credentials, once. */
+export const ensure = Effect.fn("DemoPartner.ensure")(function* (): Effect.fn.Return<
+  Option.Option<Credentials>,
+  Operator.Failure,
+  PartnerRepo.PartnerRepo | IdGenerator.IdGenerator | SecureRandom.SecureRandom | Digest.Digest
+> {
+  const partners = yield* (yield* PartnerRepo.PartnerRepo).listPartners()
+  if (partners.length > 0) return Option.none()
+  const created = yield* Operator.createPartner({ name, environments: ["sandbox"] })
+  const sandbox = created.environments.sandbox
+  if (sandbox === undefined) return Option.none()
+  return Option.some({
+    partnerId: created.partner_id,
+    api_key_id: sandbox.api_key_id,
+    api_key_secret: sandbox.api_key_secret
+  })
+})
+
+/** The block printed on stdout: the credentials and a request to try them with. */
+export const banner = (credentials: Credentials, baseUrl: string): string => {
+  const rule = "=".repeat(78)
+  return [
+    rule,
+    "Demo partner created (first start, empty database). Its sandbox credentials are",
+    "shown only this once: copy them now.",
+    "",
+    `  partner_id      ${credentials.partnerId}`,
+    "  environment     sandbox",
+    `  api_key_id      ${credentials.api_key_id}`,
+    `  api_key_secret  ${credentials.api_key_secret}`,
+    "",
+    "Try them:",
+    `  curl ${baseUrl}/api/v1/partners/me \\`,
+    `    -H 'X-Partner-Key-Id: ${credentials.api_key_id}' \\`,
+    `    -H 'X-Partner-Key-Secret: ${credentials.api_key_secret}' \\`,
+    "    -H 'X-Partner-Environment: sandbox'",
+    "",
+    "More partners and keys: pnpm ratelock partner create --name NAME (stop the server",
+    "first when it runs on the embedded database).",
+    rule
+  ].join("\n")
+}

@@ -1,0 +1,90 @@
+/**
+ * The running service as one layer: the database (migrated on start), the simulated chain for
+ * the sandbox, market data, ids and crypto, the API on a Node HTTP server, and the start-up
+ * announcement (listening URL, demo partner).
+ *
+ * Shutdown is the layer's release, in reverse order: the HTTP server stops accepting and waits
+ * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the database closes,
+ * then the data-directory lock goes.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { SimulatedChain } from "@ratelock/adapters-chain"
+import type { PgMigrator } from "@effect/sql-pg"
+import { MarketData } from "@ratelock/core"
+import { type Config, Console, Data, Effect, Layer, Option } from "effect"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
+import { createServer } from "node:http"
+import * as HostConfig from "./Config.ts"
+import * as DemoPartner from "./DemoPartner.ts"
+import type * as Operator from "./Operator.ts"
+import { Readiness } from "./server/Readiness.ts"
+import * as Server from "./server/Server.ts"
+import * as Services from "./Services.ts"
+import * as Store from "./Store.ts"
+
+export class HostError extends Data.TaggedError("HostError")<{ readonly message: string }> {}
+
+/** Everything the handlers and programs need besides the database and the HTTP server. */
+const services = (settings: HostConfig.Settings) =>
+  Layer.mergeAll(
+    SimulatedChain.layer,
+    MarketData.MarketData.layerDefaults,
+    Services.crypto,
+    HostConfig.layer(settings),
+    Readiness.layerSql
+  )
+
+/** The base URL to print: `localhost` when listening on every interface. */
+export const baseUrl = (address: NetAddress.SocketAddress): string =>
+  address._tag === "UnixPathAddress" ? HttpServer.formatAddress(address) : `http://localhost:${address.port}`
+
+const announce = (settings: HostConfig.Settings) =>
+  Effect.gen(function* () {
+    const url = baseUrl((yield* HttpServer.HttpServer).address)
+    const production = settings.productionChains.length > 0 ? settings.productionChains.join(", ") : "off"
+    yield* Effect.logInfo(
+      `Ratelock ready on ${url} (${HostConfig.describeStore(settings)}; ` +
+        `sandbox ${settings.sandbox ? "on, simulated chains" : "off"}; production ${production})`
+    )
+    if (!settings.demoPartner || !settings.sandbox) return
+    const demo = yield* DemoPartner.ensure()
+    if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
+  })
+
+/** Refuses settings this build cannot serve, before anything opens. */
+const check = (settings: HostConfig.Settings) =>
+  settings.productionChains.length > 0
+    ? Effect.fail(
+        new HostError({
+          message:
+            `RATELOCK_PRODUCTION_CHAINS=${settings.productionChains.join(",")}: this build has no production ` +
+            "chain adapter yet (only the sandbox's simulated chain). Leave it empty: production then answers 403 environment_disabled."
+        })
+      )
+    : Effect.void
+
+const cannotListen = (port: number, cause: unknown) =>
+  new HostError({
+    message: `cannot listen on port ${port}: ${cause instanceof Error ? cause.message : String(cause)} (set PORT to another port)`
+  })
+
+/** Why the service could not start. */
+export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Operator.Failure
+
+export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
+  Layer.effectDiscard(announce(settings)).pipe(
+    Layer.provideMerge(Server.layer),
+    Layer.provide(
+      NodeHttpServer.layer(createServer, { port: settings.port, gracefulShutdownTimeout: settings.shutdownGrace })
+    ),
+    Layer.provide(services(settings)),
+    Layer.provide(Store.layer(settings)),
+    Layer.provide(Layer.effectDiscard(check(settings))),
+    Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))
+  )
+
+/** `layer` with the settings read from the environment. */
+export const layerConfig: Layer.Layer<never, StartError | Config.ConfigError> = Layer.unwrap(
+  Effect.map(HostConfig.settings, layer)
+)

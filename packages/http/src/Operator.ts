@@ -1,0 +1,217 @@
+/**
+ * Operator programs over core's `PartnerRepo`: create partners with their credentials, list them,
+ * issue and revoke API keys, set webhook URLs. Secrets are returned once and stored only as
+ * hashes (API key secrets) or as issued (webhook secrets, which sign every delivery).
+ */
+import { IdGenerator, type Partner, PartnerRepo, type StoreError, WebhookSignature } from "@ratelock/core"
+import { Data, DateTime, Duration, Effect, Option } from "effect"
+import * as Credentials from "./server/Credentials.ts"
+import * as WebhookUrl from "./WebhookUrl.ts"
+
+export const environments: ReadonlyArray<Partner.Environment> = ["sandbox", "production"]
+
+/** How long a replaced webhook secret keeps signing next to the new one (api-decisions.md). */
+export const webhookSecretOverlap = Duration.hours(24)
+
+export class OperatorError extends Data.TaggedError("OperatorError")<{
+  readonly reason: "partner_not_found" | "key_not_found" | "invalid_name"
+  readonly message: string
+}> {}
+
+/** What an operator program can fail with. */
+export type Failure = OperatorError | WebhookUrl.InvalidWebhookUrl | StoreError.StoreError
+
+export interface IssuedKey {
+  readonly partner_id: string
+  readonly environment: Partner.Environment
+  readonly api_key_id: string
+  /** Shown once; only its hash is stored. */
+  readonly api_key_secret: string
+}
+
+export interface IssuedWebhook {
+  readonly webhook_url: string
+  /** Shown once. */
+  readonly webhook_secret: string
+}
+
+export interface EnvironmentCredentials {
+  readonly api_key_id: string
+  readonly api_key_secret: string
+  readonly webhook_url: string | null
+  /** Null until a webhook URL is set for the environment. */
+  readonly webhook_secret: string | null
+}
+
+export interface CreatedPartner {
+  readonly partner_id: string
+  readonly name: string
+  readonly created_at: string
+  readonly environments: Partial<Record<Partner.Environment, EnvironmentCredentials>>
+}
+
+export interface PartnerListing {
+  readonly partner_id: string
+  readonly name: string
+  readonly created_at: string
+  readonly keys: ReadonlyArray<{
+    readonly api_key_id: string
+    readonly environment: Partner.Environment
+    readonly created_at: string
+    readonly revoked_at: string | null
+  }>
+  readonly webhook_urls: Partial<Record<Partner.Environment, string>>
+}
+
+const notFound = (reason: OperatorError["reason"], message: string) => new OperatorError({ reason, message })
+
+const requirePartner = Effect.fnUntraced(function* (partnerId: string) {
+  const partner = yield* (yield* PartnerRepo.PartnerRepo).findPartner(partnerId)
+  if (Option.isNone(partner)) return yield* notFound("partner_not_found", `no partner ${partnerId}`)
+  return partner.value
+})
+
+const issueKey = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment) {
+  const id = yield* (yield* IdGenerator.IdGenerator).uuid
+  const secret = yield* Credentials.newSecret
+  const createdAt = yield* DateTime.now
+  yield* (yield* PartnerRepo.PartnerRepo).insertApiKey({
+    id,
+    partnerId,
+    environment,
+    secretHash: yield* Credentials.hashSecret(secret),
+    createdAt,
+    revokedAt: null
+  })
+  return { partner_id: partnerId, environment, api_key_id: id, api_key_secret: secret } satisfies IssuedKey
+})
+
+/** Saves `url` (already validated) with a new secret; earlier secrets keep signing for the overlap. */
+const saveWebhook = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment, url: string) {
+  const repo = yield* PartnerRepo.PartnerRepo
+  const secret = yield* WebhookSignature.generateSecret
+  const now = yield* DateTime.now
+  const until = DateTime.addDuration(now, webhookSecretOverlap)
+  const previous = Option.match(yield* repo.findWebhookEndpoint({ partnerId, environment }), {
+    onNone: () => [],
+    onSome: (endpoint) =>
+      endpoint.secrets
+        .filter((s) => s.validUntil === null || DateTime.isGreaterThan(s.validUntil, now))
+        .map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? until }))
+  })
+  yield* repo.saveWebhookEndpoint({
+    partnerId,
+    environment,
+    url,
+    secrets: [{ secret, validUntil: null }, ...previous]
+  })
+  return { webhook_url: url, webhook_secret: secret } satisfies IssuedWebhook
+})
+
+/**
+ * A new partner with one API key per environment (both unless `environments` says otherwise) and,
+ * where a URL is given, its webhook URL and secret. URLs are checked before anything is written.
+ */
+export const createPartner = Effect.fn("Operator.createPartner")(function* (input: {
+  readonly name: string
+  readonly webhookUrls?: Partial<Record<Partner.Environment, string>> | undefined
+  readonly environments?: ReadonlyArray<Partner.Environment> | undefined
+}) {
+  const name = input.name.trim()
+  if (name === "" || name.length > 200) {
+    return yield* notFound("invalid_name", "a partner name is 1 to 200 characters")
+  }
+  const envs = input.environments ?? environments
+  const urls: Partial<Record<Partner.Environment, string>> = {}
+  for (const env of envs) {
+    const url = input.webhookUrls?.[env]
+    if (url !== undefined) urls[env] = yield* WebhookUrl.validate(url, env)
+  }
+  const repo = yield* PartnerRepo.PartnerRepo
+  const id = yield* (yield* IdGenerator.IdGenerator).uuid
+  const createdAt = yield* DateTime.now
+  yield* repo.insertPartner({ id, name, createdAt })
+  const issued: Partial<Record<Partner.Environment, EnvironmentCredentials>> = {}
+  for (const env of envs) {
+    const key = yield* issueKey(id, env)
+    const url = urls[env]
+    const webhook = url === undefined ? null : yield* saveWebhook(id, env, url)
+    issued[env] = {
+      api_key_id: key.api_key_id,
+      api_key_secret: key.api_key_secret,
+      webhook_url: webhook?.webhook_url ?? null,
+      webhook_secret: webhook?.webhook_secret ?? null
+    }
+  }
+  return {
+    partner_id: id,
+    name,
+    created_at: DateTime.formatIso(createdAt),
+    environments: issued
+  } satisfies CreatedPartner
+})
+
+/** Every partner, oldest first, with its keys (revoked ones too) and webhook URLs. */
+export const listPartners = Effect.fn("Operator.listPartners")(function* () {
+  const repo = yield* PartnerRepo.PartnerRepo
+  const partners = yield* repo.listPartners()
+  return yield* Effect.forEach(partners, (partner) =>
+    Effect.gen(function* () {
+      const keys = yield* repo.listApiKeys(partner.id)
+      const webhookUrls: Partial<Record<Partner.Environment, string>> = {}
+      for (const environment of environments) {
+        const endpoint = yield* repo.findWebhookEndpoint({ partnerId: partner.id, environment })
+        if (Option.isSome(endpoint)) webhookUrls[environment] = endpoint.value.url
+      }
+      return {
+        partner_id: partner.id,
+        name: partner.name,
+        created_at: DateTime.formatIso(partner.createdAt),
+        keys: keys.map((key) => ({
+          api_key_id: key.id,
+          environment: key.environment,
+          created_at: DateTime.formatIso(key.createdAt),
+          revoked_at: key.revokedAt === null ? null : DateTime.formatIso(key.revokedAt)
+        })),
+        webhook_urls: webhookUrls
+      } satisfies PartnerListing
+    })
+  )
+})
+
+/** A further API key for a partner's environment (rotation: the old key stays live until revoked). */
+export const createKey = Effect.fn("Operator.createKey")(function* (
+  partnerId: string,
+  environment: Partner.Environment
+) {
+  yield* requirePartner(partnerId)
+  return yield* issueKey(partnerId, environment)
+})
+
+/** Revokes a key at once; revoking it again changes nothing (the first revocation stands). */
+export const revokeKey = Effect.fn("Operator.revokeKey")(function* (keyId: string) {
+  const repo = yield* PartnerRepo.PartnerRepo
+  const key = yield* repo.findApiKey(keyId)
+  if (Option.isNone(key)) return yield* notFound("key_not_found", `no API key ${keyId}`)
+  const alreadyRevoked = key.value.revokedAt !== null
+  if (!alreadyRevoked) yield* repo.revokeApiKey(keyId, yield* DateTime.now)
+  const revoked = Option.getOrThrow(yield* repo.findApiKey(keyId))
+  return {
+    api_key_id: keyId,
+    partner_id: revoked.partnerId,
+    environment: revoked.environment,
+    revoked_at: revoked.revokedAt === null ? null : DateTime.formatIso(revoked.revokedAt),
+    already_revoked: alreadyRevoked
+  }
+})
+
+/** Sets (or replaces) an environment's webhook URL with a new secret, shown once. */
+export const setWebhook = Effect.fn("Operator.setWebhook")(function* (
+  partnerId: string,
+  environment: Partner.Environment,
+  url: string
+) {
+  yield* requirePartner(partnerId)
+  const valid = yield* WebhookUrl.validate(url, environment)
+  return { partner_id: partnerId, environment, ...(yield* saveWebhook(partnerId, environment, valid)) }
+})

@@ -1,0 +1,171 @@
+/**
+ * The operator CLI (`pnpm ratelock <command>`): migrations, partners, API keys and webhook URLs,
+ * on the same database the server uses (`DATABASE_URL`, else the embedded one in
+ * `RATELOCK_DATA_DIR`, which must not be open in a running server).
+ */
+import { PgStore } from "@ratelock/adapters-store"
+import type { StoreError } from "@ratelock/core"
+import { Console, Effect, Layer, Option, References } from "effect"
+import { CliError, Command, Flag } from "effect/cli"
+import * as HostConfig from "./Config.ts"
+import * as Format from "./internal/operatorFormat.ts"
+import * as Operator from "./Operator.ts"
+import * as Services from "./Services.ts"
+import * as Store from "./Store.ts"
+
+export const version = "0.1.0"
+
+/** Anything a command can fail with, as one message for the operator (no stack, no SQL). */
+const userMessage = (error: unknown): string => {
+  const tagged = error as { readonly _tag?: string; readonly message?: string }
+  switch (tagged._tag) {
+    case "ConfigError":
+      return `Invalid configuration: ${String(error)}`
+    case "SqlError":
+    case "StoreError":
+    case "MigrationError":
+      return `Database error: ${tagged.message ?? String(error)}`
+    default:
+      return tagged.message ?? String(error)
+  }
+}
+
+const forOperator = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: userMessage(error) })))
+
+/** Runs `program` on the configured store, which is closed (and its lock released) afterwards. */
+const onStore = <A, E, R extends Layer.Success<ReturnType<typeof Store.layer>> | Layer.Success<typeof Services.crypto>>(
+  program: Effect.Effect<A, E | StoreError.StoreError, R>
+) =>
+  forOperator(
+    Effect.flatMap(HostConfig.settings, (settings) =>
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.crypto))
+    )
+  )
+
+const print = (json: boolean, value: unknown, text: (value: never) => string) =>
+  Console.log(json ? JSON.stringify(value, null, 2) : text(value as never))
+
+const jsonFlag = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of text"), Flag.withDefault(false))
+const environmentFlag = Flag.Literals("environment", ["sandbox", "production"] as const).pipe(
+  Flag.withDescription("The environment: sandbox or production")
+)
+
+const migrate = Command.make("migrate", {}, () =>
+  forOperator(
+    Effect.gen(function* () {
+      const settings = yield* HostConfig.settings
+      const applied = yield* Effect.provide(PgStore.migrate, Store.clientLayer(settings))
+      yield* Console.log(
+        applied.length === 0
+          ? `Schema up to date on ${HostConfig.describeStore(settings)}.`
+          : `Applied ${applied.map(([id, name]) => `${id}_${name}`).join(", ")} on ${HostConfig.describeStore(settings)}.`
+      )
+    })
+  )
+).pipe(Command.withDescription("Apply pending database migrations (the server also does this when it starts)"))
+
+const partnerCreate = Command.make(
+  "create",
+  {
+    name: Flag.String("name").pipe(Flag.withDescription("The partner's name")),
+    webhookUrlSandbox: Flag.String("webhook-url-sandbox").pipe(
+      Flag.withDescription("Sandbox webhook URL (http or https; loopback allowed)"),
+      Flag.optional
+    ),
+    webhookUrlProduction: Flag.String("webhook-url-production").pipe(
+      Flag.withDescription("Production webhook URL (https, public address)"),
+      Flag.optional
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(
+        Operator.createPartner({
+          name: input.name,
+          webhookUrls: {
+            ...Option.match(input.webhookUrlSandbox, { onNone: () => ({}), onSome: (sandbox) => ({ sandbox }) }),
+            ...Option.match(input.webhookUrlProduction, {
+              onNone: () => ({}),
+              onSome: (production) => ({ production })
+            })
+          }
+        }),
+        (created) => print(input.json, created, Format.createdPartner)
+      )
+    )
+).pipe(
+  Command.withDescription("Create a partner with an API key per environment; secrets are shown once"),
+  Command.withExamples([
+    { command: 'ratelock partner create --name "Acme Pay"', description: "Keys for sandbox and production" },
+    {
+      command: 'ratelock partner create --name "Acme Pay" --webhook-url-sandbox http://localhost:9000/hooks --json',
+      description: "With a sandbox webhook URL, as JSON"
+    }
+  ])
+)
+
+const partnerList = Command.make("list", { json: jsonFlag }, (input) =>
+  onStore(Effect.flatMap(Operator.listPartners(), (partners) => print(input.json, partners, Format.partnerList)))
+).pipe(Command.withDescription("List partners with their API keys and webhook URLs"))
+
+const partner = Command.make("partner").pipe(
+  Command.withDescription("Create and list partners"),
+  Command.withSubcommands([partnerCreate, partnerList])
+)
+
+const keyCreate = Command.make(
+  "create",
+  {
+    partner: Flag.String("partner").pipe(Flag.withDescription("The partner id")),
+    environment: environmentFlag,
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(Operator.createKey(input.partner, input.environment), (key) =>
+        print(input.json, key, Format.issuedKey)
+      )
+    )
+).pipe(Command.withDescription("Issue another API key (rotation: the old one stays live until revoked)"))
+
+const keyRevoke = Command.make(
+  "revoke",
+  { key: Flag.String("key").pipe(Flag.withDescription("The API key id")), json: jsonFlag },
+  (input) => onStore(Effect.flatMap(Operator.revokeKey(input.key), (r) => print(input.json, r, Format.revokedKey)))
+).pipe(Command.withDescription("Revoke an API key at once"))
+
+const key = Command.make("key").pipe(
+  Command.withDescription("Issue and revoke API keys"),
+  Command.withSubcommands([keyCreate, keyRevoke])
+)
+
+const webhookSet = Command.make(
+  "set",
+  {
+    partner: Flag.String("partner").pipe(Flag.withDescription("The partner id")),
+    environment: environmentFlag,
+    url: Flag.String("url").pipe(Flag.withDescription("The webhook URL")),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(Operator.setWebhook(input.partner, input.environment, input.url), (w) =>
+        print(input.json, w, Format.webhookSet)
+      )
+    )
+).pipe(Command.withDescription("Set or replace a webhook URL, with a new signing secret (shown once)"))
+
+const webhook = Command.make("webhook").pipe(
+  Command.withDescription("Webhook URLs and secrets"),
+  Command.withSubcommands([webhookSet])
+)
+
+export const command = Command.make("ratelock").pipe(
+  Command.withDescription("Ratelock operator commands"),
+  Command.withSubcommands([migrate, partner, key, webhook])
+)
+
+/** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */
+export const run = Command.run(command, { version }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))

@@ -1,0 +1,161 @@
+/**
+ * `pnpm ratelock <command>` as an operator runs it: a child process on a temporary embedded data
+ * directory, one command after another on the same database.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, assert, describe, it } from "vitest"
+import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
+
+afterAll(removeTempDirs)
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The pid of a process that has ended: a lock naming it is stale. */
+const deadPid = () => {
+  const ended = spawnSync(process.execPath, ["-e", "0"])
+  return ended.pid
+}
+
+describe("ratelock CLI", { timeout: 120_000 }, () => {
+  const dataDir = tempDataDir()
+
+  it("migrate applies the schema once", async () => {
+    const first = await cli(dataDir, "migrate")
+    assert.strictEqual(first.code, 0, first.stderr)
+    assert.match(first.stdout, /Applied 1_initial on the embedded database in /)
+    const second = await cli(dataDir, "migrate")
+    assert.match(second.stdout, /Schema up to date/)
+  })
+
+  it("partner create --json, list, key create, key revoke", async () => {
+    const created = await cliJson(
+      dataDir,
+      "partner",
+      "create",
+      "--name",
+      "Acme Pay",
+      "--webhook-url-sandbox",
+      "http://localhost:9000/hooks"
+    )
+    assert.match(created.partner_id, uuid)
+    assert.strictEqual(created.name, "Acme Pay")
+    const { sandbox, production } = created.environments
+    for (const env of [sandbox, production]) {
+      assert.match(env.api_key_id, uuid)
+      assert.match(env.api_key_secret, /^rlk_[A-Za-z0-9_-]{43}$/)
+    }
+    assert.strictEqual(sandbox.webhook_url, "http://localhost:9000/hooks")
+    assert.match(sandbox.webhook_secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+    assert.isNull(production.webhook_url)
+    assert.isNull(production.webhook_secret)
+
+    const listed = await cliJson(dataDir, "partner", "list")
+    const acme = listed.find((p: { partner_id: string }) => p.partner_id === created.partner_id)
+    assert.strictEqual(acme.name, "Acme Pay")
+    assert.deepStrictEqual(acme.webhook_urls, { sandbox: "http://localhost:9000/hooks" })
+    assert.sameMembers(
+      acme.keys.map((k: { api_key_id: string }) => k.api_key_id),
+      [sandbox.api_key_id, production.api_key_id]
+    )
+    // secrets are never listed
+    assert.notInclude(JSON.stringify(listed), sandbox.api_key_secret)
+
+    const key = await cliJson(dataDir, "key", "create", "--partner", created.partner_id, "--environment", "sandbox")
+    assert.strictEqual(key.environment, "sandbox")
+    assert.match(key.api_key_secret, /^rlk_/)
+
+    const revoked = await cliJson(dataDir, "key", "revoke", "--key", sandbox.api_key_id)
+    assert.strictEqual(revoked.already_revoked, false)
+    assert.isString(revoked.revoked_at)
+    const again = await cliJson(dataDir, "key", "revoke", "--key", sandbox.api_key_id)
+    assert.strictEqual(again.already_revoked, true)
+    assert.strictEqual(again.revoked_at, revoked.revoked_at)
+
+    const after = await cliJson(dataDir, "partner", "list")
+    const keys = after.find((p: { partner_id: string }) => p.partner_id === created.partner_id).keys
+    assert.strictEqual(keys.length, 3)
+    const byId = new Map(keys.map((k: { api_key_id: string }) => [k.api_key_id, k]))
+    assert.strictEqual((byId.get(sandbox.api_key_id) as { revoked_at: string }).revoked_at, revoked.revoked_at)
+    assert.isNull((byId.get(key.api_key_id) as { revoked_at: string | null }).revoked_at)
+
+    const text = await cli(dataDir, "partner", "list")
+    assert.include(text.stdout, `${created.partner_id}  Acme Pay`)
+    assert.include(text.stdout, `revoked ${revoked.revoked_at}`)
+  })
+
+  it("webhook set gives an environment its URL and secret", async () => {
+    const created = await cliJson(dataDir, "partner", "create", "--name", "Beta Remit")
+    const set = await cliJson(
+      dataDir,
+      "webhook",
+      "set",
+      "--partner",
+      created.partner_id,
+      "--environment",
+      "production",
+      "--url",
+      "https://93.184.215.14/hooks"
+    )
+    assert.strictEqual(set.webhook_url, "https://93.184.215.14/hooks")
+    assert.match(set.webhook_secret, /^whsec_/)
+  })
+
+  it("refuses unsafe webhook URLs, unknown ids and bad flags, writing nothing", async () => {
+    const before = (await cliJson(dataDir, "partner", "list")).length
+    const http = await cli(
+      dataDir,
+      "partner",
+      "create",
+      "--name",
+      "X",
+      "--webhook-url-production",
+      "http://example.com/h"
+    )
+    assert.strictEqual(http.code, 1)
+    assert.include(http.stderr, "production webhook URL http://example.com/h refused: must be https")
+    const loopback = await cli(
+      dataDir,
+      "partner",
+      "create",
+      "--name",
+      "X",
+      "--webhook-url-production",
+      "https://127.0.0.1/h"
+    )
+    assert.strictEqual(loopback.code, 1)
+    assert.include(loopback.stderr, "loopback")
+    assert.strictEqual((await cliJson(dataDir, "partner", "list")).length, before)
+
+    const unknownKey = await cli(dataDir, "key", "revoke", "--key", "00000000-0000-4000-8000-000000000000")
+    assert.strictEqual(unknownKey.code, 1)
+    assert.include(unknownKey.stderr, "no API key 00000000-0000-4000-8000-000000000000")
+    const unknownPartner = await cli(dataDir, "key", "create", "--partner", "nope", "--environment", "sandbox")
+    assert.strictEqual(unknownPartner.code, 1)
+    assert.include(unknownPartner.stderr, "no partner nope")
+    const badEnvironment = await cli(dataDir, "key", "create", "--partner", "x", "--environment", "staging")
+    assert.strictEqual(badEnvironment.code, 1)
+    assert.include(badEnvironment.stderr, "staging")
+  })
+
+  it("says clearly that the data directory is in use, and takes over a stale lock", async () => {
+    const lockFile = join(dataDir, "ratelock.lock")
+    // a running process holds it (this test's own process stands in for the server)
+    writeFileSync(lockFile, `${process.pid}\n`)
+    const refused = await cli(dataDir, "partner", "list")
+    assert.strictEqual(refused.code, 1)
+    assert.include(
+      refused.stderr,
+      `The data directory ${dataDir} is in use by another Ratelock process (pid ${process.pid})`
+    )
+    assert.strictEqual(refused.stdout, "")
+    assert.isTrue(existsSync(lockFile), "another process's lock is left alone")
+
+    writeFileSync(lockFile, `${deadPid()}\n`)
+    const listed = await cli(dataDir, "partner", "list")
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.include(listed.stdout, "Acme Pay")
+    assert.isFalse(existsSync(lockFile), "released after the command")
+  })
+})

@@ -1,0 +1,248 @@
+/**
+ * The host: its settings, the data-directory lock, and `pnpm start` as a new user runs it (a
+ * child process on an empty data directory: demo credentials printed once, the API answering
+ * them, SIGTERM finishing the request in flight, then exit 0 with the directory reusable).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { QuotePolicy } from "@ratelock/core"
+import { ConfigProvider, Duration, Effect, Exit, Option } from "effect"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { connect } from "node:net"
+import { join } from "node:path"
+import * as HostConfig from "../src/Config.ts"
+import * as DataDirLock from "../src/DataDirLock.ts"
+import { baseUrlOf, cli, eventually, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
+
+afterAll(removeTempDirs)
+
+const parse = (env: Record<string, string>) => HostConfig.settings.parse(ConfigProvider.fromEnv({ env }))
+
+describe("settings", () => {
+  it.effect("defaults", () =>
+    Effect.gen(function* () {
+      const s = yield* parse({})
+      assert.strictEqual(s.port, 8080)
+      assert.isTrue(s.dataDir.endsWith("/.data"))
+      assert.isTrue(Option.isNone(s.databaseUrl))
+      assert.strictEqual(Duration.toSeconds(s.quoteTtl), 90)
+      assert.strictEqual(Duration.toSeconds(s.maxRateAge), 300)
+      assert.strictEqual(Duration.toSeconds(s.fundingWindow), 3600)
+      assert.strictEqual(s.maxBodyBytes, 1_048_576)
+      assert.isTrue(s.sandbox)
+      assert.deepStrictEqual(s.productionChains, [])
+      assert.isTrue(s.demoPartner)
+      assert.strictEqual(s.logLevel, "Info")
+    })
+  )
+
+  it.effect("overrides, and the quote policy made from them", () =>
+    Effect.gen(function* () {
+      const s = yield* parse({
+        PORT: "0",
+        RATELOCK_DATA_DIR: "/srv/ratelock",
+        DATABASE_URL: "postgres://u:secret@db/ratelock",
+        RATELOCK_QUOTE_TTL_SECONDS: "30",
+        RATELOCK_MAX_RATE_AGE_SECONDS: "60",
+        RATELOCK_FUNDING_WINDOW_SECONDS: "600",
+        RATELOCK_PRODUCTION_CHAINS: " solana, polygon ,",
+        RATELOCK_SANDBOX: "false",
+        LOG_LEVEL: "debug"
+      })
+      assert.strictEqual(s.port, 0)
+      assert.strictEqual(s.dataDir, "/srv/ratelock")
+      assert.isTrue(Option.isSome(s.databaseUrl))
+      assert.notInclude(String(s.databaseUrl), "secret")
+      assert.notInclude(HostConfig.describeStore(s), "secret")
+      assert.deepStrictEqual(s.productionChains, ["solana", "polygon"])
+      assert.isFalse(s.sandbox)
+      assert.strictEqual(s.logLevel, "Debug")
+      const policy = HostConfig.quotePolicy(s)
+      assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
+      assert.strictEqual(Duration.toSeconds(policy.maxRateAge), 60)
+      assert.strictEqual(Duration.toSeconds(policy.fundingWindow), 600)
+      assert.strictEqual(policy.optionMargin, QuotePolicy.defaults.optionMargin)
+    })
+  )
+
+  it.effect("refuses malformed values instead of falling back to defaults", () =>
+    Effect.gen(function* () {
+      for (const env of [
+        { PORT: "http" },
+        { PORT: "70000" },
+        { RATELOCK_QUOTE_TTL_SECONDS: "0" },
+        { RATELOCK_PRODUCTION_CHAINS: "bitcoin" },
+        { RATELOCK_SANDBOX: "maybe" },
+        { LOG_LEVEL: "loud" }
+      ]) {
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(parse(env))), JSON.stringify(env))
+      }
+    })
+  )
+})
+
+describe("DataDirLock", () => {
+  it.effect("one holder at a time, released with its scope", () =>
+    Effect.gen(function* () {
+      const dir = tempDataDir()
+      const file = join(dir, DataDirLock.fileName)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* DataDirLock.acquire(dir)
+          assert.strictEqual(Number.parseInt(readFileSync(file, "utf8"), 10), process.pid)
+          const second = yield* Effect.flip(Effect.scoped(DataDirLock.acquire(dir)))
+          assert.strictEqual(second.pid, process.pid)
+          assert.include(second.message, "is in use by another Ratelock process")
+        })
+      )
+      assert.isFalse(existsSync(file))
+      yield* Effect.scoped(DataDirLock.acquire(dir))
+    })
+  )
+})
+
+const quoteBody = () => {
+  const now = Date.now()
+  return JSON.stringify({
+    customer_reference_id: "cust-1",
+    customer_name: "Ana Souza",
+    contract_type: "option",
+    direction: "USD_TO_BRL",
+    notional_currency: "USD",
+    notional_amount: "10000",
+    provider_rate: "5.40",
+    market_rate: "5.41",
+    market_rate_timestamp: new Date(now).toISOString(),
+    window_start: new Date(now).toISOString(),
+    window_end: new Date(now + 30 * 86_400_000).toISOString(),
+    chain: "solana",
+    settlement_currency: "USDC"
+  })
+}
+
+/**
+ * Sends a request's head with `Expect: 100-continue` and holds the body back: `continued` resolves
+ * once the server is handling the request (it asked for the body), `finish` sends the body, `done`
+ * resolves with the raw response.
+ */
+const heldRequest = (port: number, head: string, body: string) => {
+  const socket = connect(port, "127.0.0.1")
+  let response = ""
+  let onContinue = () => {}
+  const continued = new Promise<void>((resolve) => (onContinue = resolve))
+  socket.on("data", (chunk) => {
+    response += String(chunk)
+    if (response.startsWith("HTTP/1.1 100")) onContinue()
+  })
+  const done = new Promise<string>((resolve, reject) => {
+    socket.on("end", () => resolve(response))
+    socket.on("error", reject)
+  })
+  socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+  return { continued, finish: () => socket.write(body), done }
+}
+
+const refusesConnections = (baseUrl: string) =>
+  fetch(`${baseUrl}/health`).then(
+    () => undefined,
+    () => true
+  )
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const stop = async (service: Service) => {
+  service.child.kill("SIGTERM")
+  return await service.exited
+}
+
+describe("pnpm start", { timeout: 180_000 }, () => {
+  const dataDir = tempDataDir()
+
+  it("starts on an empty directory, prints demo credentials that work, and stops gracefully on SIGTERM", async () => {
+    const service = start(dataDir)
+    try {
+      const baseUrl = await baseUrlOf(service)
+      const port = Number(new URL(baseUrl).port)
+      assert.strictEqual((await fetch(`${baseUrl}/health`)).status, 200)
+      const ready = await fetch(`${baseUrl}/ready`)
+      assert.deepStrictEqual([ready.status, await ready.json()], [200, { status: "ready", database: "ok" }])
+
+      const out = await eventually(() => (service.stdout().includes("api_key_secret") ? service.stdout() : undefined))
+      const keyId = /api_key_id\s+(\S+)/.exec(out)?.[1]
+      const secret = /api_key_secret\s+(rlk_\S+)/.exec(out)?.[1]
+      assert.isDefined(keyId)
+      assert.isDefined(secret)
+      const headers = {
+        "X-Partner-Key-Id": keyId!,
+        "X-Partner-Key-Secret": secret!,
+        "X-Partner-Environment": "sandbox"
+      }
+      const me = await fetch(`${baseUrl}/api/v1/partners/me`, { headers })
+      assert.strictEqual(me.status, 200)
+      assert.deepInclude(await me.json(), { partner_name: "Demo partner", api_key_id: keyId, environment: "sandbox" })
+      // production has no chain on this deployment
+      const production = await fetch(`${baseUrl}/api/v1/partners/me`, {
+        headers: { ...headers, "X-Partner-Environment": "production" }
+      })
+      assert.strictEqual(production.status, 403)
+
+      // a request in flight when SIGTERM arrives is finished; new connections are refused
+      const head =
+        `POST /api/v1/fx/quotes HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join("")
+      const inFlight = heldRequest(port, head, quoteBody())
+      await inFlight.continued
+      service.child.kill("SIGTERM")
+      let refused: boolean | undefined
+      for (let i = 0; i < 100 && refused === undefined; i++) {
+        refused = await refusesConnections(baseUrl)
+        if (refused === undefined) await sleep(100)
+      }
+      assert.isTrue(refused, "new connections are refused after SIGTERM")
+      assert.isUndefined(await Promise.race([service.exited, sleep(300)]), "it waits for the request in flight")
+      inFlight.finish()
+      const response = await inFlight.done
+      assert.match(response, /HTTP\/1\.1 201 /)
+      assert.include(response, '"status":"created"')
+
+      assert.strictEqual(await service.exited, 0)
+      assert.isFalse(existsSync(join(dataDir, DataDirLock.fileName)), "the lock is released")
+    } finally {
+      service.child.kill("SIGKILL")
+    }
+  })
+
+  it("reopens the same directory: the CLI sees the demo partner, a second start prints no credentials", async () => {
+    const listed = await cli(dataDir, "partner", "list", "--json")
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.deepStrictEqual(
+      JSON.parse(listed.stdout).map((p: { name: string }) => p.name),
+      ["Demo partner"]
+    )
+
+    const again = start(dataDir)
+    try {
+      await baseUrlOf(again)
+      assert.notInclude(again.stdout(), "api_key_secret")
+      // while it runs, the CLI refuses the directory
+      const refused = await cli(dataDir, "partner", "list")
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, "is in use by another Ratelock process")
+      assert.strictEqual(await stop(again), 0)
+    } finally {
+      again.child.kill("SIGKILL")
+    }
+  })
+
+  it("refuses to start on a directory in use, or with production chains it cannot serve", async () => {
+    writeFileSync(join(dataDir, DataDirLock.fileName), `${process.pid}\n`)
+    const locked = start(dataDir)
+    assert.strictEqual(await locked.exited, 1)
+    assert.include(locked.stdout() + locked.stderr(), "is in use by another Ratelock process")
+
+    const production = start(tempDataDir(), { RATELOCK_PRODUCTION_CHAINS: "solana" })
+    assert.strictEqual(await production.exited, 1)
+    assert.include(production.stdout() + production.stderr(), "no production chain adapter yet")
+  })
+})
