@@ -46,6 +46,12 @@ export class ContractNotFound extends Schema.TaggedError<ContractNotFound>()("Co
   }
 }
 
+export class WebhookEventNotFound extends Schema.TaggedError<WebhookEventNotFound>()("WebhookEventNotFound", message) {
+  get code() {
+    return "webhook_event_not_found" as const
+  }
+}
+
 export class QuoteExpired extends Schema.TaggedError<QuoteExpired>()("QuoteExpired", message) {
   get code() {
     return "quote_expired" as const
@@ -107,6 +113,7 @@ export type ApiError =
   | ValidationError
   | QuoteNotFound
   | ContractNotFound
+  | WebhookEventNotFound
   | QuoteExpired
   | QuoteNotAccepted
   | QuoteAlreadyAccepted

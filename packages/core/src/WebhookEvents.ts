@@ -1,8 +1,10 @@
 /**
- * The audit listing of inbound and outbound events (`GET /api/v1/fx/webhook-events`).
+ * The audit listing of inbound and outbound events (`GET /api/v1/fx/webhook-events`), the payout
+ * feed (`GET /api/v1/fx/payout-events`) and redelivery of an outgoing event.
  */
-import { Effect } from "effect"
-import { EventRepo, type EventView } from "./EventRepo.ts"
+import { DateTime, Effect, Option } from "effect"
+import { WebhookEventNotFound } from "./ApiError.ts"
+import { EventRepo, type EventView, type OutgoingEvent } from "./EventRepo.ts"
 import { pageSize, position, slice } from "./internal/paginate.ts"
 import type { ListWebhookEventsQuery } from "./ListQuery.ts"
 import type { PartnerScope } from "./Partner.ts"
@@ -57,4 +59,38 @@ export const list = Effect.fn("WebhookEvents.list")(function* (scope: PartnerSco
   })
   const page = slice(rows.map(keyOf), limit)
   return { items: page.items.map((row) => toRecord(row.view)), next_cursor: page.nextCursor }
+})
+
+export interface PayoutEventsQuery {
+  readonly since?: DateTime.Utc | undefined
+  readonly limit?: number | undefined
+  readonly cursor?: string | undefined
+}
+
+/** Outgoing payout events, oldest first from `since` (a backfill feed), with a keyset cursor. */
+export const listPayoutEvents = Effect.fn("WebhookEvents.listPayoutEvents")(function* (
+  scope: PartnerScope,
+  query: PayoutEventsQuery
+) {
+  const after = yield* position(query.cursor)
+  const limit = pageSize(query.limit)
+  const rows = yield* (yield* EventRepo).listPayoutEvents(scope, { since: query.since, limit: limit + 1, after })
+  const page = slice(rows, limit)
+  return {
+    items: page.items.map((event) => toRecord({ _tag: "outgoing", event })),
+    next_cursor: page.nextCursor
+  }
+})
+
+/**
+ * Queues a fresh attempt of one of the partner's outgoing events, now, with the same `event_id`.
+ * An id that is not the caller's, or not outgoing, is not found.
+ */
+export const redeliver = Effect.fn("WebhookEvents.redeliver")(function* (scope: PartnerScope, id: string) {
+  const events = yield* EventRepo
+  const found = yield* events.findOutgoing(scope, id)
+  if (Option.isNone(found)) return yield* new WebhookEventNotFound({ message: `webhook event ${id} not found` })
+  const queued: OutgoingEvent = { ...found.value, status: "pending", nextAttemptAt: yield* DateTime.now }
+  yield* events.updateOutgoing(queued)
+  return toRecord({ _tag: "outgoing", event: queued })
 })

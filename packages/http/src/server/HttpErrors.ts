@@ -6,10 +6,9 @@
 import { ApiError } from "@ratelock/core"
 import { Cause, Effect, Predicate } from "effect"
 import { BadRequest, Conflict, envelope, InternalError, NotFound, ValidationFailed } from "../api/Errors.ts"
-import type { WebhookEventNotFound } from "./Redelivery.ts"
 
-/** The failures with a wire `code`: core's, and the server's own. */
-export type WireError = ApiError.ApiError | WebhookEventNotFound
+/** The failures with a wire `code`. */
+export type WireError = ApiError.ApiError
 
 type Tag = WireError["_tag"]
 
@@ -45,8 +44,7 @@ export type HttpErrorOf<E> = E extends { readonly _tag: "ValidationError" }
         : InternalError
 
 /** The wire body of a failure: `error: {code, message}`, plus `detail` on 422. */
-export const bodyOf = (error: WireError): ApiError.ErrorBody =>
-  error._tag === "WebhookEventNotFound" ? envelope(error.code, error.message) : ApiError.toBody(error)
+export const bodyOf = (error: WireError): ApiError.ErrorBody => ApiError.toBody(error)
 
 export const toHttpError = (error: WireError): ValidationFailed | NotFound | BadRequest | Conflict => {
   const body = bodyOf(error)

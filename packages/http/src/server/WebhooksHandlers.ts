@@ -19,8 +19,6 @@ import { CurrentPartner } from "../api/Security.ts"
 import { mapErrors } from "./HttpErrors.ts"
 import type { GroupLayer } from "./GroupLayer.ts"
 import * as Idempotent from "./Idempotent.ts"
-import * as PayoutEvents from "./PayoutEvents.ts"
-import * as Redelivery from "./Redelivery.ts"
 
 export const layer: GroupLayer<
   "webhooks",
@@ -47,7 +45,7 @@ export const layer: GroupLayer<
       Effect.flatMap(CurrentPartner, (partner) => WebhookEvents.list(partner, query)).pipe(mapErrors)
     )
     .handle("payoutEvents", ({ query }) =>
-      Effect.flatMap(CurrentPartner, (partner) => PayoutEvents.list(partner, query)).pipe(mapErrors)
+      Effect.flatMap(CurrentPartner, (partner) => WebhookEvents.listPayoutEvents(partner, query)).pipe(mapErrors)
     )
     .handle("redeliver", ({ params, headers, request, endpoint }) =>
       Effect.flatMap(CurrentPartner, (partner) =>
@@ -58,7 +56,7 @@ export const layer: GroupLayer<
           Idempotent.render(
             WebhookEventRecord.WebhookEventRecord,
             202,
-            Redelivery.redeliver(partner, params.webhook_event_id)
+            WebhookEvents.redeliver(partner, params.webhook_event_id)
           )
         )
       ).pipe(mapErrors)
