@@ -55,6 +55,7 @@ export * as WebhookTransport from "./WebhookTransport.ts"
 
 // Lifecycle programs
 export * as Contracts from "./Contracts.ts"
+export * as Deliveries from "./Deliveries.ts"
 export * as Expiry from "./Expiry.ts"
 export * as Funding from "./Funding.ts"
 export * as Idempotency from "./Idempotency.ts"

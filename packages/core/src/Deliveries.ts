@@ -1,0 +1,100 @@
+/**
+ * Outbound webhook delivery (api-decisions.md, "Outbound webhooks"): claims due outgoing events
+ * (per contract in order, one at a time), signs each attempt and POSTs it with a 10 s timeout.
+ * A 2xx is delivered; anything else is retried after 30 s, 2 min, 10 min, 1 h, 4 h and 12 h
+ * (± 10 % jitter), and an event not delivered within 24 h of its creation is `failed`.
+ */
+import { DateTime, Duration, Effect, Option, Random } from "effect"
+import { EventRepo, type OutgoingEvent } from "./EventRepo.ts"
+import * as Lease from "./Lease.ts"
+import { PartnerRepo, type WebhookEndpoint } from "./PartnerRepo.ts"
+import * as WebhookSignature from "./WebhookSignature.ts"
+import { WebhookTransport } from "./WebhookTransport.ts"
+
+/** Waits before the 2nd, 3rd, … attempt. */
+export const retryDelays: ReadonlyArray<Duration.Duration> = [
+  Duration.seconds(30),
+  Duration.minutes(2),
+  Duration.minutes(10),
+  Duration.hours(1),
+  Duration.hours(4),
+  Duration.hours(12)
+]
+
+export const horizon = Duration.hours(24)
+export const timeout = Duration.seconds(10)
+
+/** The body of one attempt: the stored payload with this attempt's `delivered_at`, `event_type` first. */
+export const body = (event: OutgoingEvent, deliveredAt: DateTime.Utc): string => {
+  const { event_type, event_id, ...rest } = event.payload
+  return JSON.stringify({ event_type, event_id, delivered_at: DateTime.formatIso(deliveredAt), ...rest })
+}
+
+/** Secrets that still sign at `now`, newest first (a rotated-out one signs until its `validUntil`). */
+const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
+  endpoint.secrets
+    .filter((s) => s.validUntil === null || s.validUntil.epochMilliseconds > now.epochMilliseconds)
+    .map((s) => s.secret)
+
+/** When the next attempt goes out, or `null` when there is none left (retries used, or past 24 h). */
+export const nextAttemptAt = Effect.fnUntraced(function* (event: OutgoingEvent, attempts: number, now: DateTime.Utc) {
+  const wait = retryDelays[attempts - 1]
+  if (wait === undefined) return null
+  const jitter = 0.9 + 0.2 * (yield* Random.next)
+  const next = DateTime.addDuration(now, Duration.millis(Math.round(Duration.toMillis(wait) * jitter)))
+  const deadline = DateTime.addDuration(event.createdAt, horizon)
+  return next.epochMilliseconds > deadline.epochMilliseconds ? null : next
+})
+
+type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: string }
+
+const attempt = Effect.fnUntraced(function* (event: OutgoingEvent, now: DateTime.Utc, sent: string) {
+  const endpoint = yield* (yield* PartnerRepo).findWebhookEndpoint({
+    partnerId: event.partnerId,
+    environment: event.environment
+  })
+  if (Option.isNone(endpoint)) return { ok: false, error: "no webhook URL configured" } satisfies Outcome
+  const [newest, ...older] = liveSecrets(endpoint.value, now)
+  if (newest === undefined) return { ok: false, error: "no webhook secret configured" } satisfies Outcome
+  const headers = yield* WebhookSignature.headers({
+    eventId: event.eventId,
+    body: sent,
+    secrets: [newest, ...older],
+    timestamp: Math.floor(now.epochMilliseconds / 1000)
+  })
+  return yield* (yield* WebhookTransport).post({ url: endpoint.value.url, headers, body: sent, timeout }).pipe(
+    Effect.map(
+      ({ status }): Outcome => (status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `HTTP ${status}` })
+    ),
+    Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
+  )
+})
+
+/** One attempt of one claimed event, recorded whatever happens. */
+export const deliver = Effect.fn("Deliveries.deliver")(function* (event: OutgoingEvent) {
+  const now = yield* DateTime.now
+  const sent = body(event, now)
+  const outcome = yield* attempt(event, now, sent).pipe(
+    Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
+  )
+  const attempts = event.attempts + 1
+  const next = outcome.ok ? null : yield* nextAttemptAt(event, attempts, now)
+  const recorded: OutgoingEvent = {
+    ...event,
+    attempts,
+    lastBody: sent,
+    status: outcome.ok ? "delivered" : next === null ? "failed" : "retrying",
+    deliveredAt: outcome.ok ? now : event.deliveredAt,
+    lastError: outcome.ok ? null : outcome.error,
+    nextAttemptAt: next ?? now
+  }
+  yield* (yield* EventRepo).updateOutgoing(recorded)
+  return recorded
+})
+
+/** One pass: claims due events and delivers them, contracts in parallel, each contract in order. */
+export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* (concurrency = 8) {
+  const due = yield* (yield* EventRepo).claimOutgoing(yield* Lease.claim)
+  const done = yield* Effect.forEach(due, deliver, { concurrency })
+  return done.length
+})

@@ -1,0 +1,173 @@
+/**
+ * Outbound delivery against in-test fakes: the retry schedule under TestClock, recorded attempts,
+ * the signed body, and per-contract order.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  Deliveries,
+  type EventRepo,
+  type Partner,
+  PartnerRepo,
+  WebhookSignature,
+  WebhookTransport
+} from "@ratelock/core"
+import { Webhook } from "standardwebhooks"
+import { MemoryStore } from "./fakes/MemoryStore.ts"
+
+const start = Date.parse("2026-11-23T12:00:00Z")
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+const partnerId = "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0001"
+
+interface Received {
+  readonly at: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/** A receiver that answers the given statuses in turn (then 200), recording what it got. */
+const receiver = (statuses: Array<number>) => {
+  const received: Array<Received> = []
+  const transport = WebhookTransport.WebhookTransport.of({
+    post: (request) =>
+      Effect.map(DateTime.now, (now) => {
+        received.push({ at: now.epochMilliseconds, headers: request.headers, body: request.body })
+        return { status: statuses.shift() ?? 200 }
+      })
+  })
+  return { received, layer: Layer.succeed(WebhookTransport.WebhookTransport, transport) }
+}
+
+const partners = Layer.succeed(
+  PartnerRepo.PartnerRepo,
+  PartnerRepo.PartnerRepo.of({
+    findWebhookEndpoint: (scope: Partner.PartnerScope) =>
+      Effect.succeed(
+        scope.partnerId === partnerId
+          ? Option.some({
+              ...scope,
+              url: "https://hooks.example.com/ratelock",
+              secrets: [{ secret, validUntil: null }]
+            })
+          : Option.none()
+      )
+  } as unknown as PartnerRepo.PartnerRepoShape)
+)
+
+const outgoing = (contractId: string, sequence: number, createdAt: number): EventRepo.OutgoingEvent => ({
+  id: `00000000-0000-4000-8000-${(sequence + contractId.length * 100).toString(16).padStart(12, "0")}`,
+  eventId: `evt-${contractId}-${sequence}`,
+  partnerId,
+  environment: "sandbox",
+  contractId,
+  eventType: "funds_received",
+  sequence,
+  payload: {
+    event_type: "funds_received",
+    event_id: `evt-${contractId}-${sequence}`,
+    fx_contract_id: contractId,
+    sequence
+  },
+  status: "pending",
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: DateTime.makeUnsafe(createdAt),
+  createdAt: DateTime.makeUnsafe(createdAt),
+  deliveredAt: null,
+  lastBody: null
+})
+
+const setup = (statuses: Array<number>) => {
+  const store = new MemoryStore()
+  const rx = receiver(statuses)
+  return { store, rx, layer: Layer.mergeAll(store.layer(), rx.layer, partners, WebhookSignature.layerWebCrypto) }
+}
+
+describe("Deliveries", () => {
+  it.effect("signs the body (event_type first, delivered_at per attempt) for both signature schemes", () => {
+    const { store, rx, layer } = setup([])
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(Date.now()) // standardwebhooks checks the timestamp against the real clock
+      const event = outgoing("c-1", 1, Date.now())
+      store.outgoing.set(event.id, event)
+      assert.strictEqual(yield* Deliveries.deliverDue(), 1)
+      const [got] = rx.received
+      assert.isTrue(got!.body.startsWith(`{"event_type":"funds_received","event_id":"evt-c-1-1","delivered_at":"`))
+      new Webhook(secret).verify(got!.body, got!.headers) // throws if the signature is wrong
+      yield* WebhookSignature.verifyPartnerSignature(got!.body, got!.headers["x-partner-signature"]!, secret)
+      const recorded = store.outgoing.get(event.id)!
+      assert.strictEqual(recorded.status, "delivered")
+      assert.strictEqual(recorded.attempts, 1)
+      assert.strictEqual(recorded.lastBody, got!.body)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("retries at 30 s, 2 min, 10 min, 1 h, 4 h, 12 h (± 10 %), then fails; nothing after 24 h", () => {
+    const { store, rx, layer } = setup(Array(20).fill(500))
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const event = outgoing("c-2", 1, start)
+      store.outgoing.set(event.id, event)
+      for (let i = 0; i < 40; i++) {
+        yield* Deliveries.deliverDue()
+        yield* TestClock.adjust("5 minutes")
+      }
+      for (let i = 0; i < 30; i++) {
+        yield* Deliveries.deliverDue()
+        yield* TestClock.adjust("1 hour")
+      }
+      const gaps = rx.received.slice(1).map((r, i) => (r.at - rx.received[i]!.at) / 1000)
+      const expected = [30, 120, 600, 3600, 14400, 43200]
+      assert.strictEqual(rx.received.length, 7)
+      // each wait is the schedule's ± 10 %, rounded up to the next pass of the loop above
+      gaps.forEach((gap, i) => {
+        const step = expected[i]! <= 600 ? 300 : 3600
+        assert.isTrue(gap >= expected[i]! * 0.9 && gap <= expected[i]! * 1.1 + step, `gap ${i}: ${gap}`)
+      })
+      const recorded = store.outgoing.get(event.id)!
+      assert.strictEqual(recorded.status, "failed")
+      assert.strictEqual(recorded.attempts, 7)
+      assert.strictEqual(recorded.lastError, "HTTP 500")
+      assert.isTrue(rx.received.at(-1)!.at - start <= 24 * 3600 * 1000)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect(
+    "a receiver answering 500 twice then 200 gets it on the third attempt; later events wait their turn",
+    () => {
+      const { store, rx, layer } = setup([500, 500])
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(start)
+        const first = outgoing("c-3", 1, start)
+        const second = outgoing("c-3", 2, start + 1)
+        store.outgoing.set(first.id, first)
+        store.outgoing.set(second.id, second)
+        for (let i = 0; i < 12; i++) {
+          yield* Deliveries.deliverDue()
+          yield* TestClock.adjust("1 minute")
+        }
+        assert.deepStrictEqual(
+          rx.received.map((r) => JSON.parse(r.body).sequence),
+          [1, 1, 1, 2]
+        )
+        assert.strictEqual(store.outgoing.get(first.id)!.status, "delivered")
+        assert.strictEqual(store.outgoing.get(first.id)!.attempts, 3)
+        assert.strictEqual(store.outgoing.get(second.id)!.status, "delivered")
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect("without a webhook URL the attempt is recorded as failed and retried", () => {
+    const { store, layer } = setup([])
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const event = { ...outgoing("c-4", 1, start), partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0009" }
+      store.outgoing.set(event.id, event)
+      yield* Deliveries.deliverDue()
+      const recorded = store.outgoing.get(event.id)!
+      assert.strictEqual(recorded.status, "retrying")
+      assert.strictEqual(recorded.lastError, "no webhook URL configured")
+    }).pipe(Effect.provide(layer))
+  })
+})
