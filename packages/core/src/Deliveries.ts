@@ -62,12 +62,14 @@ const attempt = Effect.fnUntraced(function* (event: OutgoingEvent, now: DateTime
     secrets: [newest, ...older],
     timestamp: Math.floor(now.epochMilliseconds / 1000)
   })
-  return yield* (yield* WebhookTransport).post({ url: endpoint.value.url, headers, body: sent, timeout }).pipe(
-    Effect.map(
-      ({ status }): Outcome => (status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `HTTP ${status}` })
-    ),
-    Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
-  )
+  return yield* (yield* WebhookTransport)
+    .post({ url: endpoint.value.url, environment: event.environment, headers, body: sent, timeout })
+    .pipe(
+      Effect.map(
+        ({ status }): Outcome => (status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `HTTP ${status}` })
+      ),
+      Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
+    )
 })
 
 /** One attempt of one claimed event, recorded whatever happens. */

@@ -3,6 +3,7 @@
  */
 import { Context, Schema } from "effect"
 import type { Duration, Effect } from "effect"
+import type { Environment } from "./Partner.ts"
 
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   message: Schema.String
@@ -10,6 +11,8 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
 
 export interface WebhookRequest {
   readonly url: string
+  /** Whose endpoint it is: production endpoints must be public https hosts, sandbox ones may be loopback. */
+  readonly environment: Environment
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   readonly timeout: Duration.Duration
