@@ -45,6 +45,10 @@ export interface Settings {
   readonly demoPartner: boolean
   readonly shutdownGrace: Duration.Duration
   readonly logLevel: LogLevel.LogLevel
+  /** Run the lifecycle workers inside `pnpm start` (`pnpm ratelock worker` runs them alone). */
+  readonly workers: boolean
+  /** Pause between worker passes. */
+  readonly workerPoll: Duration.Duration
 }
 
 const positiveInt = (name: string, fallback: number) =>
@@ -105,7 +109,9 @@ export const settings: Config.Config<Settings> = Config.all({
   productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
   demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),
-  logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const))
+  logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  workers: Config.Boolean("RATELOCK_WORKERS").pipe(Config.withDefault(true)),
+  workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis))
 })
 
 /** The settings, read once, for handlers and workers that need them. */

@@ -15,6 +15,7 @@ import { type Config, Console, Data, Effect, Layer, Option } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
+import { hostname } from "node:os"
 import * as HostConfig from "./Config.ts"
 import * as DemoPartner from "./DemoPartner.ts"
 import type * as Operator from "./Operator.ts"
@@ -22,6 +23,8 @@ import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
+import * as WebhookClient from "./WebhookClient.ts"
+import * as Workers from "./Workers.ts"
 
 export class HostError extends Data.TaggedError("HostError")<{ readonly message: string }> {}
 
@@ -72,9 +75,33 @@ const cannotListen = (port: number, cause: unknown) =>
 /** Why the service could not start. */
 export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Operator.Failure
 
+/** This process's name on the work it claims. */
+const workerOwner = () => `${hostname()}:${process.pid}`
+
+/** The lifecycle workers, unless `RATELOCK_WORKERS=false` (API-only replicas). */
+const workers = (settings: HostConfig.Settings) =>
+  settings.workers
+    ? Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner() }).pipe(
+        Layer.provide(WebhookClient.layer)
+      )
+    : Layer.empty
+
+/**
+ * The lifecycle workers alone (`pnpm ratelock worker`), for deployments that scale API replicas
+ * (`RATELOCK_WORKERS=false`) and workers separately on one PostgreSQL.
+ */
+export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
+  Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner() }).pipe(
+    Layer.provide(WebhookClient.layer),
+    Layer.provide(services(settings)),
+    Layer.provide(Store.layer(settings)),
+    Layer.provide(Layer.effectDiscard(check(settings)))
+  )
+
 export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.effectDiscard(announce(settings)).pipe(
     Layer.provideMerge(Server.layer),
+    Layer.provideMerge(workers(settings)),
     Layer.provide(
       NodeHttpServer.layer(createServer, { port: settings.port, gracefulShutdownTimeout: settings.shutdownGrace })
     ),

@@ -8,6 +8,7 @@ import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import * as HostConfig from "./Config.ts"
+import * as Host from "./Host.ts"
 import * as Format from "./internal/operatorFormat.ts"
 import * as Operator from "./Operator.ts"
 import * as Services from "./Services.ts"
@@ -162,9 +163,20 @@ const webhook = Command.make("webhook").pipe(
   Command.withSubcommands([webhookSet])
 )
 
+const worker = Command.make("worker", {}, () =>
+  forOperator(
+    Effect.flatMap(HostConfig.settings, (settings) =>
+      Effect.andThen(
+        Console.log(`Running the lifecycle workers (${HostConfig.describeStore(settings)}); Ctrl-C stops them.`),
+        Layer.launch(Host.workersOnly(settings))
+      )
+    )
+  )
+).pipe(Command.withDescription("Run the lifecycle workers alone (funding, payouts, expiry, webhook delivery)"))
+
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook])
+  Command.withSubcommands([migrate, partner, key, webhook, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */
