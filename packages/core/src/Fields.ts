@@ -24,14 +24,17 @@ export const Datetime = Schema.String.check(
   .annotate({ format: "date-time" })
   .pipe(Schema.decodeTo(Schema.DateTimeUtcFromString))
 
+/** No NUL character: text stores (PostgreSQL among them) cannot keep one. */
+export const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain a NUL character")
+
 /** A string of 1 to `max` characters. */
-export const BoundedString = (max: number) => Schema.String.check(Schema.isBetweenLength(1, max))
+export const BoundedString = (max: number) => Schema.String.check(Schema.isBetweenLength(1, max), noNul)
 
 /** A string of at most `max` characters (may be empty). */
-export const ShortString = (max: number) => Schema.String.check(Schema.isMaxLength(max))
+export const ShortString = (max: number) => Schema.String.check(Schema.isMaxLength(max), noNul)
 
 /** `Idempotency-Key`: 8 to 256 characters. */
-export const IdempotencyKey = Schema.String.check(Schema.isBetweenLength(8, 256))
+export const IdempotencyKey = Schema.String.check(Schema.isBetweenLength(8, 256), noNul)
 
 /** Page size of every list: 1 to 100, default 25. */
 export const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))

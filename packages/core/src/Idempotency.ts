@@ -4,7 +4,7 @@
  * is the same key while its first request is still running.
  */
 import { DateTime, Duration, Effect } from "effect"
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from "./ApiError.ts"
+import { IdempotencyKeyInUse, IdempotencyKeyReused, ValidationError } from "./ApiError.ts"
 import { fingerprint } from "./IdempotencyFingerprint.ts"
 import { IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 import type { PartnerScope } from "./Partner.ts"
@@ -36,7 +36,13 @@ export const run = <E, R>(
 ) =>
   Effect.gen(function* () {
     const repo = yield* IdempotencyRepo
-    const print = yield* fingerprint(request)
+    const print = yield* fingerprint(request).pipe(
+      Effect.mapError((e) =>
+        ValidationError.fromIssues([
+          { loc: ["body"], msg: `not representable as JSON: ${e.message}`, type: "value_error" }
+        ])
+      )
+    )
     const now = yield* DateTime.now
     const claim = yield* repo.claim(scope, key, print, now, DateTime.addDuration(now, retention))
     if (claim._tag !== "Claimed" && claim.fingerprint !== print) {

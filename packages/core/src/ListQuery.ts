@@ -3,7 +3,7 @@
  */
 import { Schema } from "effect"
 import { ContractStatus } from "./Contract.ts"
-import { PageLimit, Uuid } from "./Fields.ts"
+import { BoundedString, PageLimit, Uuid } from "./Fields.ts"
 import { QuoteStatus } from "./Quote.ts"
 import { EventDirection } from "./WebhookEventRecord.ts"
 
@@ -16,7 +16,7 @@ const Cursor = Schema.String.check(Schema.isBetweenLength(1, 512))
 
 export const ListQuotesQuery = Schema.Struct({
   status: Schema.optionalKey(QuoteStatus),
-  customer_reference_id: Schema.optionalKey(Schema.String.check(Schema.isBetweenLength(1, 256))),
+  customer_reference_id: Schema.optionalKey(BoundedString(256)),
   limit: Schema.optionalKey(Limit),
   cursor: Schema.optionalKey(Cursor)
 }).annotate({ identifier: "ListQuotesQuery" })

@@ -88,8 +88,9 @@ describe("Deliveries", () => {
   it.effect("signs the body (event_type first, delivered_at per attempt) for both signature schemes", () => {
     const { store, rx, layer } = setup([])
     return Effect.gen(function* () {
-      yield* TestClock.setTime(Date.now()) // standardwebhooks checks the timestamp against the real clock
-      const event = outgoing("c-1", 1, Date.now())
+      const now = Date.now() // standardwebhooks checks the timestamp against the real clock
+      yield* TestClock.setTime(now)
+      const event = outgoing("c-1", 1, now)
       store.outgoing.set(event.id, event)
       assert.strictEqual(yield* Deliveries.deliverDue(), 1)
       const [got] = rx.received
