@@ -4,9 +4,10 @@
  */
 import { IdGenerator, WebhookSignature } from "@ratelock/core"
 import { Layer } from "effect"
-import { Digest } from "effect/crypto"
+import { NodeCrypto } from "@effect/platform-node"
 
+// Node's own SHA-256 runs inline; WebCrypto's goes through the thread pool on every API-key check
 export const crypto = Layer.mergeAll(
   IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(WebhookSignature.layerWebCrypto)),
-  Digest.layerWebCrypto
+  NodeCrypto.layerDigest
 )

@@ -7,6 +7,10 @@
  * - Right id and secret, but the key belongs to the other environment: 403 `environment_mismatch`.
  * - An environment with no chain on this deployment: 403 `environment_disabled`.
  * - Over the key's budget: 429 `rate_limited` with `Retry-After`.
+ *
+ * The key is read from the store on every request (a revocation applies at once); the name of its
+ * partner is kept for a minute (partners are insert-only: no operation renames or removes one),
+ * which saves a round trip per request.
  */
 import { type Partner, PartnerRepo } from "@ratelock/core"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
@@ -35,6 +39,9 @@ const unauthorized = () =>
 const environments: ReadonlyArray<string> = ["sandbox", "production"] satisfies ReadonlyArray<Partner.Environment>
 const isEnvironment = (s: string | undefined): s is Partner.Environment => s !== undefined && environments.includes(s)
 
+/** How long a partner's name is kept in memory. */
+const partnerNameMillis = 60_000
+
 /** Compared against when the key id is unknown, so that answer takes as long as a wrong secret. */
 const decoyHash = "0".repeat(64)
 
@@ -51,6 +58,16 @@ export const layer = Layer.effect(
     const digest = yield* Digest.Digest
     const limiter = yield* RateLimiter
     const chains = yield* ChainAvailability
+    const names = new Map<string, { readonly name: string; readonly until: number }>()
+
+    /** The partner's name, from memory when read less than a minute ago; none when there is no such partner. */
+    const partnerName = Effect.fnUntraced(function* (partnerId: string, now: number) {
+      const kept = names.get(partnerId)
+      if (kept !== undefined && kept.until > now) return Option.some(kept.name)
+      const found = yield* Effect.orDie(partners.findPartner(partnerId))
+      if (Option.isSome(found)) names.set(partnerId, { name: found.value.name, until: now + partnerNameMillis })
+      return Option.map(found, (partner) => partner.name)
+    })
 
     const authenticate = Effect.fnUntraced(function* (
       secret: string
@@ -82,12 +99,12 @@ export const layer = Layer.effect(
           envelope("environment_disabled", `${environment} is not enabled on this deployment`)
         )
       }
-      const partner = yield* Effect.orDie(partners.findPartner(key.partnerId))
-      if (Option.isNone(partner)) return yield* unauthorized()
+      const name = yield* partnerName(key.partnerId, now.epochMilliseconds)
+      if (Option.isNone(name)) return yield* unauthorized()
       return {
         partnerId: key.partnerId,
         environment,
-        partnerName: partner.value.name,
+        partnerName: name.value,
         apiKeyId: key.id
       } satisfies AuthenticatedPartner
     })

@@ -5,14 +5,7 @@
  * `idempotency_key_reused`, on a request still running 409 `idempotency_key_in_use`. A 5xx is
  * not stored: the key is released so the partner's retry runs again.
  */
-import {
-  type ApiError,
-  Idempotency,
-  type IdempotencyFingerprint,
-  type IdempotencyRepo,
-  type Partner,
-  type StoreError
-} from "@ratelock/core"
+import { type ApiError, Idempotency, type IdempotencyRepo, type Partner, type StoreError } from "@ratelock/core"
 import { Effect, Schema } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpServerRequest } from "effect/http"
@@ -54,9 +47,15 @@ export const routeOf = (path: string, params: Readonly<Record<string, unknown>> 
 
 /** The request body as parsed JSON (already validated by the endpoint's decoder); none when empty. */
 export const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.orDie(
-    Effect.flatMap(request.text, (text) => Effect.try(() => (text === "" ? undefined : (JSON.parse(text) as unknown))))
-  )
+  Effect.map(Effect.orDie(request.text), (text): unknown => {
+    if (text === "") return undefined
+    try {
+      return JSON.parse(text)
+    } catch {
+      // a route without a body schema may receive anything: fingerprint the text as it came
+      return text
+    }
+  })
 
 /** Answers a POST: run once per key when the partner sent one, plainly otherwise. */
 export const respond = Effect.fnUntraced(function* <E, R>(
@@ -66,11 +65,7 @@ export const respond = Effect.fnUntraced(function* <E, R>(
   rendered: Effect.Effect<IdempotencyRepo.StoredResponse, E, R>
 ): Effect.fn.Return<
   HttpServerResponse.HttpServerResponse,
-  | E
-  | ApiError.IdempotencyKeyReused
-  | ApiError.IdempotencyKeyInUse
-  | StoreError.StoreError
-  | IdempotencyFingerprint.InvalidJsonValue,
+  E | ApiError.IdempotencyKeyReused | ApiError.IdempotencyKeyInUse | StoreError.StoreError | ApiError.ValidationError,
   R | IdempotencyRepo.IdempotencyRepo | Digest.Digest
 > {
   if (key === undefined) return toResponse(yield* rendered, false)

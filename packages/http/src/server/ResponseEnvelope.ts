@@ -5,7 +5,14 @@
  * unsupported content type (415), and defects (500 `internal_error`, cause logged, never shown).
  */
 import { ByteSize, Effect, Exit, type Layer, type Types } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  Headers,
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
 import { envelope } from "../api/Errors.ts"
 import { BodyLimit } from "./BodyLimit.ts"
 import { internalMessage } from "./HttpErrors.ts"
@@ -32,7 +39,9 @@ const isJson = (response: HttpServerResponse.HttpServerResponse) =>
 export const envelop = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
   if (response.status < 400 || isJson(response)) return response
   const [code, message] = codes[response.status] ?? [`http_${response.status}`, "The request failed"]
-  return HttpServerResponse.jsonUnsafe(envelope(code, message), { status: response.status, headers: response.headers })
+  // the original content-type (text/plain, say) would misdescribe the JSON envelope
+  const headers = Headers.remove(response.headers, "content-type")
+  return HttpServerResponse.jsonUnsafe(envelope(code, message), { status: response.status, headers })
 }
 
 const tooLarge = (limit: number) =>

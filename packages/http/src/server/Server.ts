@@ -19,9 +19,10 @@ import type {
   PartnerRepo,
   QuoteRepo
 } from "@ratelock/core"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Layer } from "effect"
 import type { FileSystem, Path } from "effect"
-import { Digest, SecureRandom } from "effect/crypto"
+import { type Digest, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "../api/Api.ts"
@@ -98,8 +99,12 @@ export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.ser
   { routerConfig: { maxParamLength: 1024 } }
 )
 
-/** The crypto the server needs (and `IdGenerator.layer` on top of it), on Web Crypto. */
+/**
+ * The crypto the server needs (and `IdGenerator.layer` on top of it): SHA-256 on `node:crypto`
+ * (the same digests as Web Crypto, computed synchronously: `crypto.subtle.digest` sends each call
+ * to Node's threadpool, the largest cost of authenticating a request), randomness on Web Crypto.
+ */
 export const layerCrypto: Layer.Layer<Digest.Digest | SecureRandom.SecureRandom> = Layer.mergeAll(
-  Digest.layerWebCrypto,
+  NodeCrypto.layerDigest,
   SecureRandom.layerWebCrypto
 )
