@@ -1,0 +1,342 @@
+/**
+ * HTTP benchmark: the Partner API server against a bare `node:http` server, with autocannon, in
+ * one run:
+ *
+ * - bare: `node:http` answering every request with a fixed JSON body (the reference);
+ * - Ratelock (`Server.layer` on `NodeHttpServer`, request logs off, the rate limiter running with
+ *   a budget it never exhausts) on the embedded store (PGlite in memory) and on PostgreSQL
+ *   (`DATABASE_URL`, in a fresh database `ratelock_bench_http_<random>` dropped afterwards, pool
+ *   10 as the host's default): `GET /api/v1/partners/me` and `POST /api/v1/fx/quotes` (a valid
+ *   body, fresh `market_rate_timestamp`, no Idempotency-Key: every request prices and stores a
+ *   quote), with a partner's sandbox key seeded through `PartnerRepo`; and `GET /health` (no
+ *   credentials, no database), the floor the HTTP stack itself sets.
+ *
+ * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
+ * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
+ * main thread, autocannon in a worker thread.
+ *
+ * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
+ * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
+ * 10) and `BENCH_WARMUP_SECONDS` (default 2) change the durations; `BENCH_ONLY=embedded` or
+ * `BENCH_ONLY=postgres` runs one store (with the bare reference), `BENCH_ROUTE=health`, `me` or
+ * `quotes` one route, e.g. under `--cpu-prof`.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { SimulatedChain } from "@ratelock/adapters-chain"
+import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
+import { IdGenerator, MarketData, PartnerRepo } from "@ratelock/core"
+import autocannon from "autocannon"
+import { Cause, DateTime, Effect, Exit, Layer, Redacted, References, type Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { SqlClient, type SqlError } from "effect/sql"
+import { createServer, type Server as NodeServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { cpus } from "node:os"
+import * as Credentials from "../src/server/Credentials.ts"
+import { RateLimitConfig } from "../src/server/RateLimiter.ts"
+import { Readiness } from "../src/server/Readiness.ts"
+import * as Server from "../src/server/Server.ts"
+
+const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const poolSize = 10
+const connections = 10
+const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
+const only = process.env.BENCH_ONLY
+const onlyRoute = process.env.BENCH_ROUTE
+const targets = { meRatio: 0.6, quotesPostgres: 1_500 } as const
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Call {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly body?: string
+}
+
+interface Row {
+  readonly server: string
+  readonly route: string
+  readonly perSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly requests: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+const fire = (baseUrl: string, call: Call, seconds: number) =>
+  Effect.promise(() =>
+    autocannon({
+      url: `${baseUrl}${call.path}`,
+      method: call.method,
+      ...(call.headers === undefined ? {} : { headers: call.headers }),
+      ...(call.body === undefined ? {} : { body: call.body }),
+      connections,
+      duration: seconds,
+      // the load in its own thread: the server has this process's main thread to itself
+      workers: 1
+    })
+  )
+
+const int = (n: number) => Math.round(n).toLocaleString("en-US")
+/** autocannon's latency histogram counts whole milliseconds: 0 is under 1 ms. */
+const ms = (n: number) => (n < 1 ? "<1 ms" : `${int(n)} ms`)
+
+/** Warm-up, then the measured run of `call` against `baseUrl`. */
+const measure = (server: string, route: string, baseUrl: string, call: () => Call) =>
+  Effect.gen(function* () {
+    yield* fire(baseUrl, call(), warmupSeconds)
+    const r = yield* fire(baseUrl, call(), measureSeconds)
+    const row: Row = {
+      server,
+      route,
+      perSecond: r.requests.total / r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      requests: r.requests.total,
+      non2xx: r.non2xx,
+      errors: r.errors
+    }
+    console.log(
+      `  · ${route}: ${int(row.perSecond)} req/s, p50 ${ms(row.p50)}, p99 ${ms(row.p99)}, ` +
+        `${int(row.requests)} requests, non-2xx ${row.non2xx}, errors ${row.errors}`
+    )
+    return row
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+const fixedBody = JSON.stringify({
+  partner_id: "01a200b4-cf2f-757d-82b4-4d7ec8ddf3a7",
+  partner_name: "Bench Pay",
+  api_key_id: "01a200b4-cf2f-757d-82b4-4d7ec8ddf3a8",
+  environment: "sandbox"
+})
+
+/** `node:http` answering every request with `fixedBody`, closed with the scope. */
+const bare: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<NodeServer>((resolve) => {
+        const server = createServer((_request, response) => {
+          response.writeHead(200, {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(fixedBody)
+          })
+          response.end(fixedBody)
+        })
+        server.listen(0, "127.0.0.1", () => resolve(server))
+      })
+  ),
+  (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+
+type Store = Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient, unknown>
+
+/** `Server.layer` on `store`, as the host composes it; request logs off, a budget never exhausted. */
+const ratelock = (store: Store) => {
+  const ports = Layer.mergeAll(
+    Readiness.layerSql.pipe(Layer.provideMerge(store)),
+    SimulatedChain.layer,
+    MarketData.MarketData.layerDefaults,
+    IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(Server.layerCrypto))
+  )
+  const settings = Layer.mergeAll(
+    Layer.succeed(RateLimitConfig, { ratePerSecond: 1e9, burst: 1e9 }),
+    Layer.succeed(References.MinimumLogLevel, "Error")
+  )
+  return Server.layer.pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(ports),
+    Layer.provide(settings)
+  )
+}
+
+/** A partner with a sandbox key, through the store's `PartnerRepo`. */
+const seedPartner = Effect.gen(function* () {
+  const partners = yield* PartnerRepo.PartnerRepo
+  const ids = yield* IdGenerator.IdGenerator
+  const now = yield* DateTime.now
+  const partnerId = yield* ids.uuid
+  yield* partners.insertPartner({ id: partnerId, name: "Bench Pay", createdAt: now })
+  const keyId = yield* ids.uuid
+  const secret = yield* Credentials.newSecret
+  yield* partners.insertApiKey({
+    id: keyId,
+    partnerId,
+    environment: "sandbox",
+    secretHash: yield* Credentials.hashSecret(secret),
+    createdAt: now,
+    revokedAt: null
+  })
+  return {
+    "x-partner-key-id": keyId,
+    "x-partner-key-secret": secret,
+    "x-partner-environment": "sandbox"
+  }
+})
+
+/** A valid quote request at the current time (a 30-day option on 10,000 USD, USD_TO_BRL). */
+const quoteBody = () => {
+  const now = Date.now()
+  const iso = (t: number) => new Date(t).toISOString()
+  return JSON.stringify({
+    customer_reference_id: "bench-customer",
+    customer_name: "Ana Souza",
+    contract_type: "option",
+    direction: "USD_TO_BRL",
+    notional_currency: "USD",
+    notional_amount: "10000",
+    provider_rate: "5.40",
+    market_rate: "5.41",
+    market_rate_timestamp: iso(now),
+    window_start: iso(now + 3_600_000),
+    window_end: iso(now + 30 * 86_400_000),
+    chain: "polygon",
+    settlement_currency: "USDC"
+  })
+}
+
+/**
+ * The routes on one running server (`name` says which store): `GET /health` (no credentials, no
+ * database: the cost of the HTTP stack itself), `GET /api/v1/partners/me`, `POST /api/v1/fx/quotes`.
+ */
+const routes = (name: string, store: Store) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const context = yield* Layer.build(ratelock(store))
+      const where = yield* Effect.provide(
+        Effect.map(HttpServer.HttpServer, (s) => s.address),
+        context
+      )
+      const baseUrl = `http://127.0.0.1:${where._tag === "UnixPathAddress" ? 0 : where.port}`
+      const credentials = yield* Effect.provide(seedPartner, context)
+      const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+      const version = (yield* sql<{ v: string }>`SELECT current_setting('server_version') AS v`)[0]?.v.split(" ")[0]
+      console.log(`\n━━ Ratelock on ${name} (Postgres ${version}) at ${baseUrl} ━━`)
+      const calls: ReadonlyArray<readonly [key: string, route: string, call: () => Call]> = [
+        ["health", "GET /health", () => ({ method: "GET", path: "/health" })],
+        ["me", "GET /api/v1/partners/me", () => ({ method: "GET", path: "/api/v1/partners/me", headers: credentials })],
+        [
+          "quotes",
+          "POST /api/v1/fx/quotes",
+          () => ({
+            method: "POST",
+            path: "/api/v1/fx/quotes",
+            headers: { ...credentials, "content-type": "application/json" },
+            body: quoteBody()
+          })
+        ]
+      ]
+      const rows: Array<Row> = []
+      for (const [key, route, call] of calls) {
+        if (onlyRoute === undefined || onlyRoute === key) rows.push(yield* measure(name, route, baseUrl, call))
+      }
+      const stored = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quotes`
+      console.log(`  · quotes stored: ${int(stored[0]?.n ?? 0)}`)
+      // requests autocannon left in flight finish before the server closes
+      yield* Effect.sleep("1 second")
+      return rows
+    })
+  )
+
+const withDatabase = (url: string, database: string): string => {
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  return u.toString()
+}
+
+/** Creates `ratelock_bench_http_<random>` on the server of `url`; dropped when the scope closes. */
+const freshDatabase = (
+  url: string
+): Effect.Effect<{ readonly name: string; readonly url: string }, SqlError.SqlError, Scope.Scope> => {
+  const name = `ratelock_bench_http_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = (statement: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+    )
+  return Effect.acquireRelease(
+    Effect.as(admin(`CREATE DATABASE ${name}`), { name, url: withDatabase(url, name) }),
+    () =>
+      admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(
+        Effect.tap(() => Effect.sync(() => console.log(`  · dropped database ${name}`))),
+        Effect.catch((e) => Effect.sync(() => console.error(`could not drop database ${name}: ${e.message}`)))
+      )
+  )
+}
+
+const postgres = Effect.scoped(
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(databaseUrl)
+    const client = PgClient.layer({ url: Redacted.make(db.url), maxConnections: poolSize })
+    return yield* routes(
+      `PostgreSQL (database ${db.name} on ${new URL(databaseUrl).host}, pool ${poolSize})`,
+      PgStore.layer.pipe(Layer.provideMerge(client))
+    )
+  })
+)
+
+const embedded = routes("the embedded store (PGlite in memory)", EmbeddedStore.layer({}))
+
+// ---------------------------------------------------------------------------------------------
+
+const pad = (s: string, n: number) => s.padEnd(n)
+const lpad = (s: string, n: number) => s.padStart(n)
+
+const main = Effect.gen(function* () {
+  console.log(`Ratelock HTTP benchmark — node ${process.version}, ${cpus().length} vCPU, ${cpus()[0]?.model ?? ""}`)
+  console.log(
+    `autocannon ${connections} connections (1 worker thread), ${warmupSeconds} s warm-up + ${measureSeconds} s per route`
+  )
+  console.log(`\n━━ bare node:http, fixed ${fixedBody.length}-byte JSON body ━━`)
+  const bareRow = yield* Effect.scoped(
+    Effect.flatMap(bare, (url) => measure("bare node:http", "GET /", url, () => ({ method: "GET", path: "/" })))
+  )
+  const rows: Array<Row> = [bareRow]
+  if (only !== "postgres") rows.push(...(yield* embedded))
+  if (only !== "embedded") rows.push(...(yield* postgres))
+
+  const server = (r: Row) =>
+    r.server.startsWith("PostgreSQL") ? "PostgreSQL" : r.server.startsWith("the embedded") ? "PGlite" : "bare"
+  console.log(`\n━━ Summary ━━`)
+  console.log(
+    `${pad("server", 11)} ${pad("route", 24)} ${lpad("req/s", 8)} ${lpad("p50", 9)} ${lpad("p99", 9)} ${lpad("non-2xx", 8)} ${lpad("vs bare", 8)}`
+  )
+  for (const r of rows) {
+    console.log(
+      `${pad(server(r), 11)} ${pad(r.route, 24)} ${lpad(int(r.perSecond), 8)} ${lpad(ms(r.p50), 9)} ${lpad(ms(r.p99), 9)} ` +
+        `${lpad(String(r.non2xx + r.errors), 8)} ${lpad((r.perSecond / bareRow.perSecond).toFixed(2), 8)}`
+    )
+  }
+  const verdict = (ok: boolean) => (ok ? "met" : "MISSED")
+  console.log("\nTargets:")
+  for (const r of rows.filter((r) => r.route.includes("partners/me"))) {
+    const ratio = r.perSecond / bareRow.perSecond
+    console.log(
+      `  partners/me on ${server(r)} ≥ ${targets.meRatio} × bare: ${ratio.toFixed(2)} — ${verdict(ratio >= targets.meRatio)}`
+    )
+  }
+  for (const r of rows.filter((r) => r.route.includes("quotes") && server(r) === "PostgreSQL")) {
+    console.log(
+      `  quotes on PostgreSQL ≥ ${int(targets.quotesPostgres)}/s: ${int(r.perSecond)}/s — ${verdict(r.perSecond >= targets.quotesPostgres)}`
+    )
+  }
+  const failed = rows.filter((r) => r.non2xx + r.errors > 0)
+  if (failed.length > 0) {
+    console.error(`non-2xx answers or errors on: ${failed.map((r) => `${server(r)} ${r.route}`).join(", ")}`)
+    process.exitCode = 1
+  }
+})
+
+const controller = new AbortController()
+process.once("SIGINT", () => controller.abort())
+const exit = await Effect.runPromiseExit(main, { signal: controller.signal })
+if (Exit.isFailure(exit)) {
+  console.error(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : Cause.pretty(exit.cause))
+  process.exitCode = 1
+}
