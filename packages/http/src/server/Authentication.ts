@@ -8,9 +8,10 @@
  * - An environment with no chain on this deployment: 403 `environment_disabled`.
  * - Over the key's budget: 429 `rate_limited` with `Retry-After`.
  *
- * The key is read from the store on every request (a revocation applies at once); the name of its
- * partner is kept for a minute (partners are insert-only: no operation renames or removes one),
- * which saves a round trip per request.
+ * A key read from the store is kept for one second (so a revocation applies within a second,
+ * and a busy key costs one store read a second, not one per request); the name of its partner is
+ * kept for a minute (partners are insert-only: no operation renames or removes one). Unknown key
+ * ids are never kept, so made-up ids cannot fill the memory.
  */
 import { type Partner, PartnerRepo } from "@ratelock/core"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
@@ -42,6 +43,9 @@ const isEnvironment = (s: string | undefined): s is Partner.Environment => s !==
 /** How long a partner's name is kept in memory. */
 const partnerNameMillis = 60_000
 
+/** How long a key read from the store is trusted: the longest a revocation can take to apply. */
+const apiKeyMillis = 1_000
+
 /** Compared against when the key id is unknown, so that answer takes as long as a wrong secret. */
 const decoyHash = "0".repeat(64)
 
@@ -59,6 +63,18 @@ export const layer = Layer.effect(
     const limiter = yield* RateLimiter
     const chains = yield* ChainAvailability
     const names = new Map<string, { readonly name: string; readonly until: number }>()
+    const keys = new Map<string, { readonly key: PartnerRepo.ApiKeyRecord; readonly until: number }>()
+
+    /** The API key, from memory when read less than a second ago. */
+    const apiKey = Effect.fnUntraced(function* (keyId: string, now: number) {
+      const kept = keys.get(keyId)
+      if (kept !== undefined && kept.until > now) return Option.some(kept.key)
+      // store failures are not the partner's fault: a 500 from the envelope middleware
+      const found = yield* Effect.orDie(partners.findApiKey(keyId))
+      if (Option.isSome(found)) keys.set(keyId, { key: found.value, until: now + apiKeyMillis })
+      else keys.delete(keyId)
+      return found
+    })
 
     /** The partner's name, from memory when read less than a minute ago; none when there is no such partner. */
     const partnerName = Effect.fnUntraced(function* (partnerId: string, now: number) {
@@ -78,10 +94,8 @@ export const layer = Layer.effect(
       if (keyId === undefined || keyId === "" || secret === "" || !isEnvironment(environment)) {
         return yield* unauthorized()
       }
-      // store failures are not the partner's fault: a 500 from the envelope middleware
-      const found = yield* Effect.orDie(partners.findApiKey(keyId))
-      const key = Option.getOrUndefined(found)
       const now = yield* DateTime.now
+      const key = Option.getOrUndefined(yield* apiKey(keyId, now.epochMilliseconds))
       const matches = yield* Effect.provideService(
         Credentials.matches(secret, key?.secretHash ?? decoyHash),
         Digest.Digest,
