@@ -264,7 +264,8 @@ const windowEnded = (c: ContractRecord, at: DateTime.Utc) => {
     fx_contract_id: c.id,
     service_contract_reference: c.serviceContractReference,
     partner_transaction_reference: c.partnerTransactionReference,
-    contract: { contract_type: c.contractType, expired_at: c.windowEnd },
+    // the window end, or now when the sandbox ends a window early
+    contract: { contract_type: c.contractType, expired_at: DateTime.min(c.windowEnd, at) },
     deposit_outcome:
       forward && c.depositAmount !== null
         ? {

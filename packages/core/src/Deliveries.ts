@@ -7,21 +7,11 @@
 import { DateTime, Duration, Effect, Option, Random } from "effect"
 import { EventRepo, type OutgoingEvent } from "./EventRepo.ts"
 import * as Lease from "./Lease.ts"
+import { RetryPolicy } from "./RetryPolicy.ts"
 import { PartnerRepo, type WebhookEndpoint } from "./PartnerRepo.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
-/** Waits before the 2nd, 3rd, … attempt. */
-export const retryDelays: ReadonlyArray<Duration.Duration> = [
-  Duration.seconds(30),
-  Duration.minutes(2),
-  Duration.minutes(10),
-  Duration.hours(1),
-  Duration.hours(4),
-  Duration.hours(12)
-]
-
-export const horizon = Duration.hours(24)
 export const timeout = Duration.seconds(10)
 
 /** The body of one attempt: the stored payload with this attempt's `delivered_at`, `event_type` first. */
@@ -38,11 +28,12 @@ const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
 
 /** When the next attempt goes out, or `null` when there is none left (retries used, or past 24 h). */
 export const nextAttemptAt = Effect.fnUntraced(function* (event: OutgoingEvent, attempts: number, now: DateTime.Utc) {
-  const wait = retryDelays[attempts - 1]
+  const policy = yield* RetryPolicy
+  const wait = policy.deliveryRetries[attempts - 1]
   if (wait === undefined) return null
   const jitter = 0.9 + 0.2 * (yield* Random.next)
   const next = DateTime.addDuration(now, Duration.millis(Math.round(Duration.toMillis(wait) * jitter)))
-  const deadline = DateTime.addDuration(event.createdAt, horizon)
+  const deadline = DateTime.addDuration(event.createdAt, policy.deliveryHorizon)
   return next.epochMilliseconds > deadline.epochMilliseconds ? null : next
 })
 

@@ -2,7 +2,9 @@
  * Expiry: `active` contracts whose window ended with no exercise become `expired` (options) or
  * `deposit_forfeited` (forwards), with a `contract_expired` event.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
+import { ContractNotFound } from "./ApiError.ts"
+import type { PartnerScope } from "./Partner.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import * as Lease from "./Lease.ts"
@@ -24,4 +26,15 @@ export const expireDue = Effect.fn("Expiry.expireDue")(function* () {
     if (done) expired++
   }
   return expired
+})
+
+/**
+ * Ends an `active` contract's window now (the sandbox helper "expire now"): the same transition
+ * and `contract_expired` event as a window that ran out.
+ */
+export const expireNow = Effect.fn("Expiry.expireNow")(function* (scope: PartnerScope, contractId: string) {
+  const found = yield* (yield* ContractRepo).find(scope, contractId)
+  if (Option.isNone(found)) return yield* new ContractNotFound({ message: `contract ${contractId} not found` })
+  const transition = yield* applyCommand(found.value, { _tag: "WindowEnded", at: yield* DateTime.now })
+  return transition.contract
 })

@@ -11,6 +11,7 @@ import { ChainGateway, type ChainError, type PreparedPayout } from "./ChainGatew
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "./Corridor.ts"
+import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { scanByStatus } from "./internal/scanByStatus.ts"
@@ -20,14 +21,6 @@ import * as Money from "./Money.ts"
 import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "./Rail.ts"
 import * as Settlement from "./Settlement.ts"
-
-export const retrySchedule: ReadonlyArray<Duration.Duration> = [
-  Duration.minutes(1),
-  Duration.minutes(5),
-  Duration.minutes(30),
-  Duration.hours(2),
-  Duration.hours(6)
-]
 
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
@@ -55,7 +48,7 @@ const conversionOf = Effect.fnUntraced(function* (contract: ContractRecord) {
 const recordFailure = Effect.fnUntraced(function* (payout: PayoutRecord, code: string, message: string) {
   const now = yield* DateTime.now
   const attempts = payout.attempts + 1
-  const wait = retrySchedule[attempts - 1]
+  const wait = (yield* RetryPolicy).payoutRetries[attempts - 1]
   const nextRetryAt = wait === undefined ? null : DateTime.addDuration(now, wait)
   yield* (yield* PayoutRepo).update({
     ...payout,

@@ -27,6 +27,7 @@ export * as Pricing from "./Pricing.ts"
 export * as QuotePolicy from "./QuotePolicy.ts"
 export * as QuotePricer from "./QuotePricer.ts"
 export * as QuoteRules from "./QuoteRules.ts"
+export * as RetryPolicy from "./RetryPolicy.ts"
 export * as RateCurve from "./RateCurve.ts"
 export * as Settlement from "./Settlement.ts"
 
