@@ -6,7 +6,7 @@
  * it before any broadcast. Later passes only look that transaction up and re-broadcast the same
  * bytes; a new transaction is prepared only after the chain reported the earlier one failed.
  */
-import { DateTime, Duration, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { ChainGateway, type ChainError, type PreparedPayout } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
@@ -176,7 +176,9 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
     case "Pending":
     case "Unknown":
       // the same signed bytes again: a duplicate broadcast cannot pay twice
-      return yield* gateway.broadcastPayout(rail, prepared).pipe(Effect.ignore)
+      yield* gateway.broadcastPayout(rail, prepared).pipe(Effect.ignore)
+      // release the lease, so the next pass looks again instead of waiting for it to run out
+      return yield* repo.update({ ...payout, updatedAt: yield* DateTime.now })
     case "Failed": {
       // the chain rejected this transaction for good, so a new one may be prepared on retry
       const reset: PayoutRecord = { ...payout, status: "pending", prepared: null, transactionHash: null }
