@@ -13,6 +13,7 @@ import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "./Corridor.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "./IdGenerator.ts"
+import type * as ContractMachine from "./ContractMachine.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { scanByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
@@ -24,14 +25,19 @@ import * as Settlement from "./Settlement.ts"
 
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
-const ignoreRace = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(
-    Effect.asVoid,
-    Effect.catchIf(
-      (e): e is Extract<E, { _tag: "StaleContract" | "InvalidContractState" }> =>
-        e._tag === "StaleContract" || e._tag === "InvalidContractState",
-      () => Effect.void
-    )
+/**
+ * Applies `command` to the contract as stored now; a concurrent move makes the commit stale, so
+ * the contract is read again and the command re-applied. A state that no longer takes the command
+ * (already settled, say) means someone else finished the job: nothing to do.
+ */
+const applyToCurrent = (contractId: string, command: ContractMachine.Command) =>
+  Effect.gen(function* () {
+    const contract = yield* (yield* ContractRepo).findById(contractId)
+    if (Option.isNone(contract)) return
+    yield* applyCommand(contract.value, command)
+  }).pipe(
+    Effect.retry({ while: (e) => e._tag === "StaleContract", times: 10 }),
+    Effect.catchTag("InvalidContractState", () => Effect.void)
   )
 
 /** The conversion of the delta into the payout's fiat; a cross rate comes from the market-data port. */
@@ -58,34 +64,31 @@ const recordFailure = Effect.fnUntraced(function* (payout: PayoutRecord, code: s
     nextAttemptAt: nextRetryAt ?? now,
     updatedAt: now
   })
-  const contract = yield* (yield* ContractRepo).findById(payout.contractId)
-  if (Option.isNone(contract)) return
-  yield* ignoreRace(
-    applyCommand(contract.value, {
-      _tag: "PayoutFailed",
-      amount: payout.amount,
-      failureCode: code,
-      failureMessage: message,
-      nextRetryAt,
-      at: now
-    })
-  )
+  yield* applyToCurrent(payout.contractId, {
+    _tag: "PayoutFailed",
+    amount: payout.amount,
+    failureCode: code,
+    failureMessage: message,
+    nextRetryAt,
+    at: now
+  })
 })
 
+/**
+ * Settles the contract, then marks the payout confirmed. In that order: a crash in between leaves
+ * a settled contract whose payout is looked up (or re-settled) again, never an exercised contract
+ * that nothing will move.
+ */
 const settle = Effect.fnUntraced(function* (payout: PayoutRecord, blockNumber: number | null, at: DateTime.Utc) {
+  yield* applyToCurrent(payout.contractId, {
+    _tag: "PayoutSettled",
+    amount: payout.amount,
+    fxDeltaInQuoteCurrency: payout.fxDeltaInQuoteCurrency,
+    transactionHash: payout.transactionHash,
+    blockNumber,
+    at
+  })
   yield* (yield* PayoutRepo).update({ ...payout, status: "confirmed", blockNumber, updatedAt: at })
-  const contract = yield* (yield* ContractRepo).findById(payout.contractId)
-  if (Option.isNone(contract)) return
-  yield* ignoreRace(
-    applyCommand(contract.value, {
-      _tag: "PayoutSettled",
-      amount: payout.amount,
-      fxDeltaInQuoteCurrency: payout.fxDeltaInQuoteCurrency,
-      transactionHash: payout.transactionHash,
-      blockNumber,
-      at
-    })
-  )
 })
 
 /**
@@ -114,7 +117,8 @@ export const start = Effect.fn("Payouts.start")(function* (contract: ContractRec
       onNone: () => Money.zero,
       onSome: (p) => p.fxDeltaInQuoteCurrency
     }),
-    status: "pending",
+    // nothing goes on-chain for a zero payout: it is never a job for the chain worker
+    status: computed.pipe(Option.exists((p) => Money.isZero(p.amount))) ? "confirmed" : "pending",
     prepared: null,
     transactionHash: null,
     blockNumber: null,
@@ -187,13 +191,20 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   }
 })
 
-/** One pass: start payouts of newly exercised contracts, then advance every due payout. */
+/**
+ * One pass: start payouts of newly exercised contracts (and finish settling confirmed ones), then
+ * advance every due payout.
+ */
 export const runDue = Effect.fn("Payouts.runDue")(function* () {
   const repo = yield* PayoutRepo
   yield* scanByStatus(["exercised"], (contract) =>
-    Effect.flatMap(repo.findByContract(contract.id), (payout) =>
-      Option.isNone(payout) ? start(contract) : Effect.void
-    )
+    Effect.flatMap(repo.findByContract(contract.id), (payout) => {
+      if (Option.isNone(payout)) return Effect.asVoid(start(contract))
+      // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
+      if (payout.value.status === "confirmed")
+        return settle(payout.value, payout.value.blockNumber, payout.value.updatedAt)
+      return Effect.void
+    })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)
   for (const payout of due) yield* advance(payout)

@@ -241,6 +241,27 @@ describe("lifecycle programs", () => {
       assert.isNull(settled.payout.transaction_hash)
       assert.isNull(settled.payout.block_number)
       assert.strictEqual(chain.broadcasts.length, 0)
+      // never a job for the chain worker
+      assert.strictEqual([...store.payouts.values()][0]?.status, "confirmed")
+      assert.strictEqual(chain.prepared.size, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a payout confirmed before a crash, with the contract not yet settled, is settled by the next pass", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      const created = Option.getOrThrow(yield* Payouts.start(store.contracts.get(contract.id)!))
+      // the chain confirmed, the payout row says so, and the process died before the contract commit
+      store.payouts.set(created.id, { ...created, status: "confirmed", transactionHash: "0xdone", blockNumber: 9 })
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "exercised")
+      yield* Payouts.runDue()
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+      const settled = outbound(store, contract.id).at(-1)!.payload as { payout: { transaction_hash: string } }
+      assert.strictEqual(settled.payout.transaction_hash, "0xdone")
+      assert.strictEqual(chain.prepared.size, 0)
+      yield* Payouts.runDue() // settling again changes nothing
+      assert.strictEqual(outbound(store, contract.id).filter((e) => e.eventType === "payout_settled").length, 1)
     }).pipe(Effect.provide(layer))
   })
 
