@@ -3,3 +3,4 @@
  * behind the sandbox and the tests; EVM (viem) and Solana adapters come with their issues.
  */
 export * as SimulatedChain from "./SimulatedChain.ts"
+export * as SqlSimulatedChain from "./SqlSimulatedChain.ts"

@@ -39,6 +39,8 @@ export interface Settings {
   readonly maxBodyBytes: number
   /** Whether the sandbox environment (simulated chains) is served. */
   readonly sandbox: boolean
+  /** `RATELOCK_SANDBOX_CONFIRM_MS`: how long the simulated chain takes to confirm a transfer or a payout. */
+  readonly sandboxConfirmDelay: Duration.Duration
   /** Chains production runs on; none → production answers 403 `environment_disabled`. */
   readonly productionChains: ReadonlyArray<Rail.Chain>
   /** Create a demo partner (and print its sandbox credentials) on a first start with no partners. */
@@ -106,6 +108,10 @@ export const settings: Config.Config<Settings> = Config.all({
   rateLimitBurst: positiveInt("RATELOCK_RATE_LIMIT_BURST", 100),
   maxBodyBytes: positiveInt("RATELOCK_MAX_BODY_BYTES", 1_048_576),
   sandbox: Config.Boolean("RATELOCK_SANDBOX").pipe(Config.withDefault(true)),
+  sandboxConfirmDelay: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+    "RATELOCK_SANDBOX_CONFIRM_MS"
+  ).pipe(Config.withDefault(2000), Config.map(Duration.millis)),
   productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
   demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),

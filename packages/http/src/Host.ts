@@ -8,10 +8,10 @@
  * then the data-directory lock goes.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { SimulatedChain } from "@ratelock/adapters-chain"
+import { SimulatedChain, SqlSimulatedChain } from "@ratelock/adapters-chain"
 import type { PgMigrator } from "@effect/sql-pg"
 import { MarketData } from "@ratelock/core"
-import { type Config, Console, Data, Effect, Layer, Option } from "effect"
+import { Config, Console, Data, Duration, Effect, Layer, Option, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
@@ -21,6 +21,7 @@ import * as DemoPartner from "./DemoPartner.ts"
 import type * as Operator from "./Operator.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
+import * as SandboxChain from "./sandbox/SandboxChain.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
@@ -28,10 +29,18 @@ import * as Workers from "./Workers.ts"
 
 export class HostError extends Data.TaggedError("HostError")<{ readonly message: string }> {}
 
+/**
+ * The sandbox's simulated chain: on PostgreSQL its ledger lives in the same database (`sim_…`
+ * tables), so every API and worker process sharing the database sees one chain; on the embedded
+ * database (one process) it lives in memory.
+ */
+const sandboxChain = <R = never>(settings: HostConfig.Settings, options: SimulatedChain.Options<R> = {}) =>
+  Option.isSome(settings.databaseUrl) ? SqlSimulatedChain.layerWith(options) : SimulatedChain.layerWith(options)
+
 /** Everything the handlers and programs need besides the database and the HTTP server. */
 const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
-    SimulatedChain.layer,
+    sandboxChain(settings, SandboxChain.options(settings)),
     MarketData.MarketData.layerDefaults,
     Services.crypto,
     HostConfig.layer(settings),
@@ -87,11 +96,24 @@ const workers = (settings: HostConfig.Settings) =>
     : Layer.empty
 
 /**
+ * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the
+ * job over (default one minute). Read here, not in `Config.ts`, for the worker command only.
+ */
+const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RATELOCK_WORKER_LEASE_MS").pipe(
+  Config.map(Duration.millis),
+  Config.option
+)
+
+/**
  * The lifecycle workers alone (`pnpm ratelock worker`), for deployments that scale API replicas
  * (`RATELOCK_WORKERS=false`) and workers separately on one PostgreSQL.
  */
 export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
-  Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner() }).pipe(
+  Layer.unwrap(
+    Effect.map(workerLease, (lease) =>
+      Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner(), leaseFor: Option.getOrUndefined(lease) })
+    ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
+  ).pipe(
     Layer.provide(WebhookClient.layer),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),

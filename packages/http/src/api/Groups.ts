@@ -27,6 +27,7 @@ import {
   ValidationFailed
 } from "./Errors.ts"
 import { OptionalIdempotencyKey, RequiredIdempotencyKey } from "./Headers.ts"
+import * as Sandbox from "./Sandbox.ts"
 import { PartnerAuth } from "./Security.ts"
 
 const always = [ValidationFailed, TooManyRequests, InternalError] as const
@@ -113,6 +114,43 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       error: [...posting, NotFound]
     }).annotate(OpenApi.Summary, "Queue a fresh delivery attempt of an outgoing event")
   )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1") {}
+
+const sandboxContract = { fx_contract_id: Fields.Uuid }
+
+/**
+ * Sandbox helpers, beyond the spec: drive a contract's life without a real chain. They exist only
+ * for sandbox keys (`SandboxOnly`: a production key gets 404 `not_found`).
+ */
+export class SandboxGroup extends HttpApiGroup.make("sandbox")
+  .add(
+    HttpApiEndpoint.post("fund", "/sandbox/contracts/:fx_contract_id/fund", {
+      params: sandboxContract,
+      headers: OptionalIdempotencyKey,
+      // optional: with `Schema.Null` among the payloads an empty body is read as null (what is still due)
+      payload: [Sandbox.SandboxFundRequest, Schema.Null],
+      success: Sandbox.SandboxTransfer.pipe(HttpApiSchema.status(202)),
+      error: [...posting, BadRequest, NotFound]
+    }).annotate(
+      OpenApi.Summary,
+      "Sandbox: the simulated chain receives a transfer to the contract's funding address (default: what is still due)"
+    ),
+    HttpApiEndpoint.post("expire", "/sandbox/contracts/:fx_contract_id/expire", {
+      params: sandboxContract,
+      headers: OptionalIdempotencyKey,
+      success: Contract.LockResponse,
+      error: [...posting, NotFound]
+    }).annotate(OpenApi.Summary, "Sandbox: end an active contract's window now (contract_expired follows)"),
+    HttpApiEndpoint.post("failNextPayout", "/sandbox/contracts/:fx_contract_id/fail-next-payout", {
+      params: sandboxContract,
+      headers: OptionalIdempotencyKey,
+      success: Sandbox.SandboxPayoutFailure.pipe(HttpApiSchema.status(202)),
+      error: [...posting, NotFound]
+    }).annotate(OpenApi.Summary, "Sandbox: the simulated chain rejects the contract's next payout transaction")
+  )
+  // innermost first: authentication runs, then the sandbox check, then decoding
+  .middleware(Sandbox.SandboxOnly)
   .middleware(PartnerAuth)
   .prefix("/api/v1") {}
 

@@ -2,13 +2,15 @@
  * The Partner API server: every route of `Api`, the OpenAPI document at `/openapi.json` and the
  * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects).
  *
- * The host provides the `Ports`: the store's repositories, `ChainGateway`, `MarketData`,
+ * The host provides the `Ports`: the store's repositories, `ChainGateway` and the sandbox's
+ * `SimulatedChain` (sandbox helpers, funds_in_route on the simulated chain), `MarketData`,
  * `IdGenerator`, `Digest` (see `layerCrypto`), `Readiness` (`Readiness.layerSql` on Postgres or
  * PGlite, `Readiness.layerAlways` on memory), and an `HttpServer` with its platform services
  * (`NodeHttpServer.layer` gives them all). The settings are references with defaults,
  * overridable with `Layer.succeed`: `BodyLimit`, `RateLimitConfig`, `ChainAvailability`, and
  * core's `QuotePolicy`.
  */
+import type { SimulatedChain } from "@ratelock/adapters-chain"
 import type {
   ChainGateway,
   ContractRepo,
@@ -26,6 +28,7 @@ import { type Digest, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import type { SandboxOnly } from "../api/Sandbox.ts"
 import type { PartnerAuth } from "../api/Security.ts"
 import type { RequestValidation } from "../api/Validation.ts"
 import * as Authentication from "./Authentication.ts"
@@ -35,6 +38,8 @@ import * as QuotesHandlers from "./QuotesHandlers.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import type { Readiness } from "./Readiness.ts"
 import * as ResponseEnvelope from "./ResponseEnvelope.ts"
+import * as SandboxHandlers from "./SandboxHandlers.ts"
+import * as SandboxOnlyLayer from "./SandboxOnly.ts"
 import * as SchemaErrors from "./SchemaErrors.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
 import * as WebhooksHandlers from "./WebhooksHandlers.ts"
@@ -47,6 +52,7 @@ export type Ports =
   | IdempotencyRepo.IdempotencyRepo
   | PartnerRepo.PartnerRepo
   | ChainGateway.ChainGateway
+  | SimulatedChain.SimulatedChain
   | MarketData.MarketData
   | IdGenerator.IdGenerator
   | Digest.Digest
@@ -60,12 +66,16 @@ export type Platform =
   | FileSystem.FileSystem
   | Path.Path
 
-/** The middleware of the API definition: authentication (with the rate limit) and 422 bodies. */
+/** The middleware of the API definition: authentication (with the rate limit), 422 bodies, sandbox-only routes. */
 export const layerMiddleware: Layer.Layer<
-  PartnerAuth | RequestValidation,
+  PartnerAuth | RequestValidation | SandboxOnly,
   never,
   PartnerRepo.PartnerRepo | Digest.Digest
-> = Layer.mergeAll(Authentication.layer.pipe(Layer.provide(RateLimiter.layer)), SchemaErrors.layer)
+> = Layer.mergeAll(
+  Authentication.layer.pipe(Layer.provide(RateLimiter.layer)),
+  SchemaErrors.layer,
+  SandboxOnlyLayer.layer
+)
 
 /** The routes on the `HttpRouter`, for hosts that serve them themselves. */
 export const layerRoutes: Layer.Layer<
@@ -87,6 +97,7 @@ export const layerRoutes: Layer.Layer<
       QuotesHandlers.layer,
       ContractsHandlers.layer,
       WebhooksHandlers.layer,
+      SandboxHandlers.layer,
       SystemHandlers.layer
     ).pipe(Layer.provide(layerMiddleware))
   )

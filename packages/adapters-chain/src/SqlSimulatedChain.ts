@@ -1,0 +1,230 @@
+/**
+ * The simulated chain with its ledger in SQL (`sim_…` tables next to the store's), so every API
+ * and worker process on one PostgreSQL sees the same chain: the `SimulatedChain` service with its
+ * behaviour, options, addresses, hash shapes and `ChainError` reasons, and:
+ *
+ * - Blocks are numbered per `(chain, environment)` by a row that each new block locks until its
+ *   statement commits: a reader that sees head N sees every block up to N. Each change is one
+ *   statement (a block with its transfer or broadcast).
+ * - A payout's transaction hash is derived from `(payout id, attempt)`, the attempt being how many
+ *   of its broadcasts the chain rejected. A broadcast is recorded once (unique hash and
+ *   `(payout id, attempt)`); repeating it, from any process, changes nothing.
+ * - Storage failures are `ChainError`s with reason `unavailable`, as an RPC outage would be.
+ */
+import { ChainGateway, Money } from "@ratelock/core"
+import { DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { Digest } from "effect/crypto"
+import { SqlClient, type SqlError } from "effect/sql"
+import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
+import * as Encoding from "./internal/encoding.ts"
+import * as Ledger from "./internal/ledger.ts"
+import * as Rows from "./internal/sqlRows.ts"
+import * as SqlSchema from "./internal/sqlSchema.ts"
+import { type Options, SimulatedChain, type SimulatedTransfer } from "./SimulatedChain.ts"
+
+const rejection = "rejected by the simulated chain"
+
+export const make = <R>(options: Options<R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const digest = yield* Digest.Digest
+    const context = yield* Effect.context<R>()
+    const confirmDelay = Duration.fromInputUnsafe(options.confirmDelay ?? 0)
+    yield* SqlSchema.ensure
+    const hash = (rail: ChainGateway.Rail, label: string) => Encoding.transactionHash(digest, rail, label)
+
+    /** A new block on the rail's network (a statement to embed): its row stays locked until commit. */
+    const nextBlock = (rail: ChainGateway.Rail) =>
+      sql`INSERT INTO sim_heads (chain, environment, head) VALUES (${rail.chain}, ${rail.environment}, 1)
+        ON CONFLICT (chain, environment) DO UPDATE SET head = sim_heads.head + 1
+        RETURNING head`
+
+    const fundingAddress = Effect.fn("SqlSimulatedChain.fundingAddress")(function* (
+      rail: ChainGateway.Rail,
+      index: number
+    ) {
+      yield* checkIndex(rail, index)
+      return yield* Encoding.address(digest, rail, index)
+    })
+
+    const fund = Effect.fn("SqlSimulatedChain.fund")(function* (
+      rail: ChainGateway.Rail,
+      address: string,
+      amount: Money.Decimal
+    ) {
+      yield* checkRail(rail)
+      yield* checkAddress(rail, address)
+      yield* checkAmount(rail, amount, "transfer")
+      const now = yield* DateTime.now
+      const confirmedAt = DateTime.addDuration(now, confirmDelay)
+      const nonce = `${now.epochMilliseconds}:${yield* Random.nextInt}:${yield* Random.nextInt}`
+      const transactionHash = yield* hash(rail, `transfer:${nonce}:${address}:${Money.format(amount)}`)
+      // one statement: the new block and its transfer commit together
+      const rows = yield* sql<{ readonly block_number: Rows.BigintColumn }>`WITH block AS (${nextBlock(rail)})
+        INSERT INTO sim_transfers (transaction_hash, chain, environment, token, address, address_key, amount,
+          block_number, recorded_at, confirmed_at)
+        SELECT ${transactionHash}, ${rail.chain}, ${rail.environment}, ${rail.token}, ${address},
+          ${Rows.addressKey(rail, address)}, ${Money.format(amount)}, block.head, ${DateTime.toDateUtc(now)},
+          ${DateTime.toDateUtc(confirmedAt)}
+        FROM block
+        RETURNING block_number`.pipe(Rows.orUnavailable(rail.chain, "fund"))
+      const blockNumber = Number(rows[0]!.block_number)
+      const transfer: SimulatedTransfer = { rail, address, transactionHash, index: 0, blockNumber, amount, confirmedAt }
+      return transfer
+    })
+
+    const observeFunding = Effect.fn("SqlSimulatedChain.observeFunding")(function* (
+      rail: ChainGateway.Rail,
+      address: string,
+      cursor: string | null
+    ) {
+      const after = yield* parseCursor(rail, cursor)
+      // one statement, one snapshot: the head and the transfers up to it agree
+      const rows = yield* sql<Rows.TransferRow & { readonly head: Rows.BigintColumn }>`
+        WITH network AS (
+          SELECT coalesce(max(head), 0) AS head FROM sim_heads
+          WHERE chain = ${rail.chain} AND environment = ${rail.environment}
+        )
+        SELECT network.head, t.* FROM network LEFT JOIN sim_transfers t
+          ON t.chain = ${rail.chain} AND t.environment = ${rail.environment} AND t.token = ${rail.token}
+          AND t.address_key = ${Rows.addressKey(rail, address)} AND t.block_number > ${after}
+        ORDER BY t.block_number`.pipe(Rows.orUnavailable(rail.chain, "observeFunding"))
+      const later = rows.filter((r) => r.transaction_hash !== null).map(Rows.toTransfer)
+      return Rows.observed(later, Number(rows[0]?.head ?? 0), after, yield* DateTime.now)
+    })
+
+    /** Of the contracts armed by `failNextPayoutOf`, the one whose payout this is: the payout is armed now. */
+    const resolveArmed = Effect.fnUntraced(function* (payoutId: string, armed: ReadonlyArray<string>) {
+      const payoutIdOf = options.payoutIdOf
+      if (payoutIdOf === undefined) return
+      for (const target of armed) {
+        const found = yield* payoutIdOf(target.slice("contract:".length)).pipe(
+          Effect.provideContext(context),
+          Effect.catchCause((cause) =>
+            Effect.as(Effect.logWarning("simulated chain: no payout id for an armed contract", cause), Option.none())
+          )
+        )
+        if (!Option.contains(found, payoutId)) continue
+        yield* sql.withTransaction(
+          Effect.andThen(
+            sql`DELETE FROM sim_rejections WHERE target = ${target}`,
+            sql`INSERT INTO sim_rejections (target) VALUES (${`payout:${payoutId}`}) ON CONFLICT DO NOTHING`
+          )
+        )
+      }
+    })
+
+    const preparePayout = Effect.fn("SqlSimulatedChain.preparePayout")(function* (order: ChainGateway.PayoutOrder) {
+      yield* checkRail(order.rail)
+      yield* checkAddress(order.rail, order.destination)
+      yield* checkAmount(order.rail, order.amount, "payout")
+      const unavailable = Rows.orUnavailable(order.rail.chain, "preparePayout")
+      const [state] = yield* sql<{ readonly rejected: Rows.BigintColumn; readonly armed: ReadonlyArray<string> }>`
+        SELECT (SELECT count(*) FROM sim_broadcasts WHERE payout_id = ${order.payoutId} AND failure IS NOT NULL)
+            AS rejected,
+          ARRAY(SELECT target FROM sim_rejections WHERE target LIKE 'contract:%') AS armed`.pipe(unavailable)
+      yield* resolveArmed(order.payoutId, state?.armed ?? []).pipe(unavailable)
+      const attempt = Number(state?.rejected ?? 0)
+      const transactionHash = yield* hash(order.rail, `payout:${order.payoutId}:${attempt}`)
+      const persisted = Ledger.encodePrepared({
+        payoutId: order.payoutId,
+        attempt,
+        destination: order.destination,
+        amount: Money.format(order.amount)
+      })
+      return { transactionHash, persisted }
+    })
+
+    const prepared = (rail: ChainGateway.Rail, payout: ChainGateway.PreparedPayout) =>
+      Option.match(Ledger.decodePrepared(payout.persisted), {
+        onNone: () => Effect.fail(chainError(rail.chain, "invalid_prepared", "not a simulated payout")),
+        onSome: Effect.succeed
+      })
+
+    const recorded = (transactionHash: string) =>
+      sql<Rows.BroadcastRow>`SELECT block_number, failure, confirmed_at FROM sim_broadcasts
+        WHERE transaction_hash = ${transactionHash}`
+
+    const broadcastPayout = Effect.fn("SqlSimulatedChain.broadcastPayout")(function* (
+      rail: ChainGateway.Rail,
+      payout: ChainGateway.PreparedPayout
+    ) {
+      const p = yield* prepared(rail, payout)
+      const unavailable = Rows.orUnavailable(rail.chain, "broadcastPayout")
+      // the usual repeat takes no lock
+      if ((yield* recorded(payout.transactionHash).pipe(unavailable)).length > 0) return
+      const now = yield* DateTime.now
+      // one statement: the block, the rejections it uses up and the transaction commit together; a
+      // concurrent repeat that loses the race records nothing (its block number stays unused)
+      yield* sql`WITH block AS (${nextBlock(rail)}),
+        rejections AS (
+          DELETE FROM sim_rejections WHERE target IN ('next', ${`payout:${p.payoutId}`})
+            AND NOT EXISTS (SELECT 1 FROM sim_broadcasts WHERE transaction_hash = ${payout.transactionHash})
+          RETURNING target
+        )
+        INSERT INTO sim_broadcasts (transaction_hash, payout_id, attempt, chain, environment, token, destination,
+          amount, block_number, failure, broadcast_at, confirmed_at)
+        SELECT ${payout.transactionHash}, ${p.payoutId}, ${p.attempt}, ${rail.chain}, ${rail.environment},
+          ${rail.token}, ${p.destination}, ${p.amount}, block.head,
+          CASE WHEN EXISTS (SELECT 1 FROM rejections) THEN ${rejection} END,
+          ${DateTime.toDateUtc(now)}, ${DateTime.toDateUtc(DateTime.addDuration(now, confirmDelay))}
+        FROM block
+        ON CONFLICT DO NOTHING`.pipe(unavailable)
+    })
+
+    const lookupPayout = Effect.fn("SqlSimulatedChain.lookupPayout")(function* (
+      rail: ChainGateway.Rail,
+      payout: ChainGateway.PreparedPayout
+    ) {
+      yield* prepared(rail, payout)
+      const rows = yield* recorded(payout.transactionHash).pipe(Rows.orUnavailable(rail.chain, "lookupPayout"))
+      return Rows.toLookup(rows[0], yield* DateTime.now)
+    })
+
+    const failNextPayoutOf = Effect.fn("SqlSimulatedChain.failNextPayoutOf")(function* (contractId: string) {
+      if (options.payoutIdOf === undefined) {
+        return yield* chainError(
+          "simulated",
+          "unsupported",
+          "this simulated chain cannot target a contract's payout: it was built without payoutIdOf"
+        )
+      }
+      yield* sql`INSERT INTO sim_rejections (target) VALUES (${`contract:${contractId}`}) ON CONFLICT DO NOTHING`.pipe(
+        Rows.orUnavailable("simulated", "failNextPayoutOf")
+      )
+    })
+
+    return SimulatedChain.of({
+      fundingAddress,
+      observeFunding,
+      preparePayout,
+      broadcastPayout,
+      lookupPayout,
+      fund,
+      transfers: Effect.map(
+        sql<Rows.TransferRow>`SELECT * FROM sim_transfers ORDER BY recorded_at, transaction_hash`,
+        (rows) => rows.map(Rows.toTransfer)
+      ).pipe(Effect.orDie),
+      failNextPayout: sql`INSERT INTO sim_rejections (target) VALUES ('next') ON CONFLICT DO NOTHING`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
+      failNextPayoutOf
+    })
+  })
+
+/**
+ * The SQL simulated chain with `options` (as `SimulatedChain.layerWith`), as itself and as core's
+ * `ChainGateway`; its tables are created when it is built.
+ */
+export const layerWith = <R = never>(
+  options: Options<R>
+): Layer.Layer<SimulatedChain | ChainGateway.ChainGateway, SqlError.SqlError, SqlClient.SqlClient | R> =>
+  Layer.effect(
+    ChainGateway.ChainGateway,
+    SimulatedChain.useSync((chain) => ChainGateway.ChainGateway.of(chain))
+  ).pipe(Layer.provideMerge(Layer.effect(SimulatedChain, make(options))), Layer.provide(Digest.layerWebCrypto))
+
+/** Confirming at once, without `failNextPayoutOf`. */
+export const layer: Layer.Layer<SimulatedChain | ChainGateway.ChainGateway, SqlError.SqlError, SqlClient.SqlClient> =
+  layerWith({})

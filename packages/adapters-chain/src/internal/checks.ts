@@ -1,0 +1,38 @@
+/**
+ * What the SQL simulated chain refuses, with `SimulatedChain`'s `ChainError` reasons: tokens not
+ * issued on a chain, malformed addresses, HD indexes and cursors, non-positive amounts.
+ */
+import { ChainGateway, Money, Rail } from "@ratelock/core"
+import { Effect } from "effect"
+import * as Encoding from "./encoding.ts"
+
+export const chainError = (chain: string, reason: string, message: string) =>
+  new ChainGateway.ChainError({ chain, reason, message })
+
+export const checkRail = (rail: ChainGateway.Rail) =>
+  Rail.tokenDecimals(rail.token, rail.chain) === undefined
+    ? Effect.fail(chainError(rail.chain, "unsupported_token", `${rail.token} is not issued on ${rail.chain}`))
+    : Effect.void
+
+export const checkAddress = (rail: ChainGateway.Rail, address: string) =>
+  Encoding.isAddress(rail.chain, address)
+    ? Effect.void
+    : Effect.fail(chainError(rail.chain, "invalid_address", `not a ${rail.chain} address: ${address}`))
+
+export const checkIndex = (rail: ChainGateway.Rail, index: number) =>
+  Number.isSafeInteger(index) && index >= 0
+    ? Effect.void
+    : Effect.fail(chainError(rail.chain, "invalid_index", `HD index must be a whole number ≥ 0, got ${index}`))
+
+export const checkAmount = (rail: ChainGateway.Rail, amount: Money.Decimal, what: "transfer" | "payout") =>
+  Money.isPositive(amount)
+    ? Effect.void
+    : Effect.fail(chainError(rail.chain, "invalid_amount", `a ${what} must be positive, got ${Money.format(amount)}`))
+
+/** A funding cursor: the last block seen (`null` = from the start, block 0). */
+export const parseCursor = (rail: ChainGateway.Rail, cursor: string | null) =>
+  cursor === null
+    ? Effect.succeed(0)
+    : /^[0-9]{1,15}$/.test(cursor)
+      ? Effect.succeed(Number(cursor))
+      : Effect.fail(chainError(rail.chain, "invalid_cursor", `not a block number: ${cursor}`))

@@ -1,0 +1,110 @@
+/**
+ * Funding in the sandbox (api-decisions.md, "Sandbox"): the fund helper, and the step that makes
+ * an inbound `funds_in_route` with an `amount` arrive on the simulated chain. Either way the
+ * simulated chain records a transfer to the contract's funding address, which the funding worker
+ * counts once it is confirmed.
+ */
+import { SimulatedChain } from "@ratelock/adapters-chain"
+import {
+  ApiError,
+  type ChainGateway,
+  type Contract,
+  type ContractRepo,
+  type InboundEvent,
+  Money,
+  type Partner,
+  type StoreError
+} from "@ratelock/core"
+import { Effect } from "effect"
+import type { SandboxTransfer } from "../api/Sandbox.ts"
+import { find, railOf } from "./SandboxContract.ts"
+
+const awaitingFunds: ReadonlyArray<Contract.ContractStatus> = ["quote_created", "funds_in_route"]
+
+const sameAddress = (c: Contract.ContractRecord, address: string) =>
+  c.chain === "solana"
+    ? address === c.fundingWalletAddress
+    : address.toLowerCase() === c.fundingWalletAddress.toLowerCase()
+
+/** What is still due: the total less what was confirmed, or sent and still confirming, if more. */
+export const stillDue = Effect.fnUntraced(function* (contract: Contract.ContractRecord) {
+  const rail = railOf(contract)
+  const sent = (yield* (yield* SimulatedChain.SimulatedChain).transfers)
+    .filter(
+      (t) =>
+        t.rail.chain === rail.chain &&
+        t.rail.environment === rail.environment &&
+        t.rail.token === rail.token &&
+        sameAddress(contract, t.address)
+    )
+    .reduce((total, t) => Money.sum(total, t.amount), Money.zero)
+  return Money.max(Money.zero, Money.subtract(contract.totalAmount, Money.max(sent, contract.fundedAmount)))
+})
+
+/** The simulated chain records a transfer of `amount` to the contract's funding address. */
+const send = Effect.fnUntraced(function* (contract: Contract.ContractRecord, amount: Money.Decimal) {
+  const chain = yield* SimulatedChain.SimulatedChain
+  const transfer = yield* chain.fund(railOf(contract), contract.fundingWalletAddress, amount)
+  return {
+    fx_contract_id: contract.id,
+    chain: contract.chain,
+    currency: contract.settlementCurrency,
+    funding_wallet_address: contract.fundingWalletAddress,
+    amount: transfer.amount,
+    transaction_hash: transfer.transactionHash,
+    block_number: transfer.blockNumber,
+    confirms_at: transfer.confirmedAt
+  } satisfies SandboxTransfer
+})
+
+const invalidAmount = (message: string) => new ApiError.FundingAmountInvalid({ message })
+
+/** `POST /sandbox/contracts/{id}/fund`: `amount`, or what is still due, arrives on the simulated chain. */
+export const fund = Effect.fn("Sandbox.fund")(function* (
+  scope: Partner.PartnerScope,
+  contractId: string,
+  amount: Money.Decimal | undefined
+): Effect.fn.Return<
+  SandboxTransfer,
+  | ApiError.ContractNotFound
+  | ApiError.InvalidContractState
+  | ApiError.FundingAmountInvalid
+  | ChainGateway.ChainError
+  | StoreError.StoreError,
+  ContractRepo.ContractRepo | SimulatedChain.SimulatedChain
+> {
+  const contract = yield* find(scope, contractId)
+  if (!awaitingFunds.includes(contract.status)) {
+    return yield* new ApiError.InvalidContractState({
+      message: `contract ${contract.id} is ${contract.status}: only a contract awaiting funds can be funded`
+    })
+  }
+  const value = amount ?? (yield* stillDue(contract))
+  if (!Money.isPositive(value)) {
+    return yield* invalidAmount(
+      amount === undefined
+        ? `nothing is due: ${Money.format(contract.totalAmount)} was already sent to the funding address`
+        : `amount ${Money.format(value)} must be above 0`
+    )
+  }
+  if (!Money.equals(Money.roundDown(value), value)) {
+    return yield* invalidAmount(`amount ${Money.format(value)} has more than ${Money.tokenScale} decimals`)
+  }
+  return yield* send(contract, value)
+})
+
+/**
+ * After an inbound event was processed: in the sandbox, a `funds_in_route` with an `amount` makes
+ * the simulated chain receive that transfer (confirmed after the chain's delay). A failure here is
+ * logged; the event itself stays processed.
+ */
+export const afterInbound = Effect.fn("Sandbox.afterInbound")(
+  function* (scope: Partner.PartnerScope, event: InboundEvent.InboundEvent, ack: InboundEvent.InboundAck) {
+    if (scope.environment !== "sandbox" || ack.status !== "processed") return
+    if (event.event_type !== "funds_in_route" || event.amount == null) return
+    const amount = Money.roundDown(event.amount)
+    if (!Money.isPositive(amount)) return
+    yield* send(yield* find(scope, event.fx_contract_id), amount)
+  },
+  Effect.catchCause((cause) => Effect.logError("sandbox: funds_in_route not recorded on the simulated chain", cause))
+)

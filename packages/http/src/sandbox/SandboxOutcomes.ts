@@ -1,0 +1,55 @@
+/**
+ * Outcomes a sandbox partner can force (api-decisions.md, "Sandbox"): a contract's window ended
+ * now, and its next payout rejected by the simulated chain.
+ */
+import { SimulatedChain } from "@ratelock/adapters-chain"
+import {
+  ApiError,
+  type ChainGateway,
+  Contract,
+  type ContractRepo,
+  Expiry,
+  type IdGenerator,
+  type Partner,
+  type StoreError
+} from "@ratelock/core"
+import { Effect } from "effect"
+import type { SandboxPayoutFailure } from "../api/Sandbox.ts"
+import { find } from "./SandboxContract.ts"
+
+/** A payout may still come: nothing was paid, and the contract is not over. */
+const payoutToCome: ReadonlyArray<Contract.ContractStatus> = ["quote_created", "funds_in_route", "active", "exercised"]
+
+/** `POST /sandbox/contracts/{id}/expire`: core's `Expiry.expireNow`, as the contract's lock. */
+export const expire = (
+  scope: Partner.PartnerScope,
+  contractId: string
+): Effect.Effect<
+  Contract.LockResponse,
+  ApiError.ContractNotFound | ApiError.TransitionRefusal | StoreError.StaleContract | StoreError.StoreError,
+  ContractRepo.ContractRepo | IdGenerator.IdGenerator
+> =>
+  Expiry.expireNow(scope, contractId).pipe(
+    // a worker moved the contract at the same moment: decide again on the new state
+    Effect.retry({ while: (e) => e._tag === "StaleContract", times: 3 }),
+    Effect.map(Contract.toLockResponse)
+  )
+
+/** `POST /sandbox/contracts/{id}/fail-next-payout`: the simulated chain rejects the contract's next payout. */
+export const failNextPayout = Effect.fn("Sandbox.failNextPayout")(function* (
+  scope: Partner.PartnerScope,
+  contractId: string
+): Effect.fn.Return<
+  SandboxPayoutFailure,
+  ApiError.ContractNotFound | ApiError.InvalidContractState | ChainGateway.ChainError | StoreError.StoreError,
+  ContractRepo.ContractRepo | SimulatedChain.SimulatedChain
+> {
+  const contract = yield* find(scope, contractId)
+  if (!payoutToCome.includes(contract.status)) {
+    return yield* new ApiError.InvalidContractState({
+      message: `contract ${contract.id} is ${contract.status}: it has no payout to come`
+    })
+  }
+  yield* (yield* SimulatedChain.SimulatedChain).failNextPayoutOf(contract.id)
+  return { fx_contract_id: contract.id, next_payout_attempt: "fails" } satisfies SandboxPayoutFailure
+})
