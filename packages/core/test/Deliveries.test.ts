@@ -55,8 +55,9 @@ const partners = Layer.succeed(
   } as unknown as PartnerRepo.PartnerRepoShape)
 )
 
+let ids = 0
 const outgoing = (contractId: string, sequence: number, createdAt: number): EventRepo.OutgoingEvent => ({
-  id: `00000000-0000-4000-8000-${(sequence + contractId.length * 100).toString(16).padStart(12, "0")}`,
+  id: `00000000-0000-4000-8000-${(++ids).toString(16).padStart(12, "0")}`,
   eventId: `evt-${contractId}-${sequence}`,
   partnerId,
   environment: "sandbox",
@@ -158,6 +159,49 @@ describe("Deliveries", () => {
       }).pipe(Effect.provide(layer))
     }
   )
+
+  it.effect("a receiver down for 6 hours gets everything afterwards, each contract in sequence order", () => {
+    const store = new MemoryStore()
+    const received: Array<{ readonly at: number; readonly body: string }> = []
+    const downUntil = start + 6 * 3600 * 1000
+    const transport = WebhookTransport.WebhookTransport.of({
+      post: (request) =>
+        Effect.map(DateTime.now, (now) => {
+          if (now.epochMilliseconds < downUntil) return { status: 503 }
+          received.push({ at: now.epochMilliseconds, body: request.body })
+          return { status: 200 }
+        })
+    })
+    const layer = Layer.mergeAll(
+      store.layer(),
+      Layer.succeed(WebhookTransport.WebhookTransport, transport),
+      partners,
+      WebhookSignature.layerWebCrypto
+    )
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      for (const contract of ["c-a", "c-b", "c-c"]) {
+        for (let sequence = 1; sequence <= 3; sequence++) {
+          const event = outgoing(contract, sequence, start + sequence * 1000)
+          store.outgoing.set(event.id, event)
+        }
+      }
+      for (let i = 0; i < 24 * 12; i++) {
+        yield* Deliveries.deliverDue()
+        yield* TestClock.adjust("5 minutes")
+      }
+      assert.strictEqual(received.length, 9)
+      assert.isTrue(received.every((r) => r.at >= downUntil))
+      for (const contract of ["c-a", "c-b", "c-c"]) {
+        const sequences = received.map((r) => JSON.parse(r.body)).filter((b) => b.fx_contract_id === contract)
+        assert.deepStrictEqual(
+          sequences.map((b) => b.sequence),
+          [1, 2, 3]
+        )
+      }
+      assert.isTrue([...store.outgoing.values()].every((e) => e.status === "delivered"))
+    }).pipe(Effect.provide(layer))
+  })
 
   it.effect("without a webhook URL the attempt is recorded as failed and retried", () => {
     const { store, layer } = setup([])
