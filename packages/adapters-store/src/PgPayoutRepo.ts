@@ -31,10 +31,18 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return Option.map(Option.fromNullishOr(rows[0]), fromRow)
     }, orStoreError("PgPayoutRepo.findByContract"))
 
-    const update = Effect.fn("PgPayoutRepo.update")(function* (payout: PayoutRepo.PayoutRecord) {
+    // compare-and-set: only over the row the caller read (same status, same updated_at)
+    const update = Effect.fn("PgPayoutRepo.update")(function* (
+      payout: PayoutRepo.PayoutRecord,
+      expected: PayoutRepo.Expected
+    ) {
       const { id: _, ...columns } = toRow(payout)
-      yield* sql`UPDATE payouts SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${payout.id}`
+      const rows = yield* sql<{
+        id: string
+      }>`UPDATE payouts SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = ${payout.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}
+        RETURNING id`
+      return rows.length === 1
     }, orStoreError("PgPayoutRepo.update"))
 
     const claimDue = Effect.fn("PgPayoutRepo.claimDue")(function* (claim: Lease.Claim) {

@@ -744,8 +744,8 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           transactionHash: "0xabc",
           blockNumber: 9_007_199_254
         }
-        yield* payouts.update(prepared)
-        yield* payouts.update({ ...all[2]!, status: "confirmed" as const })
+        yield* payouts.update(prepared, all[1]!)
+        yield* payouts.update({ ...all[2]!, status: "confirmed" as const }, all[2]!)
         assert.deepStrictEqual(ids(yield* payouts.claimDue(claim(now))), [prepared.id])
         assert.deepStrictEqual(
           plain(Option.getOrThrow(yield* payouts.findByContract(prepared.contractId))),

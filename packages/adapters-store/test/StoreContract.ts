@@ -1108,9 +1108,14 @@ const payoutTests = (it: It) =>
           nextAttemptAt: R.at("2024-05-02T00:05:00.321Z"),
           updatedAt: R.at("2024-05-02T00:00:00.321Z")
         }
-        yield* payouts.update(prepared)
+        assert.isTrue(yield* payouts.update(prepared, p))
         assert.deepStrictEqual(R.plain(Option.getOrNull(yield* payouts.findByContract(c.id))), R.plain(prepared))
         assert.isTrue(Option.isNone(yield* payouts.findByContract(R.uuid())))
+
+        // compare-and-set: an update over a row that moved on is refused and writes nothing
+        const stale = { ...p, status: "failed" as const, attempts: 9, updatedAt: R.at("2024-05-02T00:09:00.000Z") }
+        assert.isFalse(yield* payouts.update(stale, p))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* payouts.findByContract(c.id))), R.plain(prepared))
       })
     )
 
@@ -1139,7 +1144,7 @@ const payoutTests = (it: It) =>
           yield* payouts.insert(p)
           // a third of them are signed, waiting for the chain
           if (i % 3 === 0)
-            yield* payouts.update({ ...p, status: "prepared", prepared: "AQID", transactionHash: `0x${i}` })
+            yield* payouts.update({ ...p, status: "prepared", prepared: "AQID", transactionHash: `0x${i}` }, p)
           due.push(p.id)
         }
         const notDue: Array<string> = []
@@ -1150,7 +1155,7 @@ const payoutTests = (it: It) =>
         ] as const) {
           const p = R.payout(yield* seedContract(scope, { createdAt: t }), { createdAt: t, nextAttemptAt: t })
           yield* payouts.insert(p)
-          yield* payouts.update({ ...p, ...outcome })
+          yield* payouts.update({ ...p, ...outcome }, p)
           notDue.push(p.id)
         }
         const claimed = yield* claimConcurrently(payouts.claimDue, now)
@@ -1177,7 +1182,10 @@ const payoutTests = (it: It) =>
 
         const later = R.plus(now, Duration.minutes(5))
         yield* assertLeaseRules(payouts.claimDue, older.id, later)
-        yield* payouts.update({ ...older, attempts: 1, lastError: "x: y", nextAttemptAt: later, updatedAt: later })
+        yield* payouts.update(
+          { ...older, attempts: 1, lastError: "x: y", nextAttemptAt: later, updatedAt: later },
+          older
+        )
         assert.include(idsOf(yield* payouts.claimDue(claimAt(later, "c"))), older.id)
       })
     )

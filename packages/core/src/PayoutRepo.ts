@@ -42,14 +42,21 @@ export interface PayoutRecord {
   readonly updatedAt: DateTime.Utc
 }
 
+/** What a compare-and-set update expects to find. */
+export type Expected = Pick<PayoutRecord, "status" | "updatedAt">
+
 /** A second payout for the same contract: the first one stands. */
 export class PayoutExists extends Schema.TaggedError<PayoutExists>()("PayoutExists", { contractId: Schema.String }) {}
 
 export interface PayoutRepoShape {
   readonly insert: (payout: PayoutRecord) => Effect.Effect<void, PayoutExists | StoreError>
   readonly findByContract: (contractId: string) => Effect.Effect<Option.Option<PayoutRecord>, StoreError>
-  /** Saves the payout and releases its lease. */
-  readonly update: (payout: PayoutRecord) => Effect.Effect<void, StoreError>
+  /**
+   * Saves the payout and releases its lease, only if the stored row is still `expected` (same
+   * status and `updatedAt`): a worker whose lease ran out cannot overwrite the work of the one that
+   * took over. Answers whether it was written.
+   */
+  readonly update: (payout: PayoutRecord, expected: Expected) => Effect.Effect<boolean, StoreError>
   /** Claims payouts not yet confirmed or failed whose next attempt is due at `claim.now`, oldest first. */
   readonly claimDue: (claim: Claim) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
 }

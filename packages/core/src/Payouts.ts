@@ -50,20 +50,32 @@ const conversionOf = Effect.fnUntraced(function* (contract: ContractRecord) {
   return Option.map(rate, (fiatPerQuote): Settlement.Conversion => ({ _tag: "Cross", fiatPerQuote }))
 })
 
-/** Records a failed attempt: schedules the next one or gives up, and tells the partner. */
-const recordFailure = Effect.fnUntraced(function* (payout: PayoutRecord, code: string, message: string) {
+/**
+ * Records a failed attempt: schedules the next one or gives up, and tells the partner. `expected`
+ * is the row as stored; when another worker moved it meanwhile, this attempt's news is stale.
+ */
+const recordFailure = Effect.fnUntraced(function* (
+  payout: PayoutRecord,
+  code: string,
+  message: string,
+  expected: PayoutRecord = payout
+) {
   const now = yield* DateTime.now
   const attempts = payout.attempts + 1
   const wait = (yield* RetryPolicy).payoutRetries[attempts - 1]
   const nextRetryAt = wait === undefined ? null : DateTime.addDuration(now, wait)
-  yield* (yield* PayoutRepo).update({
-    ...payout,
-    status: nextRetryAt === null ? "failed" : payout.status,
-    attempts,
-    lastError: `${code}: ${message}`,
-    nextAttemptAt: nextRetryAt ?? now,
-    updatedAt: now
-  })
+  const written = yield* (yield* PayoutRepo).update(
+    {
+      ...payout,
+      status: nextRetryAt === null ? "failed" : payout.status,
+      attempts,
+      lastError: `${code}: ${message}`,
+      nextAttemptAt: nextRetryAt ?? now,
+      updatedAt: now
+    },
+    expected
+  )
+  if (!written) return
   yield* applyToCurrent(payout.contractId, {
     _tag: "PayoutFailed",
     amount: payout.amount,
@@ -88,7 +100,7 @@ const settle = Effect.fnUntraced(function* (payout: PayoutRecord, blockNumber: n
     blockNumber,
     at
   })
-  yield* (yield* PayoutRepo).update({ ...payout, status: "confirmed", blockNumber, updatedAt: at })
+  yield* (yield* PayoutRepo).update({ ...payout, status: "confirmed", blockNumber, updatedAt: at }, payout)
 })
 
 /**
@@ -165,8 +177,9 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       transactionHash: prepared.value.transactionHash,
       updatedAt: now
     }
-    // persisted before broadcast: whatever crashes next, this transaction is the only one
-    yield* repo.update(stored)
+    // persisted before broadcast: whatever crashes next, this transaction is the only one; and
+    // only the worker whose write landed broadcasts (one whose lease ran out finds the row moved)
+    if (!(yield* repo.update(stored, payout))) return
     yield* gateway.broadcastPayout(rail, prepared.value).pipe(Effect.catch(chainFailure(stored)))
     return
   }
@@ -182,11 +195,11 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       // the same signed bytes again: a duplicate broadcast cannot pay twice
       yield* gateway.broadcastPayout(rail, prepared).pipe(Effect.ignore)
       // release the lease, so the next pass looks again instead of waiting for it to run out
-      return yield* repo.update({ ...payout, updatedAt: yield* DateTime.now })
+      return yield* repo.update({ ...payout, updatedAt: yield* DateTime.now }, payout)
     case "Failed": {
       // the chain rejected this transaction for good, so a new one may be prepared on retry
       const reset: PayoutRecord = { ...payout, status: "pending", prepared: null, transactionHash: null }
-      return yield* recordFailure(reset, "transaction_failed", lookup.value.reason)
+      return yield* recordFailure(reset, "transaction_failed", lookup.value.reason, payout)
     }
   }
 })

@@ -228,6 +228,18 @@ describe("lifecycle programs", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a worker whose lease ran out cannot broadcast: its write over the moved row is refused", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      const pending = Option.getOrThrow(yield* Payouts.start(store.contracts.get(contract.id)!))
+      yield* Payouts.advance(pending) // the worker holding the lease: prepares, stores, broadcasts
+      yield* Payouts.advance(pending) // a late worker with the old row: its store is refused
+      assert.strictEqual(chain.broadcasts.length, 1)
+      assert.strictEqual(store.payouts.get(pending.id)?.transactionHash, chain.broadcasts[0])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a zero payout settles at once with nothing sent on-chain", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {

@@ -235,7 +235,16 @@ export class MemoryStore {
       }),
     findByContract: (contractId) =>
       Effect.sync(() => Option.fromNullishOr([...this.payouts.values()].find((p) => p.contractId === contractId))),
-    update: (payout) => Effect.sync(() => void this.payouts.set(payout.id, payout)),
+    update: (payout, expected) =>
+      Effect.sync(() => {
+        const stored = this.payouts.get(payout.id)
+        const current =
+          stored !== undefined &&
+          stored.status === expected.status &&
+          stored.updatedAt.epochMilliseconds === expected.updatedAt.epochMilliseconds
+        if (current) this.payouts.set(payout.id, payout)
+        return current
+      }),
     claimDue: ({ now, limit }) =>
       Effect.sync(() =>
         [...this.payouts.values()]

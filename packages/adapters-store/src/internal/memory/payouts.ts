@@ -27,10 +27,17 @@ const insertStep =
   }
 
 /** Saves the payout and releases its lease; an unknown payout is left alone. */
-const updateStep = (payout: Payout) => (state: State) =>
-  HashMap.has(state.payouts, payout.id)
-    ? write({ ...state, payouts: HashMap.set(state.payouts, payout.id, unleased(payout)) })
-    : write(state)
+/** Compare-and-set: written only over the row the caller read (same status, same `updatedAt`). */
+const updateStep = (payout: Payout, expected: PayoutRepo.Expected) => (state: State) => {
+  const stored = Option.getOrUndefined(HashMap.get(state.payouts, payout.id))?.row
+  const current =
+    stored !== undefined &&
+    stored.status === expected.status &&
+    stored.updatedAt.epochMilliseconds === expected.updatedAt.epochMilliseconds
+  return current
+    ? done(true, { ...state, payouts: HashMap.set(state.payouts, payout.id, unleased(payout)) })
+    : done(false, state)
+}
 
 const claimStep = (claim: Lease.Claim) => (state: State) => {
   const [taken, payouts] = take(
@@ -55,8 +62,8 @@ export const makePayoutRepo = (ref: StateRef): PayoutRepo.PayoutRepoShape => {
     )
   })
 
-  const update = Effect.fn("MemoryStore.payouts.update")(function* (payout: Payout) {
-    return yield* atomically(ref, updateStep(payout))
+  const update = Effect.fn("MemoryStore.payouts.update")(function* (payout: Payout, expected: PayoutRepo.Expected) {
+    return yield* atomically(ref, updateStep(payout, expected))
   })
 
   const claimDue = Effect.fn("MemoryStore.payouts.claimDue")(function* (claim: Lease.Claim) {
