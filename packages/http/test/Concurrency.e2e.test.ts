@@ -171,11 +171,9 @@ layer(serverLayer({ store: "memory" }), { excludeTestServices: true, timeout: "1
   suite
 )
 
-if (Postgres.databaseUrl === undefined) {
-  describe.skip("concurrency, PostgreSQL (set DATABASE_URL)", () => {})
-} else {
-  layer(Postgres.layer(Postgres.databaseUrl), { excludeTestServices: true, timeout: "120 seconds" })(
+describe.skipIf(Postgres.databaseUrl === undefined)("concurrency, PostgreSQL (needs DATABASE_URL)", () => {
+  layer(Postgres.layer(Postgres.databaseUrl ?? ""), { excludeTestServices: true, timeout: "120 seconds" })(
     "concurrency, PostgreSQL",
     suite
   )
-}
+})

@@ -8,7 +8,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
-import { EmbeddedStore, MemoryStore } from "@ratelock/adapters-store"
+import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
 import { IdGenerator, MarketData, type Partner, PartnerRepo, type PayoutRepo, QuotePolicy } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
 import { HttpServer } from "effect/http"
@@ -40,8 +40,12 @@ export class TestServer extends Context.Service<
   { readonly baseUrl: string; readonly a: SeededPartner; readonly b: SeededPartner }
 >()("test/TestServer") {}
 
+/** A store for the server: the repositories and their readiness check. */
+export type StoreLayer = Layer.Layer<PgStore.Repos | Readiness>
+
 export interface Options {
-  readonly store?: "embedded" | "memory"
+  /** The embedded Postgres (default), the memory store, or a store layer of the caller's. */
+  readonly store?: "embedded" | "memory" | StoreLayer
   readonly quoteTtl?: Duration.Input
   readonly rateLimit?: RateLimitShape
   readonly chains?: ChainAvailabilityShape
@@ -83,10 +87,12 @@ const notReady = Layer.succeed(
   Readiness.of({ check: Effect.fail(new NotReady({ message: "connection refused" })) })
 )
 
-const store = (options: Options) =>
+const store = (options: Options): StoreLayer =>
   options.store === "memory"
     ? Layer.merge(MemoryStore.layerMemory, options.ready === false ? notReady : Readiness.layerAlways)
-    : Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})))
+    : options.store === undefined || options.store === "embedded"
+      ? Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})), Layer.orDie)
+      : options.store
 
 /** The server, and the ports it runs on for tests that drive the workers' programs. */
 export type Provided =
