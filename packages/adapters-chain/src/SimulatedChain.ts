@@ -13,11 +13,13 @@
  *
  * Each `(chain, environment)` is its own network with its own block numbers.
  */
-import { ChainGateway, Money, Rail as Rails } from "@ratelock/core"
+import { ChainGateway, Money } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Digest } from "effect/crypto"
+import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Encoding from "./internal/encoding.ts"
+import * as Prepared from "./internal/prepared.ts"
 
 export type { SimulatedTransfer } from "./internal/ledger.ts"
 
@@ -53,19 +55,6 @@ export class SimulatedChain extends Context.Service<SimulatedChain, SimulatedCha
   "@ratelock/adapters-chain/SimulatedChain"
 ) {}
 
-const chainError = (chain: string, reason: string, message: string) =>
-  new ChainGateway.ChainError({ chain, reason, message })
-
-const checkRail = (rail: ChainGateway.Rail) =>
-  Rails.tokenDecimals(rail.token, rail.chain) === undefined
-    ? Effect.fail(chainError(rail.chain, "unsupported_token", `${rail.token} is not issued on ${rail.chain}`))
-    : Effect.void
-
-const checkAddress = (rail: ChainGateway.Rail, address: string) =>
-  Encoding.isAddress(rail.chain, address)
-    ? Effect.void
-    : Effect.fail(chainError(rail.chain, "invalid_address", `not a ${rail.chain} address: ${address}`))
-
 const make = <R>(options: Options<R>) =>
   Effect.gen(function* () {
     const digest = yield* Digest.Digest
@@ -80,9 +69,7 @@ const make = <R>(options: Options<R>) =>
       rail: ChainGateway.Rail,
       index: number
     ) {
-      if (!Number.isSafeInteger(index) || index < 0) {
-        return yield* chainError(rail.chain, "invalid_index", `HD index must be a whole number ≥ 0, got ${index}`)
-      }
+      yield* checkIndex(rail, index)
       return yield* Encoding.address(digest, rail, index)
     })
 
@@ -93,13 +80,7 @@ const make = <R>(options: Options<R>) =>
     ) {
       yield* checkRail(rail)
       yield* checkAddress(rail, address)
-      if (!Money.isPositive(amount)) {
-        return yield* chainError(
-          rail.chain,
-          "invalid_amount",
-          `a transfer must be positive, got ${Money.format(amount)}`
-        )
-      }
+      yield* checkAmount(rail, amount, "transfer")
       const confirmedAt = yield* confirmsAt
       const sequence = (yield* Ref.get(state)).transfers.length
       const transactionHash = yield* hash(rail, `transfer:${sequence}:${address}:${Money.format(amount)}`)
@@ -113,8 +94,7 @@ const make = <R>(options: Options<R>) =>
       address: string,
       cursor: string | null
     ) {
-      const after = cursor === null ? 0 : /^[0-9]{1,15}$/.test(cursor) ? Number(cursor) : undefined
-      if (after === undefined) return yield* chainError(rail.chain, "invalid_cursor", `not a block number: ${cursor}`)
+      const after = yield* parseCursor(rail, cursor)
       const seen = Ledger.observe(yield* Ref.get(state), rail, address, after, yield* DateTime.now)
       return { transfers: seen.transfers, cursor: String(seen.cursor) }
     })
@@ -138,26 +118,13 @@ const make = <R>(options: Options<R>) =>
     const preparePayout = Effect.fn("SimulatedChain.preparePayout")(function* (order: ChainGateway.PayoutOrder) {
       yield* checkRail(order.rail)
       yield* checkAddress(order.rail, order.destination)
-      if (!Money.isPositive(order.amount)) {
-        return yield* chainError(order.rail.chain, "invalid_amount", "a payout must be positive")
-      }
+      yield* checkAmount(order.rail, order.amount, "payout")
       yield* resolveArmed(order.payoutId)
       const attempt = Ledger.attempt(yield* Ref.get(state), order.payoutId)
-      const transactionHash = yield* hash(order.rail, `payout:${order.payoutId}:${attempt}`)
-      const persisted = Ledger.encodePrepared({
-        payoutId: order.payoutId,
-        attempt,
-        destination: order.destination,
-        amount: Money.format(order.amount)
-      })
-      return { transactionHash, persisted }
+      return yield* Prepared.prepare(digest, order, attempt)
     })
 
-    const prepared = (rail: ChainGateway.Rail, payout: ChainGateway.PreparedPayout) =>
-      Option.match(Ledger.decodePrepared(payout.persisted), {
-        onNone: () => Effect.fail(chainError(rail.chain, "invalid_prepared", "not a simulated payout")),
-        onSome: Effect.succeed
-      })
+    const prepared = Prepared.read
 
     const broadcastPayout = Effect.fn("SimulatedChain.broadcastPayout")(function* (
       rail: ChainGateway.Rail,

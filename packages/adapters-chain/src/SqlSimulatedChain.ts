@@ -17,7 +17,7 @@ import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
-import * as Ledger from "./internal/ledger.ts"
+import * as Prepared from "./internal/prepared.ts"
 import * as Rows from "./internal/sqlRows.ts"
 import * as SqlSchema from "./internal/sqlSchema.ts"
 import { type Options, SimulatedChain, type SimulatedTransfer } from "./SimulatedChain.ts"
@@ -125,21 +125,10 @@ export const make = <R>(options: Options<R>) =>
           ARRAY(SELECT target FROM sim_rejections WHERE target LIKE 'contract:%') AS armed`.pipe(unavailable)
       yield* resolveArmed(order.payoutId, state?.armed ?? []).pipe(unavailable)
       const attempt = Number(state?.rejected ?? 0)
-      const transactionHash = yield* hash(order.rail, `payout:${order.payoutId}:${attempt}`)
-      const persisted = Ledger.encodePrepared({
-        payoutId: order.payoutId,
-        attempt,
-        destination: order.destination,
-        amount: Money.format(order.amount)
-      })
-      return { transactionHash, persisted }
+      return yield* Prepared.prepare(digest, order, attempt)
     })
 
-    const prepared = (rail: ChainGateway.Rail, payout: ChainGateway.PreparedPayout) =>
-      Option.match(Ledger.decodePrepared(payout.persisted), {
-        onNone: () => Effect.fail(chainError(rail.chain, "invalid_prepared", "not a simulated payout")),
-        onSome: Effect.succeed
-      })
+    const prepared = Prepared.read
 
     const recorded = (transactionHash: string) =>
       sql<Rows.BroadcastRow>`SELECT block_number, failure, confirmed_at FROM sim_broadcasts

@@ -1,5 +1,5 @@
 /**
- * What the SQL simulated chain refuses, with `SimulatedChain`'s `ChainError` reasons: tokens not
+ * What both simulated chains refuse, as `ChainError` reasons: tokens not
  * issued on a chain, malformed addresses, HD indexes and cursors, non-positive amounts.
  */
 import { ChainGateway, Money, Rail } from "@ratelock/core"
