@@ -30,8 +30,24 @@ export interface ConfirmedTransfer {
   readonly confirmedAt: DateTime.Utc
 }
 
+/**
+ * A confirmed transfer into a watched address that does not fund the contract (another token),
+ * reported so it is recorded for an operator rather than silently dropped.
+ */
+export interface StrayTransfer {
+  readonly transactionHash: string
+  readonly index: number
+  readonly blockNumber: number
+  /** The token's contract address (EVM) or mint (Solana). */
+  readonly token: string
+  /** Raw base units of that token (its decimals may be unknown to us). */
+  readonly baseUnits: string
+}
+
 export interface FundingObservation {
   readonly transfers: ReadonlyArray<ConfirmedTransfer>
+  /** Confirmed transfers of other tokens into the address; absent when the chain reports none. */
+  readonly stray?: ReadonlyArray<StrayTransfer>
   /** Where the next observation resumes. */
   readonly cursor: string
 }
