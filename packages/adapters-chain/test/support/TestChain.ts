@@ -9,7 +9,10 @@ import { Context, type Effect } from "effect"
 export interface TestChainShape {
   /** The rail the suite runs on (one chain, one token the gateway is configured for). */
   readonly rail: ChainGateway.Rail
-  /** Confirmations (blocks or slots) the gateway waits for before it reports a transfer. */
+  /**
+   * Confirmations (blocks or slots) the gateway waits for before it reports a transfer: right after
+   * `fund`, `advance(depth - 1)` makes the transfer reportable and `advance(depth - 2)` does not.
+   */
   readonly depth: number
   /** Sends `amount` of the rail's token from a funded test account to `address`, in its own transaction. */
   readonly fund: (address: string, amount: Money.Decimal) => Effect.Effect<{ readonly transactionHash: string }>
@@ -25,4 +28,6 @@ export interface TestChainShape {
   readonly refillHotWallet: Effect.Effect<void>
 }
 
-export class TestChain extends Context.Service<TestChain, TestChainShape>()("@ratelock/adapters-chain/test/TestChain") {}
+export class TestChain extends Context.Service<TestChain, TestChainShape>()(
+  "@ratelock/adapters-chain/test/TestChain"
+) {}
