@@ -95,8 +95,7 @@ const make = <R>(options: Options<R>) =>
       cursor: string | null
     ) {
       const after = yield* parseCursor(rail, cursor)
-      const seen = Ledger.observe(yield* Ref.get(state), rail, address, after, yield* DateTime.now)
-      return { transfers: seen.transfers, cursor: String(seen.cursor) }
+      return Ledger.observe(yield* Ref.get(state), rail, address, after, yield* DateTime.now)
     })
 
     /** Armed contracts whose payout this is: from now on, the payout itself is armed. */

@@ -17,6 +17,7 @@ import { Digest } from "effect/crypto"
 import { SqlClient, type SqlError } from "effect/sql"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
+import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
 import * as Rows from "./internal/sqlRows.ts"
 import * as SqlSchema from "./internal/sqlSchema.ts"
@@ -79,18 +80,12 @@ export const make = <R>(options: Options<R>) =>
       cursor: string | null
     ) {
       const after = yield* parseCursor(rail, cursor)
-      // one statement, one snapshot: the head and the transfers up to it agree
-      const rows = yield* sql<Rows.TransferRow & { readonly head: Rows.BigintColumn }>`
-        WITH network AS (
-          SELECT coalesce(max(head), 0) AS head FROM sim_heads
-          WHERE chain = ${rail.chain} AND environment = ${rail.environment}
-        )
-        SELECT network.head, t.* FROM network LEFT JOIN sim_transfers t
-          ON t.chain = ${rail.chain} AND t.environment = ${rail.environment} AND t.token = ${rail.token}
-          AND t.address_key = ${Rows.addressKey(rail, address)} AND t.block_number > ${after}
-        ORDER BY t.block_number`.pipe(Rows.orUnavailable(rail.chain, "observeFunding"))
-      const later = rows.filter((r) => r.transaction_hash !== null).map(Rows.toTransfer)
-      return Rows.observed(later, Number(rows[0]?.head ?? 0), after, yield* DateTime.now)
+      const rows = yield* sql<Rows.TransferRow>`
+        SELECT * FROM sim_transfers
+        WHERE chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}
+          AND address_key = ${Rows.addressKey(rail, address)} AND block_number > ${after}
+        ORDER BY block_number`.pipe(Rows.orUnavailable(rail.chain, "observeFunding"))
+      return Ledger.observed(rows.map(Rows.toTransfer), after, yield* DateTime.now)
     })
 
     /** Of the contracts armed by `failNextPayoutOf`, the one whose payout this is: the payout is armed now. */

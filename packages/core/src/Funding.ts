@@ -58,7 +58,8 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
   for (const transfer of observation.transfers) {
     activated = (yield* countTransfer(contract.id, transfer)) || activated
   }
-  yield* repo.saveFundingCursor(contract.id, observation.cursor)
+  // most passes see nothing new: a write only when the chain moved the cursor
+  if (observation.cursor !== Option.getOrNull(cursor)) yield* repo.saveFundingCursor(contract.id, observation.cursor)
   return activated
 })
 

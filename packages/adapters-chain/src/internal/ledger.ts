@@ -95,22 +95,35 @@ export const transfersInto = (
   )
 
 /**
- * What an observation from block `after` sees at `now`: the confirmed transfers into `address`,
- * and the next cursor. The cursor stops before the first transfer still confirming, so that
+ * What an observation from block `after` sees at `now`, given the transfers into the address after
+ * that block (oldest first): the confirmed ones, and the next cursor. The cursor is the block of
+ * the last transfer reported (so it moves only when this address received something: a worker
+ * has nothing to save otherwise), and it stops before the first transfer still confirming, so that
  * transfer is seen by a later observation, once confirmed.
  */
+export const observed = (
+  later: ReadonlyArray<SimulatedTransfer>,
+  after: number,
+  now: DateTime.Utc
+): ChainGateway.FundingObservation => {
+  const confirming = later.findIndex((t) => !isConfirmed(t.confirmedAt, now))
+  const transfers = confirming === -1 ? later : later.slice(0, confirming)
+  const cursor = Math.max(after, transfers.at(-1)?.blockNumber ?? after)
+  return { transfers, cursor: String(cursor) }
+}
+
 export const observe = (
   state: State,
   rail: ChainGateway.Rail,
   address: string,
   after: number,
   now: DateTime.Utc
-): { readonly transfers: ReadonlyArray<SimulatedTransfer>; readonly cursor: number } => {
-  const later = transfersInto(state, rail, address).filter((t) => t.blockNumber > after)
-  const confirming = later.filter((t) => !isConfirmed(t.confirmedAt, now)).map((t) => t.blockNumber)
-  const cursor = Math.max(after, confirming.length === 0 ? head(state, rail) : Math.min(...confirming) - 1)
-  return { transfers: later.filter((t) => t.blockNumber <= cursor), cursor }
-}
+): ChainGateway.FundingObservation =>
+  observed(
+    transfersInto(state, rail, address).filter((t) => t.blockNumber > after),
+    after,
+    now
+  )
 
 export const attempt = (state: State, payoutId: string): number => state.attempts[payoutId] ?? 0
 

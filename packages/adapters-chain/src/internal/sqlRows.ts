@@ -47,22 +47,6 @@ export const toLookup = (row: BroadcastRow | undefined, now: DateTime.Utc): Chai
   return { _tag: "Confirmed", blockNumber: Number(row.block_number), confirmedAt }
 }
 
-/**
- * What an observation from block `after` sees at `now`, given the transfers into the address after
- * `after` (by block) and the network's head: the confirmed ones, and a cursor that stops before
- * the first transfer still confirming, so a later observation sees it.
- */
-export const observed = (
-  later: ReadonlyArray<SimulatedTransfer>,
-  head: number,
-  after: number,
-  now: DateTime.Utc
-): ChainGateway.FundingObservation => {
-  const confirming = later.find((t) => t.confirmedAt.epochMilliseconds > now.epochMilliseconds)
-  const cursor = confirming === undefined ? Math.max(after, head) : confirming.blockNumber - 1
-  return { transfers: later.filter((t) => t.blockNumber <= cursor), cursor: String(cursor) }
-}
-
 /** The form addresses are stored and matched in: EVM ones in any letter case, Solana's exactly. */
 export const addressKey = (rail: ChainGateway.Rail, address: string): string =>
   rail.chain === "solana" ? address : address.toLowerCase()
