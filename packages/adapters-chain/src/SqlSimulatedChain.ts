@@ -9,7 +9,7 @@
  * - A payout's transaction hash is derived from `(payout id, attempt)`, the attempt being how many
  *   of its broadcasts the chain rejected. A broadcast is recorded once (unique hash and
  *   `(payout id, attempt)`); repeating it, from any process, changes nothing.
- * - Storage failures are `ChainError`s with reason `unavailable`, as an RPC outage would be.
+ * - Storage failures are `ChainError`s with reason `rpc_unavailable`, as an RPC outage would be.
  */
 import { ChainGateway, Money } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer, Option, Random } from "effect"
@@ -23,7 +23,8 @@ import * as Rows from "./internal/sqlRows.ts"
 import * as SqlSchema from "./internal/sqlSchema.ts"
 import { type Options, SimulatedChain, type SimulatedTransfer } from "./SimulatedChain.ts"
 
-const rejection = "rejected by the simulated chain"
+/** The failure reason (a payout's `failure_code`) of a broadcast the chain was told to reject. */
+const rejection = "rejected"
 
 export const make = <R>(options: Options<R>) =>
   Effect.gen(function* () {

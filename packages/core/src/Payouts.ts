@@ -199,7 +199,9 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
     case "Failed": {
       // the chain rejected this transaction for good, so a new one may be prepared on retry
       const reset: PayoutRecord = { ...payout, status: "pending", prepared: null, transactionHash: null }
-      return yield* recordFailure(reset, "transaction_failed", lookup.value.reason, payout)
+      // the chain's reason (reverted, nonce_consumed, blockhash_expired, ...) is the failure code
+      const reason = lookup.value.reason
+      return yield* recordFailure(reset, reason, `the chain did not execute the payout transaction: ${reason}`, payout)
     }
   }
 })

@@ -25,6 +25,8 @@ export interface PricerInput {
   readonly fiatPerQuote: Option.Option<Money.Decimal>
   readonly now: DateTime.Utc
   readonly policy: QuotePolicyShape
+  /** Whether this deployment settles the request's (chain, token) in the partner's environment. */
+  readonly railSupported: boolean
 }
 
 export interface PricedQuote {
@@ -106,7 +108,7 @@ const quoteConversion = (input: PricerInput): Option.Option<Conversion> => {
 
 export const price = (input: PricerInput): PricedQuote => {
   const { request, policy, now } = input
-  if (tokenDecimals(request.settlement_currency, request.chain) === undefined) {
+  if (!input.railSupported || tokenDecimals(request.settlement_currency, request.chain) === undefined) {
     return failed(
       request,
       "unsupported_settlement_rail",

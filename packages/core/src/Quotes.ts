@@ -16,6 +16,7 @@ import { QuoteRepo } from "./QuoteRepo.ts"
 import type { QuoteRequest } from "./QuoteRequest.ts"
 import * as QuoteRules from "./QuoteRules.ts"
 import { fiatOf } from "./Rail.ts"
+import { SettlementRails } from "./SettlementRails.ts"
 
 /** Validates, prices and stores a quote. Pricing failures are stored too, as `status: failed`. */
 export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope, request: QuoteRequest) {
@@ -28,7 +29,8 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
   const fiat = fiatOf(request.settlement_currency)
   // a settlement fiat on neither side of the corridor is crossed at the market-data mid rate
   const fiatPerQuote = fiat === base || fiat === quote ? Option.none() : yield* market.midRate(quote, fiat, now)
-  const priced = QuotePricer.price({ request, corridor, fiatPerQuote, now, policy })
+  const railSupported = (yield* SettlementRails).supports(scope.environment, request.chain, request.settlement_currency)
+  const priced = QuotePricer.price({ request, corridor, fiatPerQuote, now, policy, railSupported })
   const ids = yield* IdGenerator
   const record: Quote.QuoteRecord = {
     ...priced,

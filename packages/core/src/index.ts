@@ -30,6 +30,7 @@ export * as QuoteRules from "./QuoteRules.ts"
 export * as RetryPolicy from "./RetryPolicy.ts"
 export * as RateCurve from "./RateCurve.ts"
 export * as Settlement from "./Settlement.ts"
+export * as SettlementRails from "./SettlementRails.ts"
 
 // Contract lifecycle
 export * as ContractMachine from "./ContractMachine.ts"

@@ -19,6 +19,7 @@ import {
   type Partner,
   type QuoteRequest,
   Quotes,
+  SettlementRails,
   WebhookEvents
 } from "@ratelock/core"
 import { quoteRequest } from "./fixtures/quoteRequest.ts"
@@ -77,6 +78,24 @@ const outbound = (store: MemoryStore, contractId: string) =>
   [...store.outgoing.values()].filter((e) => e.contractId === contractId).sort((a, b) => a.sequence - b.sequence)
 
 describe("lifecycle programs", () => {
+  it.effect("a rail the deployment does not settle on in an environment fails the quote there only", () => {
+    const { layer } = harness()
+    const productionUsdtOnly: SettlementRails.SettlementRailsShape = {
+      supports: (environment, chain, token) => environment === "sandbox" || (chain === "polygon" && token === "USDT")
+    }
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const production = { ...alice, environment: "production" as const }
+      const refused = yield* Quotes.create(production, request({ chain: "polygon", settlement_currency: "USDC" }))
+      assert.strictEqual(refused.status, "failed")
+      assert.strictEqual(refused.failure_reason?.code, "unsupported_settlement_rail")
+      const usdt = yield* Quotes.create(production, request({ chain: "polygon", settlement_currency: "USDT" }))
+      assert.strictEqual(usdt.status, "created")
+      const sandbox = yield* Quotes.create(alice, request({ chain: "polygon", settlement_currency: "USDC" }))
+      assert.strictEqual(sandbox.status, "created")
+    }).pipe(Effect.provide(layer), Effect.provideService(SettlementRails.SettlementRails, productionUsdtOnly))
+  })
+
   it.effect("quote → contract → funding → exercise → payout → settled, paying once", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {

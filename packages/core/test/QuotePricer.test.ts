@@ -23,8 +23,17 @@ const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}) => quoteReq
 const price = (
   overrides: Partial<QuoteRequest.QuoteRequest> = {},
   corridor: MarketData.CorridorParameters = usdBrl,
-  fiatPerQuote: Option.Option<Money.Decimal> = Option.none()
-) => QuotePricer.price({ request: request(overrides), corridor: Option.some(corridor), fiatPerQuote, now, policy })
+  fiatPerQuote: Option.Option<Money.Decimal> = Option.none(),
+  railSupported = true
+) =>
+  QuotePricer.price({
+    request: request(overrides),
+    corridor: Option.some(corridor),
+    fiatPerQuote,
+    now,
+    policy,
+    railSupported
+  })
 
 const years = (d: DateTime.Utc) => RateCurve.yearFraction365(now, d)
 const cont = (leg: { currency: "USD" | "BRL"; rate: number }, to: DateTime.Utc) =>
@@ -148,6 +157,7 @@ describe("QuotePricer", () => {
         request: request(),
         corridor: Option.none(),
         fiatPerQuote: Option.none(),
+        railSupported: true,
         now,
         policy
       })
@@ -176,6 +186,12 @@ describe("QuotePricer", () => {
     it("a token the chain does not have (EURC on polygon)", () => {
       assert.strictEqual(
         failure(price({ settlement_currency: "EURC", chain: "polygon" })),
+        "unsupported_settlement_rail"
+      )
+    })
+    it("a rail this deployment does not settle on (e.g. no token configured in production)", () => {
+      assert.strictEqual(
+        failure(price({ settlement_currency: "USDC", chain: "ethereum" }, usdBrl, Option.none(), false)),
         "unsupported_settlement_rail"
       )
     })

@@ -131,7 +131,7 @@ layer(Lifecycle.layer({ confirmDelay: "300 millis" }), { excludeTestServices: tr
           assert.strictEqual(failed.payout.status, "failed")
           assert.isTrue(failed.payout.will_retry)
           assert.isString(failed.payout.next_retry_at)
-          assert.strictEqual(failed.payout.failure_code, "transaction_failed")
+          assert.strictEqual(failed.payout.failure_code, "rejected")
           const settled = yield* waitEvent(contract.id, "payout_settled")
           assert.isTrue(Money.equals(amount(settled.payout.amount), expectedPayout(contract, "5.0").payout))
           assert.match(settled.payout.transaction_hash, evmHash)

@@ -154,7 +154,7 @@ export const recordBroadcast = (
   if (state.broadcasts[input.transactionHash] !== undefined) return state
   const { blockNumber, heads } = nextBlock(state, input.rail)
   const rejected = state.failNext || state.failing.includes(input.payoutId)
-  const failure = rejected ? "rejected by the simulated chain" : null
+  const failure = rejected ? "rejected" : null
   const broadcast: Broadcast = { blockNumber, confirmedAt: input.confirmedAt, failure }
   return {
     ...state,

@@ -58,5 +58,5 @@ export const orUnavailable =
     self: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | ChainGateway.ChainError, R> =>
     Effect.mapError(self, (e) =>
-      SqlError.isSqlError(e) ? chainError(chain, "unavailable", `${operation}: ${e.reason._tag}`) : e
+      SqlError.isSqlError(e) ? chainError(chain, "rpc_unavailable", `${operation}: ${e.reason._tag}`) : e
     ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | ChainGateway.ChainError, R>
