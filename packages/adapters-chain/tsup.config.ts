@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/EvmGateway.ts", "src/SolanaGateway.ts"],
   format: ["esm"],
   target: "node22",
   sourcemap: true,

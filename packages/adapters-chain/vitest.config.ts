@@ -3,5 +3,11 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "adapters-chain", include: ["test/**/*.test.ts"] }
+  test: {
+    name: "adapters-chain",
+    include: ["test/**/*.test.ts"],
+    // real chains (anvil, litesvm) and embedded Postgres start slowly on a busy 2-core machine
+    testTimeout: 30_000,
+    hookTimeout: 60_000
+  }
 })

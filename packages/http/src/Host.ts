@@ -8,39 +8,31 @@
  * then the data-directory lock goes.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { SimulatedChain, SqlSimulatedChain } from "@ratelock/adapters-chain"
 import type { PgMigrator } from "@effect/sql-pg"
 import { MarketData } from "@ratelock/core"
-import { Config, Console, Data, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
+import * as Chains from "./Chains.ts"
 import * as HostConfig from "./Config.ts"
+import { HostError } from "./HostError.ts"
 import * as DemoPartner from "./DemoPartner.ts"
 import type * as Operator from "./Operator.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
-import * as SandboxChain from "./sandbox/SandboxChain.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
 import * as Workers from "./Workers.ts"
 
-export class HostError extends Data.TaggedError("HostError")<{ readonly message: string }> {}
-
-/**
- * The sandbox's simulated chain: on PostgreSQL its ledger lives in the same database (`sim_…`
- * tables), so every API and worker process sharing the database sees one chain; on the embedded
- * database (one process) it lives in memory.
- */
-const sandboxChain = <R = never>(settings: HostConfig.Settings, options: SimulatedChain.Options<R> = {}) =>
-  Option.isSome(settings.databaseUrl) ? SqlSimulatedChain.layerWith(options) : SimulatedChain.layerWith(options)
+export { HostError } from "./HostError.ts"
 
 /** Everything the handlers and programs need besides the database and the HTTP server. */
 const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
-    sandboxChain(settings, SandboxChain.options(settings)),
+    Chains.layer(settings),
     MarketData.MarketData.layerDefaults,
     Services.crypto,
     HostConfig.layer(settings),
@@ -63,18 +55,6 @@ const announce = (settings: HostConfig.Settings) =>
     const demo = yield* DemoPartner.ensure()
     if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
   })
-
-/** Refuses settings this build cannot serve, before anything opens. */
-const check = (settings: HostConfig.Settings) =>
-  settings.productionChains.length > 0
-    ? Effect.fail(
-        new HostError({
-          message:
-            `RATELOCK_PRODUCTION_CHAINS=${settings.productionChains.join(",")}: this build has no production ` +
-            "chain adapter yet (only the sandbox's simulated chain). Leave it empty: production then answers 403 environment_disabled."
-        })
-      )
-    : Effect.void
 
 const cannotListen = (port: number, cause: unknown) =>
   new HostError({
@@ -113,12 +93,7 @@ export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, S
     Effect.map(workerLease, (lease) =>
       Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner(), leaseFor: Option.getOrUndefined(lease) })
     ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
-  ).pipe(
-    Layer.provide(WebhookClient.layer),
-    Layer.provide(services(settings)),
-    Layer.provide(Store.layer(settings)),
-    Layer.provide(Layer.effectDiscard(check(settings)))
-  )
+  ).pipe(Layer.provide(WebhookClient.layer), Layer.provide(services(settings)), Layer.provide(Store.layer(settings)))
 
 export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.effectDiscard(announce(settings)).pipe(
@@ -129,7 +104,6 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     ),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),
-    Layer.provide(Layer.effectDiscard(check(settings))),
     Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))
   )
 

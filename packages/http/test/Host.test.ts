@@ -240,7 +240,7 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     }
   })
 
-  it("refuses to start on a directory in use, or with production chains it cannot serve", async () => {
+  it("refuses to start on a directory in use, or with a production chain it has no settings for", async () => {
     writeFileSync(join(dataDir, DataDirLock.fileName), `${process.pid}\n`)
     const locked = start(dataDir)
     assert.strictEqual(await locked.exited, 1)
@@ -248,6 +248,7 @@ describe("pnpm start", { timeout: 180_000 }, () => {
 
     const production = start(tempDataDir(), { RATELOCK_PRODUCTION_CHAINS: "solana" })
     assert.strictEqual(await production.exited, 1)
-    assert.include(production.stdout() + production.stderr(), "no production chain adapter yet")
+    assert.include(production.stdout() + production.stderr(), "cannot start the production chains")
+    assert.include(production.stdout() + production.stderr(), "RATELOCK_SOLANA_RPC_URL")
   })
 })

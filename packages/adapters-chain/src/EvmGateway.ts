@@ -1,0 +1,172 @@
+/**
+ * Core's `ChainGateway` on an EVM chain (ethereum or polygon) for one environment, over JSON-RPC
+ * with viem.
+ *
+ * - Funding addresses: BIP-44 `m/44'/60'/<account>'/0/<index>`, account 0 for production and 1
+ *   for sandbox, from a mnemonic or watch-only from that account's xpub; `0x` + 40 lowercase hex.
+ * - Funding: ERC-20 `Transfer` logs into the address, polled from a cursor (the last block fully
+ *   scanned), read only at `confirmations` depth; other tokens' transfers come back as `stray`.
+ * - Payouts: an ERC-20 `transfer` from the hot wallet, signed locally and persisted by core before
+ *   it is broadcast; the lookup fails a transaction only once it can never be mined.
+ *
+ * Building the layer checks the RPC (chain id) and every configured token's `decimals()` on chain:
+ * a token that does not answer or disagrees fails the layer with `token_mismatch`, so the service
+ * refuses to start rather than pay in the wrong units.
+ */
+import { ChainGateway, type Partner, Rail } from "@ratelock/core"
+import { Effect, Layer, Redacted } from "effect"
+import { type Address, createPublicClient, http, isAddress, type PrivateKeyAccount } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { chainError, checkIndex } from "./internal/checks.ts"
+import * as Errors from "./internal/evm/errors.ts"
+import * as Erc20 from "./internal/evm/erc20.ts"
+import * as Funding from "./internal/evm/funding.ts"
+import * as Hd from "./internal/evm/hd.ts"
+import { type EvmChain, type EvmNode, type Token, tokenOf } from "./internal/evm/node.ts"
+import * as Payouts from "./internal/evm/payouts.ts"
+
+export type { EvmChain } from "./internal/evm/node.ts"
+
+export interface Options {
+  readonly chain: EvmChain
+  /** The one environment this gateway serves; other rails fail with `unsupported_rail`. */
+  readonly environment: Partner.Environment
+  readonly rpcUrl: string
+  /** When set, the RPC must report this chain id (e.g. 1, 137), or the layer fails with `chain_mismatch`. */
+  readonly chainId?: number
+  /** Token contracts by currency; `decimals` defaults to core's table and is checked on chain. */
+  readonly tokens: Partial<Record<Rail.FundsCurrency, { readonly address: string; readonly decimals?: number }>>
+  /** The funding HD key: a BIP-39 mnemonic, or the xpub of the environment's account node `m/44'/60'/<account>'`. */
+  readonly funding:
+    | { readonly _tag: "Mnemonic"; readonly mnemonic: Redacted.Redacted<string> }
+    | { readonly _tag: "Xpub"; readonly xpub: string }
+  /** The hot wallet's private key (64 hex digits, 0x optional); without it payouts fail with `no_hot_wallet`. */
+  readonly hotWalletKey?: Redacted.Redacted<string>
+  /** Blocks a transfer or payout needs (its own included) before it counts. Default: `defaultConfirmations`. */
+  readonly confirmations?: number
+  /** Blocks per `eth_getLogs` request (providers cap the range). Default 1,000. */
+  readonly maxLogRange?: number
+  /** How far below the safe block a new contract's first observation starts. Default: about a day of blocks. */
+  readonly lookbackBlocks?: number
+}
+
+export const defaultConfirmations: Record<EvmChain, number> = { ethereum: 12, polygon: 64 }
+
+/** About a day: 12 s blocks on ethereum, 2 s on polygon. */
+export const defaultLookbackBlocks: Record<EvmChain, number> = { ethereum: 7_200, polygon: 43_200 }
+
+export const defaultMaxLogRange = 1_000
+
+const positiveInt = (n: number) => Number.isSafeInteger(n) && n >= 1
+
+const make = Effect.fnUntraced(function* (options: Options) {
+  const chain = options.chain
+  const invalid = (message: string) => Effect.fail(chainError(chain, "invalid_config", message))
+  const confirmations = options.confirmations ?? defaultConfirmations[chain]
+  const maxLogRange = options.maxLogRange ?? defaultMaxLogRange
+  const lookbackBlocks = options.lookbackBlocks ?? defaultLookbackBlocks[chain]
+  if (
+    !positiveInt(confirmations) ||
+    !positiveInt(maxLogRange) ||
+    !(positiveInt(lookbackBlocks) || lookbackBlocks === 0)
+  ) {
+    return yield* invalid("confirmations and maxLogRange must be whole numbers ≥ 1, lookbackBlocks ≥ 0")
+  }
+
+  const funding = options.funding
+  const external = Hd.externalChain(
+    funding._tag === "Mnemonic" ? { _tag: "Mnemonic", mnemonic: Redacted.value(funding.mnemonic) } : funding,
+    options.environment
+  )
+  if (typeof external === "string") return yield* invalid(external)
+
+  let wallet: PrivateKeyAccount | undefined
+  if (options.hotWalletKey !== undefined) {
+    const raw = Redacted.value(options.hotWalletKey).trim()
+    const key = raw.startsWith("0x") ? raw : `0x${raw}`
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
+      return yield* invalid("the hot wallet key must be 64 hex digits (0x optional)")
+    }
+    wallet = yield* Effect.try({
+      try: () => privateKeyToAccount(key as `0x${string}`),
+      catch: () => chainError(chain, "invalid_config", "the hot wallet key is not a valid secp256k1 key")
+    })
+  }
+
+  // no retries inside viem: core's workers retry on their own schedule
+  const client = createPublicClient({ transport: http(options.rpcUrl, { retryCount: 0 }) })
+  const chainId = yield* Errors.call(chain, "reading the chain id", () => client.getChainId())
+  if (options.chainId !== undefined && chainId !== options.chainId) {
+    return yield* chainError(chain, "chain_mismatch", `the RPC serves chain id ${chainId}, expected ${options.chainId}`)
+  }
+
+  const tokens = new Map<Rail.FundsCurrency, Token>()
+  for (const [currency, configured] of Object.entries(options.tokens) as Array<
+    [Rail.FundsCurrency, { readonly address: string; readonly decimals?: number }]
+  >) {
+    const expected = configured.decimals ?? Rail.tokenDecimals(currency, chain)
+    if (Rail.tokenDecimals(currency, chain) === undefined || expected === undefined) {
+      return yield* chainError(chain, "unsupported_token", `${currency} is not issued on ${chain}`)
+    }
+    if (!isAddress(configured.address, { strict: false })) {
+      return yield* invalid(`the ${currency} contract address is malformed: ${configured.address}`)
+    }
+    const address = configured.address.toLowerCase() as Address
+    const decimals = yield* Errors.attempt(() =>
+      client.readContract({ address, abi: Erc20.abi, functionName: "decimals" })
+    ).pipe(
+      Effect.mapError((failure) =>
+        failure._tag === "Contract"
+          ? chainError(
+              chain,
+              "token_mismatch",
+              `${currency} at ${address} does not answer decimals(): ${failure.message}`
+            )
+          : Errors.toChainError(chain, `reading ${currency} decimals`, failure)
+      )
+    )
+    if (decimals !== expected) {
+      return yield* chainError(
+        chain,
+        "token_mismatch",
+        `${currency} at ${address} has ${decimals} decimals on chain, configured ${expected}`
+      )
+    }
+    tokens.set(currency, { currency, address, decimals })
+  }
+
+  const node: EvmNode = {
+    chain,
+    environment: options.environment,
+    client,
+    chainId,
+    confirmations,
+    maxLogRange,
+    lookbackBlocks,
+    tokens
+  }
+  const payouts = yield* Payouts.make(node, wallet)
+
+  const fundingAddress = Effect.fn("EvmGateway.fundingAddress")(function* (rail: ChainGateway.Rail, index: number) {
+    yield* tokenOf(node, rail)
+    yield* checkIndex(rail, index)
+    if (index > Hd.maxIndex) {
+      return yield* chainError(chain, "invalid_index", `HD index must be below 2^31, got ${index}`)
+    }
+    return Hd.address(external, index)
+  })
+
+  return ChainGateway.ChainGateway.of({
+    fundingAddress,
+    observeFunding: Effect.fn("EvmGateway.observeFunding")(
+      (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
+    ),
+    preparePayout: Effect.fn("EvmGateway.preparePayout")(payouts.prepare),
+    broadcastPayout: Effect.fn("EvmGateway.broadcastPayout")(payouts.broadcast),
+    lookupPayout: Effect.fn("EvmGateway.lookupPayout")(payouts.lookup)
+  })
+})
+
+/** The gateway for one chain and environment; fails to build on a bad key, RPC or token. */
+export const layer = (options: Options): Layer.Layer<ChainGateway.ChainGateway, ChainGateway.ChainError> =>
+  Layer.effect(ChainGateway.ChainGateway, make(options))

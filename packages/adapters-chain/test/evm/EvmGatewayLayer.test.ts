@@ -1,0 +1,146 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import { ChainGateway } from "@ratelock/core"
+import { Effect, Layer, Redacted } from "effect"
+import { HDKey } from "@scure/bip32"
+import { mnemonicToSeedSync } from "@scure/bip39"
+import { mnemonicToAccount } from "viem/accounts"
+import * as EvmGateway from "../../src/EvmGateway.ts"
+import * as Hd from "../../src/internal/evm/hd.ts"
+import { Anvil, testMnemonic } from "../support/anvil.ts"
+import * as Erc20 from "../support/erc20.ts"
+import { EvmFixture, fixture, gateway } from "../support/evmTestChain.ts"
+
+const sandbox: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
+const production: ChainGateway.Rail = { ...sandbox, environment: "production" }
+const abandonMnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+const accountXpub = (mnemonic: string, account: number) =>
+  HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(`m/44'/60'/${account}'`).publicExtendedKey
+
+/** The reason the layer refuses to build with these options. */
+const buildFailure = (options: EvmGateway.Options) =>
+  Layer.build(EvmGateway.layer(options)).pipe(
+    Effect.scoped,
+    Effect.flip,
+    Effect.map((e) => e.reason)
+  )
+
+const addresses = (rail: ChainGateway.Rail, indexes: ReadonlyArray<number>) =>
+  Effect.flatMap(ChainGateway.ChainGateway, (g) => Effect.forEach(indexes, (i) => g.fundingAddress(rail, i)))
+
+describe("EVM HD derivation", () => {
+  it("matches known BIP-44 vectors at m/44'/60'/0'/0/i", () => {
+    const production = Hd.externalChain({ _tag: "Mnemonic", mnemonic: testMnemonic }, "production")
+    assert.notStrictEqual(typeof production, "string")
+    const node = production as HDKey
+    assert.strictEqual(Hd.address(node, 0), "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
+    assert.strictEqual(Hd.address(node, 1), "0x70997970c51812dc3a010c7d01b50e0d17dc79c8")
+    assert.strictEqual(Hd.address(node, 2), "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc")
+    const abandon = Hd.externalChain({ _tag: "Mnemonic", mnemonic: abandonMnemonic }, "production") as HDKey
+    assert.strictEqual(Hd.address(abandon, 0), "0x9858effd232b4033e47d90003d41ec34ecaeda94")
+  })
+
+  it("sandbox uses account 1', as viem derives it", () => {
+    const node = Hd.externalChain({ _tag: "Mnemonic", mnemonic: testMnemonic }, "sandbox") as HDKey
+    for (const i of [0, 1, 77]) {
+      assert.strictEqual(
+        Hd.address(node, i),
+        mnemonicToAccount(testMnemonic, { accountIndex: 1, addressIndex: i }).address.toLowerCase()
+      )
+    }
+  })
+
+  it("refuses a bad mnemonic and an xpub of the wrong level or account", () => {
+    assert.isString(Hd.externalChain({ _tag: "Mnemonic", mnemonic: "test test test" }, "sandbox"))
+    assert.isString(Hd.externalChain({ _tag: "Xpub", xpub: accountXpub(testMnemonic, 0) }, "sandbox"))
+    assert.isString(Hd.externalChain({ _tag: "Xpub", xpub: "xpub-nonsense" }, "sandbox"))
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(testMnemonic)).publicExtendedKey
+    assert.isString(Hd.externalChain({ _tag: "Xpub", xpub: root }, "production"))
+  })
+})
+
+layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) => {
+  it.effect("funding addresses: lowercase, per environment, xpub-derived equal seed-derived", () =>
+    Effect.gen(function* () {
+      const f = yield* EvmFixture
+      const indexes = [0, 1, 2, 1000, Hd.maxIndex]
+      const fromSeed = yield* addresses(sandbox, indexes).pipe(Effect.provide(gateway()))
+      for (const address of fromSeed) assert.match(address, /^0x[0-9a-f]{40}$/)
+      assert.strictEqual(new Set(fromSeed).size, indexes.length)
+      const fromXpub = yield* addresses(sandbox, indexes).pipe(
+        Effect.provide(EvmGateway.layer(f.options({ funding: { _tag: "Xpub", xpub: accountXpub(testMnemonic, 1) } })))
+      )
+      assert.deepStrictEqual(fromXpub, fromSeed)
+
+      const prod = yield* addresses(production, [0, 1]).pipe(Effect.provide(gateway({ environment: "production" })))
+      assert.deepStrictEqual(prod, [
+        "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+        "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+      ])
+      const prodXpub = yield* addresses(production, [0, 1]).pipe(
+        Effect.provide(
+          EvmGateway.layer(
+            f.options({ environment: "production", funding: { _tag: "Xpub", xpub: accountXpub(testMnemonic, 0) } })
+          )
+        )
+      )
+      assert.deepStrictEqual(prodXpub, prod)
+    })
+  )
+
+  it.effect("refuses bad indexes and rails it does not serve", () =>
+    Effect.gen(function* () {
+      const g = yield* ChainGateway.ChainGateway
+      const reason = (rail: ChainGateway.Rail, index: number) =>
+        Effect.map(Effect.flip(g.fundingAddress(rail, index)), (e) => e.reason)
+      assert.strictEqual(yield* reason(sandbox, -1), "invalid_index")
+      assert.strictEqual(yield* reason(sandbox, 1.5), "invalid_index")
+      assert.strictEqual(yield* reason(sandbox, 2 ** 31), "invalid_index")
+      assert.strictEqual(yield* reason(sandbox, Number.MAX_SAFE_INTEGER + 1), "invalid_index")
+      assert.strictEqual(yield* reason(production, 0), "unsupported_rail")
+      assert.strictEqual(yield* reason({ ...sandbox, chain: "polygon" }, 0), "unsupported_rail")
+      assert.strictEqual(yield* reason({ ...sandbox, token: "BRLA" }, 0), "unsupported_token")
+    }).pipe(Effect.provide(gateway()))
+  )
+
+  it.effect("refuses to start when a token's decimals differ or it does not answer", () =>
+    Effect.gen(function* () {
+      const f = yield* EvmFixture
+      const anvil = yield* Anvil
+      const eighteen = yield* Erc20.deploy(anvil.client, anvil.account(0), "standard", 18)
+      assert.strictEqual(yield* buildFailure(f.options({ tokens: { USDC: { address: eighteen } } })), "token_mismatch")
+      assert.strictEqual(
+        yield* buildFailure(f.options({ tokens: { USDC: { address: f.usdc, decimals: 18 } } })),
+        "token_mismatch"
+      )
+      // an account without code answers nothing
+      const eoa = anvil.account(5).address
+      assert.strictEqual(yield* buildFailure(f.options({ tokens: { USDT: { address: eoa } } })), "token_mismatch")
+      // 18 is accepted when configured so
+      yield* Layer.build(EvmGateway.layer(f.options({ tokens: { USDC: { address: eighteen, decimals: 18 } } }))).pipe(
+        Effect.scoped
+      )
+    })
+  )
+
+  it.effect("refuses to start on a bad RPC, chain id, key or token", () =>
+    Effect.gen(function* () {
+      const f = yield* EvmFixture
+      assert.strictEqual(yield* buildFailure(f.options({ rpcUrl: "http://127.0.0.1:1" })), "rpc_unavailable")
+      assert.strictEqual(yield* buildFailure(f.options({ chainId: 1 })), "chain_mismatch")
+      yield* Layer.build(EvmGateway.layer(f.options({ chainId: 31337 }))).pipe(Effect.scoped)
+      assert.strictEqual(
+        yield* buildFailure(f.options({ chain: "polygon", tokens: { EURC: { address: f.usdc } } })),
+        "unsupported_token"
+      )
+      const bad = [
+        f.options({ funding: { _tag: "Mnemonic", mnemonic: Redacted.make("not a mnemonic") } }),
+        f.options({ funding: { _tag: "Xpub", xpub: accountXpub(testMnemonic, 0) } }),
+        f.options({ hotWalletKey: Redacted.make("0x1234") }),
+        f.options({ confirmations: 0 }),
+        f.options({ tokens: { USDC: { address: "0x1234" } } })
+      ]
+      for (const options of bad) assert.strictEqual(yield* buildFailure(options), "invalid_config")
+    })
+  )
+})

@@ -1,0 +1,328 @@
+/**
+ * Payouts on litesvm through the JSON-RPC front end: what lands and where, what the hot wallet
+ * cannot fund, a crash between sign and broadcast, a blockhash that expires, and transactions that
+ * land with an error. Each test pays its own fresh destination.
+ */
+import { assert, layer } from "@effect/vitest"
+import { ChainGateway, Money } from "@ratelock/core"
+import { TOKEN_PROGRAM_ID } from "@solana/spl-token"
+import { Keypair, type PublicKey, VersionedTransaction } from "@solana/web3.js"
+import { Effect, Redacted } from "effect"
+import * as Base58 from "../../src/internal/base58.ts"
+import * as SolanaGateway from "../../src/SolanaGateway.ts"
+import * as LitesvmRpc from "../support/litesvmRpc.ts"
+import { rail, SolanaChain, layer as solana } from "../support/solanaTestChain.ts"
+import { TestChain } from "../support/TestChain.ts"
+
+const options = { excludeTestServices: true, timeout: "60 seconds" } as const
+const freshPayoutId = () => `payout-${crypto.randomUUID()}`
+const freshDestination = () => Keypair.generate().publicKey
+const orderOf = (destination: PublicKey, amount: string, payoutId = freshPayoutId()): ChainGateway.PayoutOrder => ({
+  payoutId,
+  rail,
+  destination: destination.toBase58(),
+  amount: Money.unsafe(amount)
+})
+const persistedOf = (prepared: ChainGateway.PreparedPayout) =>
+  JSON.parse(prepared.persisted) as { v: number; transaction: string; blockhash: string; lastValidBlockHeight: number }
+
+/** Looks up, one slot at a time, until the answer is final. */
+const settle = (prepared: ChainGateway.PreparedPayout) =>
+  Effect.gen(function* () {
+    const gateway = yield* ChainGateway.ChainGateway
+    const chain = yield* SolanaChain
+    for (let i = 0; i < 3 * chain.depth; i++) {
+      const found = yield* gateway.lookupPayout(rail, prepared)
+      if (found._tag === "Confirmed" || found._tag === "Failed") return found
+      chain.rpc.advance(1)
+    }
+    return yield* gateway.lookupPayout(rail, prepared)
+  })
+
+/** Runs `effect` against a second gateway on the same chain: a restarted process, or other options. */
+const withGateway = <A, E>(
+  change: (options: SolanaGateway.Options) => SolanaGateway.Options,
+  effect: Effect.Effect<A, E, ChainGateway.ChainGateway>
+) => SolanaChain.use((chain) => Effect.provide(effect, SolanaGateway.layer(change(chain.options))))
+
+layer(solana, options)("SolanaGateway payouts", (it) => {
+  it.effect(
+    "a payout lands: signature and slot, the account created and credited exactly, the hot wallet debited",
+    () =>
+      Effect.gen(function* () {
+        const gateway = yield* ChainGateway.ChainGateway
+        const chain = yield* SolanaChain
+        const destination = freshDestination()
+        const hotBefore = chain.rpc.tokenBalance(chain.accountOf(chain.hot.publicKey))
+
+        const prepared = yield* gateway.preparePayout(orderOf(destination, "7.123456"))
+        assert.strictEqual(Base58.decode(prepared.transactionHash)?.length, 64)
+        const persisted = persistedOf(prepared)
+        assert.deepStrictEqual(Object.keys(persisted).sort(), ["blockhash", "lastValidBlockHeight", "transaction", "v"])
+        assert.strictEqual(persisted.v, 1)
+        assert.isTrue(persisted.lastValidBlockHeight > chain.rpc.head())
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+
+        yield* gateway.broadcastPayout(rail, prepared)
+        const slot = chain.rpc.head()
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
+        chain.rpc.advance(chain.depth - 2)
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
+        chain.rpc.advance(1)
+        const found = yield* gateway.lookupPayout(rail, prepared)
+        assert.strictEqual(found._tag, "Confirmed")
+        if (found._tag === "Confirmed") assert.strictEqual(found.blockNumber, slot)
+
+        assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 7_123_456n)
+        assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(chain.hot.publicKey)), hotBefore - 7_123_456n)
+        const landed = chain.rpc.paidBy(chain.hot.publicKey).filter((t) => t.signature === prepared.transactionHash)
+        assert.deepStrictEqual(landed, [{ signature: prepared.transactionHash, slot, err: null }])
+      })
+  )
+
+  it.effect("a destination that already has its token account is credited on top", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const destination = freshDestination()
+      chain.send(destination, 1n)
+      const prepared = yield* gateway.preparePayout(orderOf(destination, "1.5"))
+      yield* gateway.broadcastPayout(rail, prepared)
+      assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+      assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 1_500_001n)
+    })
+  )
+
+  it.effect("one payout prepared twice is one transaction; two payouts of the same amount to one wallet are two", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const destination = freshDestination()
+      const order = orderOf(destination, "2")
+      const first = yield* gateway.preparePayout(order)
+      assert.deepStrictEqual(yield* gateway.preparePayout(order), first)
+      const other = yield* gateway.preparePayout({ ...order, payoutId: freshPayoutId() })
+      assert.notStrictEqual(other.transactionHash, first.transactionHash)
+      yield* gateway.broadcastPayout(rail, first)
+      yield* gateway.broadcastPayout(rail, other)
+      yield* gateway.broadcastPayout(rail, first)
+      assert.strictEqual((yield* settle(first))._tag, "Confirmed")
+      assert.strictEqual((yield* settle(other))._tag, "Confirmed")
+      assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 4_000_000n)
+    })
+  )
+
+  it.effect("a hot wallet short of tokens or of SOL refuses to prepare with insufficient_funds", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const testChain = yield* TestChain
+      yield* testChain.drainHotWallet
+      const error = yield* Effect.flip(gateway.preparePayout(orderOf(freshDestination(), "1")))
+      yield* testChain.refillHotWallet
+      assert.strictEqual(error.reason, "insufficient_funds")
+
+      // tokens but too little SOL for the fee and the new account's rent
+      const poor = Keypair.generate()
+      chain.rpc.airdrop(poor.publicKey, 1_000_000n)
+      chain.rpc.mintTo(chain.mint, poor.publicKey, 10_000_000n, chain.authority)
+      const lacking = yield* withGateway(
+        (o) => ({ ...o, hotWalletKey: Redacted.make(Base58.encode(poor.secretKey)) }),
+        Effect.flip(ChainGateway.ChainGateway.use((g) => g.preparePayout(orderOf(freshDestination(), "1"))))
+      )
+      assert.strictEqual(lacking.reason, "insufficient_funds")
+      assert.match(lacking.message, /lamports/)
+    })
+  )
+
+  it.effect(
+    "funds gone between sign and broadcast: the broadcast is refused and nothing lands; refilled, the same bytes pay",
+    () =>
+      Effect.gen(function* () {
+        const gateway = yield* ChainGateway.ChainGateway
+        const chain = yield* SolanaChain
+        const testChain = yield* TestChain
+        const destination = freshDestination()
+        const prepared = yield* gateway.preparePayout(orderOf(destination, "3"))
+        yield* testChain.drainHotWallet
+        const refused = yield* Effect.flip(gateway.broadcastPayout(rail, prepared))
+        assert.strictEqual(refused.reason, "insufficient_funds")
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+        assert.isFalse(chain.rpc.paidBy(chain.hot.publicKey).some((t) => t.signature === prepared.transactionHash))
+
+        yield* testChain.refillHotWallet
+        yield* gateway.broadcastPayout(rail, prepared)
+        assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+        assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 3_000_000n)
+      })
+  )
+
+  it.effect("a transaction that lands with an error fails its lookup only at depth; the next prepare is new", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const testChain = yield* TestChain
+      const destination = freshDestination()
+      const order = orderOf(destination, "4")
+      const prepared = yield* gateway.preparePayout(order)
+      yield* testChain.drainHotWallet
+      // sent by someone without preflight: it lands, pays its fee, and fails in the transfer
+      const bytes = Buffer.from(persistedOf(prepared).transaction, "base64")
+      const sent = chain.rpc.submit(VersionedTransaction.deserialize(bytes))
+      yield* testChain.refillHotWallet
+      assert.isTrue(sent.landed)
+      assert.deepStrictEqual(sent.err, { InstructionError: [1, { Custom: 1 }] })
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
+      chain.rpc.advance(chain.depth - 1)
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), {
+        _tag: "Failed",
+        reason: "insufficient_funds"
+      })
+
+      const again = yield* gateway.preparePayout(order)
+      assert.notStrictEqual(again.transactionHash, prepared.transactionHash)
+      yield* gateway.broadcastPayout(rail, again)
+      assert.strictEqual((yield* settle(again))._tag, "Confirmed")
+      assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 4_000_000n)
+    })
+  )
+
+  it.effect(
+    "a crash between sign and broadcast: the restarted gateway sends the persisted bytes, one transaction pays",
+    () =>
+      Effect.gen(function* () {
+        const gateway = yield* ChainGateway.ChainGateway
+        const chain = yield* SolanaChain
+        const destination = freshDestination()
+        const prepared = yield* gateway.preparePayout(orderOf(destination, "5.5"))
+        // the process dies here, after core persisted `prepared`; a new one looks it up and re-broadcasts
+        const found = yield* withGateway(
+          (o) => o,
+          Effect.gen(function* () {
+            const restarted = yield* ChainGateway.ChainGateway
+            assert.deepStrictEqual(yield* restarted.lookupPayout(rail, prepared), { _tag: "Unknown" })
+            yield* restarted.broadcastPayout(rail, prepared)
+            yield* restarted.broadcastPayout(rail, prepared)
+            chain.rpc.advance(chain.depth - 1)
+            yield* restarted.broadcastPayout(rail, prepared)
+            return yield* restarted.lookupPayout(rail, prepared)
+          })
+        )
+        assert.strictEqual(found._tag, "Confirmed")
+        // and the old process, had it survived, finds the same
+        const survivor = yield* gateway.lookupPayout(rail, prepared)
+        assert.strictEqual(
+          survivor._tag === "Confirmed" && found._tag === "Confirmed" && survivor.blockNumber === found.blockNumber,
+          true
+        )
+        const paying = chain.rpc.paidBy(chain.hot.publicKey).filter((t) => t.signature === prepared.transactionHash)
+        assert.strictEqual(paying.length, 1)
+        assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 5_500_000n)
+      })
+  )
+
+  it.effect("an expired blockhash with nothing landed: Unknown until final, then Failed; a new prepare pays once", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const destination = freshDestination()
+      const order = orderOf(destination, "6")
+      const prepared = yield* gateway.preparePayout(order)
+      const { lastValidBlockHeight } = persistedOf(prepared)
+
+      // just past its last valid height: it can no longer land, but that is not final yet
+      chain.rpc.advance(lastValidBlockHeight + 1 - chain.rpc.head())
+      const late = yield* Effect.flip(gateway.broadcastPayout(rail, prepared))
+      assert.strictEqual(late.reason, "blockhash_expired")
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+      chain.rpc.advance(LitesvmRpc.finalizedLag)
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), {
+        _tag: "Failed",
+        reason: "blockhash_expired"
+      })
+
+      const again = yield* gateway.preparePayout(order)
+      assert.notStrictEqual(again.transactionHash, prepared.transactionHash)
+      yield* gateway.broadcastPayout(rail, again)
+      assert.strictEqual((yield* settle(again))._tag, "Confirmed")
+      assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 6_000_000n)
+      assert.isFalse(chain.rpc.paidBy(chain.hot.publicKey).some((t) => t.signature === prepared.transactionHash))
+    })
+  )
+
+  it.effect("a remembered payout whose blockhash expired is signed anew", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const order = orderOf(freshDestination(), "1")
+      const first = yield* gateway.preparePayout(order)
+      chain.rpc.expireBlockhash()
+      const second = yield* gateway.preparePayout(order)
+      assert.notStrictEqual(second.transactionHash, first.transactionHash)
+      assert.deepStrictEqual(yield* gateway.preparePayout(order), second)
+    })
+  )
+
+  it.effect("malformed orders, foreign rails and foreign persisted payouts are refused", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const destination = freshDestination()
+      const reason = <A>(effect: Effect.Effect<A, ChainGateway.ChainError>) =>
+        Effect.map(Effect.flip(effect), (e) => e.reason)
+      const prepare = (order: ChainGateway.PayoutOrder) => reason(gateway.preparePayout(order))
+      assert.strictEqual(yield* prepare(orderOf(destination, "1.0000001")), "invalid_amount")
+      assert.strictEqual(yield* prepare(orderOf(destination, "0")), "invalid_amount")
+      assert.strictEqual(yield* prepare({ ...orderOf(destination, "1"), destination: "0x12" }), "invalid_address")
+      // a token account or the mint is not a wallet: tokens sent "to" it would be lost
+      assert.strictEqual(yield* prepare(orderOf(chain.accountOf(chain.funder.publicKey), "1")), "invalid_address")
+      assert.strictEqual(yield* prepare(orderOf(chain.mint, "1")), "invalid_address")
+      assert.strictEqual(yield* prepare(orderOf(TOKEN_PROGRAM_ID, "1")), "invalid_address")
+      assert.strictEqual(
+        yield* prepare({ ...orderOf(destination, "1"), rail: { ...rail, environment: "production" } }),
+        "unsupported_rail"
+      )
+      assert.strictEqual(
+        yield* prepare({ ...orderOf(destination, "1"), rail: { ...rail, token: "USDT" } }),
+        "unsupported_token"
+      )
+      const noWallet = yield* withGateway(
+        ({ hotWalletKey: _, ...rest }) => rest,
+        Effect.flip(ChainGateway.ChainGateway.use((g) => g.preparePayout(orderOf(destination, "1"))))
+      )
+      assert.strictEqual(noWallet.reason, "no_hot_wallet")
+
+      const prepared = yield* gateway.preparePayout(orderOf(destination, "1"))
+      const other = yield* gateway.preparePayout(orderOf(destination, "1"))
+      assert.strictEqual(
+        yield* reason(gateway.broadcastPayout(rail, { ...prepared, persisted: "garbage" })),
+        "invalid_prepared"
+      )
+      assert.strictEqual(
+        yield* reason(gateway.lookupPayout(rail, { ...prepared, transactionHash: other.transactionHash })),
+        "invalid_prepared"
+      )
+      const tampered = JSON.stringify({ ...persistedOf(prepared), blockhash: Keypair.generate().publicKey.toBase58() })
+      assert.strictEqual(
+        yield* reason(gateway.lookupPayout(rail, { ...prepared, persisted: tampered })),
+        "invalid_prepared"
+      )
+      assert.strictEqual(
+        yield* reason(gateway.broadcastPayout({ ...rail, chain: "ethereum" }, prepared)),
+        "unsupported_rail"
+      )
+    })
+  )
+
+  it.effect("an RPC answering 429 to a broadcast is rate_limited; sent again, the payout lands", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const prepared = yield* gateway.preparePayout(orderOf(freshDestination(), "1"))
+      chain.rpc.failNext(1, 429)
+      assert.strictEqual((yield* Effect.flip(gateway.broadcastPayout(rail, prepared))).reason, "rate_limited")
+      yield* gateway.broadcastPayout(rail, prepared)
+      assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+    })
+  )
+})

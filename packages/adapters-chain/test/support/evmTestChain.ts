@@ -1,0 +1,103 @@
+/**
+ * The EVM gateway on anvil, for the gateway contract suite and the EVM tests: one anvil with three
+ * test tokens (USDC: a standard 6-decimal ERC-20; USDT: the USDT-style one whose `transfer`
+ * returns nothing; OTHER: a token the gateway is not configured for), a funder account holding
+ * plenty of each, and a hot wallet (anvil account 1) with ether and 1,000,000 of USDC and USDT.
+ *
+ * Funding addresses come from the standard test mnemonic's sandbox account `m/44'/60'/1'`, which
+ * anvil does not pre-fund.
+ */
+import { type ChainGateway, Money } from "@ratelock/core"
+import { BigDecimal, Context, Effect, Layer, Redacted } from "effect"
+import type { Address } from "viem"
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import * as EvmGateway from "../../src/EvmGateway.ts"
+import * as Anvil from "./anvil.ts"
+import * as Erc20 from "./erc20.ts"
+import { TestChain } from "./TestChain.ts"
+
+export const funderIndex = 0
+export const hotWalletIndex = 1
+export const depth = 3
+export const plenty = 1_000_000_000_000n // 1,000,000 with 6 decimals
+
+export interface EvmFixtureShape {
+  readonly usdc: Address
+  readonly usdt: Address
+  readonly other: Address
+  /** Gateway options on this anvil: ethereum sandbox, depth 3, USDC and USDT, the hot wallet. */
+  readonly options: (overrides?: Partial<EvmGateway.Options>) => EvmGateway.Options
+}
+
+export class EvmFixture extends Context.Service<EvmFixture, EvmFixtureShape>()(
+  "@ratelock/adapters-chain/test/EvmFixture"
+) {}
+
+/** Anvil with the tokens deployed and funded. */
+export const fixture: Layer.Layer<EvmFixture | Anvil.Anvil> = Layer.effect(
+  EvmFixture,
+  Effect.gen(function* () {
+    const anvil = yield* Anvil.Anvil
+    const funder = anvil.account(funderIndex)
+    const hot = anvil.account(hotWalletIndex).address
+    const usdc = yield* Erc20.deploy(anvil.client, funder, "standard")
+    const usdt = yield* Erc20.deploy(anvil.client, funder, "usdtStyle")
+    const other = yield* Erc20.deploy(anvil.client, funder, "standard")
+    for (const token of [usdc, usdt, other]) {
+      yield* Erc20.mint(anvil.client, funder, token, funder.address, plenty * 1000n)
+    }
+    for (const token of [usdc, usdt]) yield* Erc20.mint(anvil.client, funder, token, hot, plenty)
+    const options = (overrides: Partial<EvmGateway.Options> = {}): EvmGateway.Options => ({
+      chain: "ethereum",
+      environment: "sandbox",
+      rpcUrl: anvil.url,
+      tokens: { USDC: { address: usdc }, USDT: { address: usdt } },
+      funding: { _tag: "Mnemonic", mnemonic: Redacted.make(Anvil.testMnemonic) },
+      hotWalletKey: Redacted.make(anvil.privateKey(hotWalletIndex)),
+      confirmations: depth,
+      ...overrides
+    })
+    return EvmFixture.of({ usdc, usdt, other, options })
+  })
+).pipe(Layer.provideMerge(Anvil.layer))
+
+/** A gateway on the fixture's anvil, built from `options` (overrides on top of the fixture's). */
+export const gateway = (overrides?: Partial<EvmGateway.Options>) =>
+  Layer.unwrap(EvmFixture.useSync((f) => EvmGateway.layer(f.options(overrides))))
+
+/** `TestChain` on the fixture's anvil, for the USDC rail. */
+export const testChain: Layer.Layer<TestChain, never, EvmFixture | Anvil.Anvil> = Layer.effect(
+  TestChain,
+  Effect.gen(function* () {
+    const anvil = yield* Anvil.Anvil
+    const { usdc } = yield* EvmFixture
+    const funder = anvil.account(funderIndex)
+    const hot = anvil.account(hotWalletIndex).address
+    const units = (amount: Money.Decimal) => Money.toBaseUnits(amount, 6)
+    return TestChain.of({
+      rail: { chain: "ethereum", environment: "sandbox", token: "USDC" },
+      depth,
+      fund: (address, amount) =>
+        Effect.map(Erc20.transfer(anvil.client, funder, usdc, address as Address, units(amount)), (receipt) => ({
+          transactionHash: receipt.transactionHash
+        })),
+      advance: anvil.mine,
+      // normalised ("7.25", "0"), as the other chains' harnesses report it
+      balanceOf: (address) =>
+        Effect.map(Erc20.balanceOf(anvil.client, usdc, address), (balance) =>
+          BigDecimal.normalize(Money.fromBaseUnits(balance, 6))
+        ),
+      freshDestination: Effect.sync(() => privateKeyToAccount(generatePrivateKey()).address.toLowerCase()),
+      drainHotWallet: Effect.flatMap(Erc20.balanceOf(anvil.client, usdc, hot), (balance) =>
+        balance === 0n ? Effect.void : Effect.asVoid(Erc20.burn(anvil.client, funder, usdc, hot, balance))
+      ),
+      refillHotWallet: Effect.asVoid(Erc20.mint(anvil.client, funder, usdc, hot, plenty))
+    })
+  })
+)
+
+/** Everything the gateway contract suite needs, on a fresh anvil. */
+export const layer: Layer.Layer<
+  ChainGateway.ChainGateway | TestChain | EvmFixture | Anvil.Anvil,
+  ChainGateway.ChainError
+> = Layer.mergeAll(gateway(), testChain).pipe(Layer.provideMerge(fixture))

@@ -1,0 +1,84 @@
+/**
+ * The chains behind the service, as one `ChainGateway`: the sandbox's simulated chain for every
+ * sandbox rail, and for production the real gateway of each chain in `RATELOCK_PRODUCTION_CHAINS`
+ * (configured by `ProductionChains`); a production rail without one fails `unsupported_rail`.
+ * `SettlementRails` follows: production quotes only on the tokens configured for enabled chains.
+ */
+import {
+  ChainRouter,
+  ProductionChains,
+  SimulatedChain,
+  SqlSimulatedChain,
+  type TokenRegistry
+} from "@ratelock/adapters-chain"
+import { ChainGateway, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
+import { Effect, Layer, Option } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
+import type * as HostConfig from "./Config.ts"
+import { HostError } from "./HostError.ts"
+import * as SandboxChain from "./sandbox/SandboxChain.ts"
+
+/**
+ * The sandbox's simulated chain: on PostgreSQL its ledger lives in the same database (`sim_…`
+ * tables), so every API and worker process sharing the database sees one chain; on the embedded
+ * database (one process) it lives in memory.
+ */
+const sandboxChain = (settings: HostConfig.Settings) =>
+  Option.isSome(settings.databaseUrl)
+    ? SqlSimulatedChain.layerWith(SandboxChain.options(settings))
+    : SimulatedChain.layerWith(SandboxChain.options(settings))
+
+/** Production settles a token on a chain only where that chain has a gateway with the token configured. */
+export const settlementRails = (
+  tokens: Partial<Record<Rail.Chain, TokenRegistry.Tokens>>
+): SettlementRails.SettlementRailsShape => ({
+  supports: (environment, chain, token) =>
+    environment === "sandbox"
+      ? SettlementRails.everyIssuedToken.supports(environment, chain, token)
+      : tokens[chain]?.[token] !== undefined
+})
+
+const production = (settings: HostConfig.Settings) =>
+  Layer.effect(
+    ProductionChains.ProductionChains,
+    ProductionChains.make(settings.productionChains).pipe(
+      Effect.mapError(
+        (error) =>
+          new HostError({
+            message:
+              `RATELOCK_PRODUCTION_CHAINS=${settings.productionChains.join(",")}: cannot start the production ` +
+              `chains: ${error._tag === "ChainError" ? `${error.chain}: ${error.message}` : String(error)}`
+          })
+      )
+    )
+  )
+
+/** The simulated chain (as itself, for the sandbox routes) and the routed `ChainGateway`. */
+export const layer = (
+  settings: HostConfig.Settings
+): Layer.Layer<
+  SimulatedChain.SimulatedChain | ChainGateway.ChainGateway,
+  HostError | SqlError.SqlError,
+  PayoutRepo.PayoutRepo | SqlClient.SqlClient
+> => {
+  if (settings.productionChains.length === 0) return sandboxChain(settings)
+  const routed = Layer.effect(
+    ChainGateway.ChainGateway,
+    Effect.gen(function* () {
+      const sandbox = yield* SimulatedChain.SimulatedChain
+      const real = yield* ProductionChains.ProductionChains
+      return ChainRouter.make({
+        sandbox: settings.sandbox ? ChainRouter.everyChain(sandbox) : undefined,
+        production: real.gateways
+      })
+    })
+  )
+  const rails = Layer.effect(
+    SettlementRails.SettlementRails,
+    Effect.map(ProductionChains.ProductionChains, (real) => settlementRails(real.tokens))
+  )
+  return Layer.merge(routed, rails).pipe(
+    Layer.provideMerge(sandboxChain(settings)),
+    Layer.provide(production(settings))
+  )
+}
