@@ -4,6 +4,7 @@
 export * as Api from "./api/Api.ts"
 export * as ApiErrors from "./api/Errors.ts"
 export * as Groups from "./api/Groups.ts"
+export * as Sandbox from "./api/Sandbox.ts"
 export * as Security from "./api/Security.ts"
 export * as Validation from "./api/Validation.ts"
 
@@ -14,3 +15,4 @@ export * as Credentials from "./server/Credentials.ts"
 export * as RateLimiter from "./server/RateLimiter.ts"
 export * as Readiness from "./server/Readiness.ts"
 export * as Server from "./server/Server.ts"
+export * as WebApp from "./server/WebApp.ts"

@@ -1,6 +1,6 @@
 /**
- * Plain HTTP calls for the end-to-end tests (global `fetch`, real sockets), and valid request
- * bodies to vary.
+ * Plain HTTP calls for the end-to-end tests (global `fetch`, real sockets, or the `fetch` of the
+ * API in process: `inProcess.ts`), and valid request bodies to vary.
  */
 import { DateTime, Effect } from "effect"
 import type { Key } from "./server.ts"
@@ -18,6 +18,8 @@ export interface Call {
   /** Serialised with `JSON.stringify` unless it is already a string. */
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  /** Where the request goes: the global `fetch` (a real socket) unless given. */
+  readonly fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined
 }
 
 export const credentialHeaders = (key: Key): Record<string, string> => ({
@@ -30,7 +32,7 @@ export const request = (baseUrl: string, method: string, path: string, call: Cal
   Effect.promise(async () => {
     const body =
       call.body === undefined ? undefined : typeof call.body === "string" ? call.body : JSON.stringify(call.body)
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await (call.fetch ?? fetch)(`${baseUrl}${path}`, {
       method,
       headers: {
         ...(body === undefined ? {} : { "content-type": "application/json" }),

@@ -2,6 +2,9 @@
  * The whole server on a real socket for end-to-end tests: `Server.layer` on an ephemeral port,
  * over the embedded Postgres (PGlite in memory) or the memory store, on the simulated chain. Two
  * partners are seeded with keys in both environments (and one revoked key) through `PartnerRepo`.
+ * Tests that need neither a socket nor real time use the testkit's in-memory Ratelock instead
+ * (`inProcess.ts`); the memory store here serves the concurrency suite, which runs the same
+ * requests over sockets against every store.
  *
  * The layer also exposes the ports, so a test can run core's worker programs (funding, payouts)
  * against the same store the server uses.
@@ -16,7 +19,7 @@ import { createServer } from "node:http"
 import { ChainAvailability, type ChainAvailabilityShape } from "../../src/server/ChainAvailability.ts"
 import * as Credentials from "../../src/server/Credentials.ts"
 import { RateLimitConfig, type RateLimitShape } from "../../src/server/RateLimiter.ts"
-import { NotReady, Readiness } from "../../src/server/Readiness.ts"
+import { Readiness } from "../../src/server/Readiness.ts"
 import * as Server from "../../src/server/Server.ts"
 import * as Chain from "./chain.ts"
 
@@ -49,8 +52,6 @@ export interface Options {
   readonly quoteTtl?: Duration.Input
   readonly rateLimit?: RateLimitShape
   readonly chains?: ChainAvailabilityShape
-  /** `false`: the readiness check fails, as with an unreachable database. */
-  readonly ready?: boolean
 }
 
 const seedPartner = Effect.fnUntraced(function* (name: string) {
@@ -82,14 +83,9 @@ const seedPartner = Effect.fnUntraced(function* (name: string) {
   } satisfies SeededPartner
 })
 
-const notReady = Layer.succeed(
-  Readiness,
-  Readiness.of({ check: Effect.fail(new NotReady({ message: "connection refused" })) })
-)
-
 const store = (options: Options): StoreLayer =>
   options.store === "memory"
-    ? Layer.merge(MemoryStore.layerMemory, options.ready === false ? notReady : Readiness.layerAlways)
+    ? Layer.merge(MemoryStore.layerMemory, Readiness.layerAlways)
     : options.store === undefined || options.store === "embedded"
       ? Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})), Layer.orDie)
       : options.store
