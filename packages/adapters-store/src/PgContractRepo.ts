@@ -1,7 +1,8 @@
 /**
  * `ContractRepo` on Postgres. A contract row carries its version (the number of history
  * entries), which `commit` compare-and-sets; workers claim due contracts with a lease taken under
- * `FOR UPDATE SKIP LOCKED`, which the next commit releases.
+ * `FOR UPDATE SKIP LOCKED`, which the next commit releases. Transfers that did not fund their
+ * contract are kept in `unmatched_transfers`, one row per chain identity.
  */
 import {
   ApiError,
@@ -26,6 +27,7 @@ import {
   toRow
 } from "./internal/contractRows.ts"
 import { after, before } from "./internal/keyset.ts"
+import { type UnmatchedRow, unmatchedFromRow, unmatchedRow } from "./internal/unmatchedRows.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
@@ -178,6 +180,31 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return Option.fromNullishOr(rows[0]?.funding_cursor)
     }, orStoreError("PgContractRepo.fundingCursor"))
 
+    const recordUnmatchedTransfer = Effect.fn("PgContractRepo.recordUnmatchedTransfer")(function* (
+      transfer: ContractRepo.UnmatchedTransfer
+    ) {
+      // a transfer a commit counted is funding (seen again after its contract moved on), not unmatched;
+      // nothing counts it later: a contract that refuses funds never takes them again
+      const counted = yield* sql`SELECT 1 FROM funding_transfers
+        WHERE chain = ${transfer.chain} AND transaction_hash = ${transfer.transactionHash}
+          AND log_index = ${transfer.index}`
+      if (counted.length > 0) return
+      yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(transfer))}
+        ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
+    }, orStoreError("PgContractRepo.recordUnmatchedTransfer"))
+
+    const unmatchedTransfers = Effect.fn("PgContractRepo.unmatchedTransfers")(function* (
+      filter: ContractRepo.UnmatchedFilter
+    ) {
+      const { contractId } = filter
+      if (contractId !== undefined && !isUuid(contractId)) return []
+      const rows = yield* sql<UnmatchedRow>`SELECT * FROM unmatched_transfers
+        WHERE ${contractId === undefined ? sql`TRUE` : sql`contract_id = ${contractId}`}
+        ORDER BY observed_at, block_number, log_index, transaction_hash COLLATE "C"
+        LIMIT ${Math.max(0, filter.limit)}`
+      return rows.map(unmatchedFromRow)
+    }, orStoreError("PgContractRepo.unmatchedTransfers"))
+
     return ContractRepo.ContractRepo.of({
       insert,
       find,
@@ -191,7 +218,9 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       ledgerEntries,
       allocateFundingIndex,
       saveFundingCursor,
-      fundingCursor
+      fundingCursor,
+      recordUnmatchedTransfer,
+      unmatchedTransfers
     })
   })
 )

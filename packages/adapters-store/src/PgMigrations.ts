@@ -250,6 +250,28 @@ const initial: ReadonlyArray<string> = [
   `CREATE INDEX ledger_entries_scope ON ledger_entries (partner_id, environment, currency, account)`
 ]
 
+// funds into a funding address that did not fund its contract (after it stopped awaiting funds,
+// or another token), kept for an operator's refund; amount in tokens or raw base units per `unit`
+const unmatchedTransfers: ReadonlyArray<string> = [
+  `CREATE TABLE unmatched_transfers (
+    ${chain},
+    transaction_hash text NOT NULL,
+    log_index integer NOT NULL CHECK (log_index >= 0),
+    contract_id uuid NOT NULL REFERENCES contracts (id),
+    partner_id uuid NOT NULL,
+    ${environment},
+    block_number bigint NOT NULL CHECK (block_number >= 0),
+    token text NOT NULL,
+    amount numeric NOT NULL CHECK (amount >= 0),
+    unit text NOT NULL CHECK (unit IN ('token', 'base_units')),
+    reason text NOT NULL CHECK (reason IN ('not_awaiting_funds', 'wrong_token')),
+    contract_status text NOT NULL CHECK (contract_status IN ${contractStatuses}),
+    observed_at timestamptz(3) NOT NULL,
+    PRIMARY KEY (chain, transaction_hash, log_index)
+  )`,
+  `CREATE INDEX unmatched_transfers_contract ON unmatched_transfers (contract_id, observed_at)`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -257,7 +279,8 @@ const statements = (list: ReadonlyArray<string>) =>
   )
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "1_initial": statements(initial)
+  "1_initial": statements(initial),
+  "2_unmatched_transfers": statements(unmatchedTransfers)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

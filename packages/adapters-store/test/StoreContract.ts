@@ -666,6 +666,123 @@ const fundingTests = (it: It) =>
   })
 
 // ---------------------------------------------------------------------------------------------
+// Contracts: unmatched transfers
+// ---------------------------------------------------------------------------------------------
+
+/** A transfer into `c`'s address that did not fund it: by default 1.5 tokens after it went active. */
+const unmatched = (
+  c: Contract.ContractRecord,
+  overrides: Partial<ContractRepo.UnmatchedTransfer> = {}
+): ContractRepo.UnmatchedTransfer => ({
+  contractId: c.id,
+  partnerId: c.partnerId,
+  environment: c.environment,
+  chain: c.chain,
+  transactionHash: R.transfer(c.chain).transactionHash,
+  index: 0,
+  blockNumber: 123_456,
+  token: c.settlementCurrency,
+  amount: "1.500000",
+  unit: "token",
+  reason: "not_awaiting_funds",
+  contractStatus: "active",
+  observedAt: R.base,
+  ...overrides
+})
+
+const unmatchedTests = (it: It) =>
+  describe("ContractRepo: unmatched transfers", () => {
+    it.effect("every field kept (decimal scale, base units past a double); recorded twice is one row, the first", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c = yield* seedContract(yield* newScope())
+        const late = unmatched(c)
+        const stray = unmatched(c, {
+          index: 7,
+          blockNumber: 9_007_199_254,
+          token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619",
+          amount: "115792089237316195423570985008687907853269984665640564039457584007913129639935",
+          unit: "base_units",
+          reason: "wrong_token",
+          contractStatus: "quote_created",
+          observedAt: R.plusMillis(R.base, 1)
+        })
+        yield* contracts.recordUnmatchedTransfer(late)
+        yield* contracts.recordUnmatchedTransfer(stray)
+        // the same chain identity again, even observed later: no error, and still the first row
+        yield* contracts.recordUnmatchedTransfer(late)
+        yield* contracts.recordUnmatchedTransfer({
+          ...stray,
+          amount: "1",
+          observedAt: R.plus(R.base, Duration.hours(1))
+        })
+        const listed = yield* contracts.unmatchedTransfers({ contractId: c.id, limit: 10 })
+        assert.deepStrictEqual(R.plain(listed), R.plain([late, stray]))
+
+        // the same hash with another index, or on another chain, is another transfer
+        yield* contracts.recordUnmatchedTransfer({ ...late, index: 1 })
+        yield* contracts.recordUnmatchedTransfer({ ...late, chain: "ethereum" })
+        assert.strictEqual((yield* contracts.unmatchedTransfers({ contractId: c.id, limit: 10 })).length, 4)
+      })
+    )
+
+    it.effect("listed per contract or all, oldest first by (observedAt, block, index), at most `limit`", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        // a span of its own: these rows are the oldest in the store, so the unfiltered list starts with them
+        const t = R.workerEpoch()
+        const [a, b] = [yield* seedContract(scope), yield* seedContract(scope)]
+        const rows = [
+          unmatched(a, { observedAt: R.plusMillis(t, 3), blockNumber: 9 }),
+          unmatched(a, { observedAt: t }),
+          unmatched(b, { observedAt: R.plusMillis(t, 1) }),
+          unmatched(a, { observedAt: R.plusMillis(t, 3), blockNumber: 8, index: 2 }),
+          unmatched(a, { observedAt: R.plusMillis(t, 3), blockNumber: 8, index: 1 }),
+          unmatched(a, { observedAt: R.plusMillis(t, 2) })
+        ]
+        for (const row of rows) yield* contracts.recordUnmatchedTransfer(row)
+        const hashes = (list: ReadonlyArray<ContractRepo.UnmatchedTransfer>) => list.map((u) => u.transactionHash)
+        const ofA = [rows[1]!, rows[5]!, rows[4]!, rows[3]!, rows[0]!]
+        assert.deepStrictEqual(
+          hashes(yield* contracts.unmatchedTransfers({ contractId: a.id, limit: 10 })),
+          hashes(ofA)
+        )
+        assert.deepStrictEqual(
+          hashes(yield* contracts.unmatchedTransfers({ contractId: a.id, limit: 2 })),
+          hashes(ofA.slice(0, 2))
+        )
+        assert.deepStrictEqual(hashes(yield* contracts.unmatchedTransfers({ contractId: b.id, limit: 10 })), [
+          rows[2]!.transactionHash
+        ])
+        assert.deepStrictEqual(
+          hashes(yield* contracts.unmatchedTransfers({ limit: 3 })),
+          hashes([rows[1]!, rows[2]!, rows[5]!])
+        )
+        assert.deepStrictEqual(yield* contracts.unmatchedTransfers({ contractId: R.uuid(), limit: 10 }), [])
+      })
+    )
+
+    it.effect("a transfer a commit counted is funding, never recorded as unmatched; an unknown contract fails", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const c = yield* seedContract(yield* newScope())
+        const counted = R.transfer(c.chain, { index: 2 })
+        const t1 = R.plus(c.createdAt, Duration.minutes(1))
+        yield* contracts.commit(R.change(c, R.moved(c, "funds_in_route", t1), { transfer: counted }))
+        // seen again once the contract stopped awaiting funds
+        yield* contracts.recordUnmatchedTransfer(
+          unmatched(c, { transactionHash: counted.transactionHash, index: 2, amount: "12.345678" })
+        )
+        assert.deepStrictEqual(yield* contracts.unmatchedTransfers({ contractId: c.id, limit: 10 }), [])
+
+        const orphan = unmatched({ ...c, id: R.uuid() })
+        assert.strictEqual((yield* Effect.flip(contracts.recordUnmatchedTransfer(orphan)))._tag, "StoreError")
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
 // Contracts: the workers' claims
 // ---------------------------------------------------------------------------------------------
 
@@ -1280,11 +1397,13 @@ const partnerTests = (it: It) =>
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
-  layer(store, { excludeTestServices: true })(name, (it) => {
+  // opening PGlite and migrating it can outlast the default 10 s hook on a busy machine
+  layer(store, { excludeTestServices: true, timeout: Duration.seconds(60) })(name, (it) => {
     quoteTests(it)
     contractTests(it)
     commitTests(it)
     fundingTests(it)
+    unmatchedTests(it)
     contractClaimTests(it)
     eventTests(it)
     outboxTests(it)

@@ -4,7 +4,7 @@
  * and the funding transfer it counted, guarded by the contract's version (compare-and-set).
  */
 import { Context } from "effect"
-import type { Effect, Option } from "effect"
+import type { DateTime, Effect, Option } from "effect"
 import type { QuoteAlreadyAccepted } from "./ApiError.ts"
 import type { ContractRecord, ContractStatus } from "./Contract.ts"
 import type { Position } from "./Cursor.ts"
@@ -12,7 +12,7 @@ import type { IncomingEvent, OutgoingEvent } from "./EventRepo.ts"
 import type { Claim } from "./Lease.ts"
 import type { LedgerEntry } from "./Ledger.ts"
 import type { Decimal } from "./Money.ts"
-import type { PartnerScope } from "./Partner.ts"
+import type { Environment, PartnerScope } from "./Partner.ts"
 import type { Chain } from "./Rail.ts"
 import type { StaleContract, StoreError } from "./StoreError.ts"
 
@@ -26,6 +26,38 @@ export interface FundingTransfer {
   readonly index: number
   readonly blockNumber: number
   readonly amount: Decimal
+}
+
+/** Why a confirmed transfer into a funding address did not fund its contract. */
+export type UnmatchedReason = "not_awaiting_funds" | "wrong_token"
+
+/**
+ * A confirmed transfer into a contract's funding address that did not fund it: the settlement
+ * token after the contract stopped awaiting funds, or another token. Recorded once by (chain,
+ * transaction, index) so an operator can refund it; it never changes the contract.
+ */
+export interface UnmatchedTransfer {
+  readonly contractId: string
+  readonly partnerId: string
+  readonly environment: Environment
+  readonly chain: Chain
+  readonly transactionHash: string
+  readonly index: number
+  readonly blockNumber: number
+  /** The settlement currency code (e.g. `USDC`), or the other token's contract address / mint. */
+  readonly token: string
+  /** An exact decimal in tokens (`unit: "token"`), or raw base units whose decimals may be unknown. */
+  readonly amount: string
+  readonly unit: "token" | "base_units"
+  readonly reason: UnmatchedReason
+  /** The contract's status when the transfer was observed. */
+  readonly contractStatus: ContractStatus
+  readonly observedAt: DateTime.Utc
+}
+
+export interface UnmatchedFilter {
+  readonly contractId?: string | undefined
+  readonly limit: number
 }
 
 export interface ContractChange {
@@ -88,6 +120,16 @@ export interface ContractRepoShape {
   /** Where funding observation of a contract resumes (block number / slot / signature), opaque to core. */
   readonly saveFundingCursor: (contractId: string, cursor: string) => Effect.Effect<void, StoreError>
   readonly fundingCursor: (contractId: string) => Effect.Effect<Option.Option<string>, StoreError>
+  /**
+   * Records a transfer that did not fund its contract. Idempotent: one row per (chain, transaction,
+   * index); a transfer a commit already counted is funding, not unmatched, and is not recorded.
+   */
+  readonly recordUnmatchedTransfer: (transfer: UnmatchedTransfer) => Effect.Effect<void, StoreError>
+  /**
+   * At most `filter.limit` unmatched transfers (of one contract, or all), oldest first by
+   * `(observedAt, blockNumber, index, transactionHash)`.
+   */
+  readonly unmatchedTransfers: (filter: UnmatchedFilter) => Effect.Effect<ReadonlyArray<UnmatchedTransfer>, StoreError>
 }
 
 export class ContractRepo extends Context.Service<ContractRepo, ContractRepoShape>()("@ratelock/core/ContractRepo") {}

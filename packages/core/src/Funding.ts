@@ -1,24 +1,79 @@
 /**
  * Funding: observe confirmed transfers to each awaiting contract's funding address and activate
- * it once the total is covered; fail or default contracts whose funding deadline passed.
+ * it once the total is covered; fail or default contracts whose funding deadline passed. Transfers
+ * that do not fund (after the contract stopped awaiting funds, or of another token) are recorded
+ * as unmatched for an operator's refund, never dropped.
  */
 import { DateTime, Effect, Option } from "effect"
-import { ChainGateway, type ConfirmedTransfer } from "./ChainGateway.ts"
+import { ChainGateway, type ConfirmedTransfer, type StrayTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
-import { ContractRepo } from "./ContractRepo.ts"
+import { ContractRepo, type UnmatchedTransfer } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { scanByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
+import * as Money from "./Money.ts"
 
 const awaiting = ["quote_created", "funds_in_route"] as const
 
-/** Counts one confirmed transfer; a transfer counted before (or a concurrent move) changes nothing. */
-const countTransfer = Effect.fnUntraced(function* (contractId: string, transfer: ConfirmedTransfer) {
+/**
+ * Records a transfer that does not fund its contract (the store keeps one row per chain identity)
+ * and warns, so an operator refunds it rather than it sitting unnoticed on the address.
+ */
+const recordUnmatched = Effect.fnUntraced(function* (transfer: UnmatchedTransfer) {
+  yield* (yield* ContractRepo).recordUnmatchedTransfer(transfer)
+  yield* Effect.logWarning("funds that do not fund the contract: recorded for refund").pipe(
+    Effect.annotateLogs({
+      contractId: transfer.contractId,
+      chain: transfer.chain,
+      transactionHash: transfer.transactionHash,
+      index: transfer.index,
+      token: transfer.token,
+      amount: transfer.amount,
+      unit: transfer.unit,
+      reason: transfer.reason,
+      contractStatus: transfer.contractStatus
+    })
+  )
+})
+
+/** Where and when a transfer into `contract`'s address was seen, for its unmatched record. */
+const seenOn = (contract: ContractRecord, observedAt: DateTime.Utc) => ({
+  contractId: contract.id,
+  partnerId: contract.partnerId,
+  environment: contract.environment,
+  chain: contract.chain,
+  contractStatus: contract.status,
+  observedAt
+})
+
+/** Another token: never funds the contract, whatever its status. */
+const strayTransfer = (contract: ContractRecord, stray: StrayTransfer, observedAt: DateTime.Utc) =>
+  recordUnmatched({
+    ...seenOn(contract, observedAt),
+    transactionHash: stray.transactionHash,
+    index: stray.index,
+    blockNumber: stray.blockNumber,
+    token: stray.token,
+    amount: stray.baseUnits,
+    unit: "base_units",
+    reason: "wrong_token"
+  })
+
+/**
+ * Counts one confirmed transfer; true when it activated the contract. A transfer counted before
+ * (or a concurrent move) changes nothing; one the contract refuses is recorded as unmatched.
+ */
+const countTransfer = Effect.fnUntraced(function* (
+  contractId: string,
+  transfer: ConfirmedTransfer,
+  observedAt: DateTime.Utc
+) {
   const repo = yield* ContractRepo
   const current = yield* repo.findById(contractId)
   if (Option.isNone(current)) return false
-  const moved = yield* applyCommand(
-    current.value,
+  const contract = current.value
+  return yield* applyCommand(
+    contract,
     {
       _tag: "FundingObserved",
       amount: transfer.amount,
@@ -28,7 +83,7 @@ const countTransfer = Effect.fnUntraced(function* (contractId: string, transfer:
     },
     {
       transfer: {
-        chain: current.value.chain,
+        chain: contract.chain,
         transactionHash: transfer.transactionHash,
         index: transfer.index,
         blockNumber: transfer.blockNumber,
@@ -37,11 +92,26 @@ const countTransfer = Effect.fnUntraced(function* (contractId: string, transfer:
     }
   ).pipe(
     Effect.map((t) => t.contract.status === "active"),
-    // stale: already counted or moved by someone else; refused: no longer awaiting funds
-    // (funds after a terminal state are left on the address for an operator's refund)
-    Effect.catchTags({ StaleContract: () => Effect.succeed(false), InvalidContractState: () => Effect.succeed(false) })
+    Effect.catchTags({
+      // already counted, or moved by someone else: the transfer may well be counted
+      StaleContract: () => Effect.succeed(false),
+      // no longer awaiting funds (active, or failed / defaulted): kept for an operator's refund
+      InvalidContractState: () =>
+        Effect.as(
+          recordUnmatched({
+            ...seenOn(contract, observedAt),
+            transactionHash: transfer.transactionHash,
+            index: transfer.index,
+            blockNumber: transfer.blockNumber,
+            token: contract.settlementCurrency,
+            amount: Money.format(transfer.amount),
+            unit: "token",
+            reason: "not_awaiting_funds"
+          }),
+          false
+        )
+    })
   )
-  return moved
 })
 
 /** Observes one contract's funding address from its stored cursor; true when it became active. */
@@ -54,9 +124,11 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
     contract.fundingWalletAddress,
     Option.getOrNull(cursor)
   )
+  const observedAt = yield* DateTime.now
+  for (const stray of observation.stray ?? []) yield* strayTransfer(contract, stray, observedAt)
   let activated = false
   for (const transfer of observation.transfers) {
-    activated = (yield* countTransfer(contract.id, transfer)) || activated
+    activated = (yield* countTransfer(contract.id, transfer, observedAt)) || activated
   }
   // most passes see nothing new: a write only when the chain moved the cursor
   if (observation.cursor !== Option.getOrNull(cursor)) yield* repo.saveFundingCursor(contract.id, observation.cursor)

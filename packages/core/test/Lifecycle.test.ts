@@ -7,6 +7,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   ChainGateway,
+  ContractRepo,
   Contracts,
   Expiry,
   Funding,
@@ -311,6 +312,94 @@ describe("lifecycle programs", () => {
       assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
       const received = outbound(store, contract.id)[0]!.payload as { funds: { amount: string } }
       assert.strictEqual(received.funds.amount, Money.format(contract.total_amount))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a transfer after the total is covered is recorded for refund with its exact amount, once", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+      chain.fund(contract.funding_wallet_address, Money.unsafe("1.234567"), at(minutes(2)))
+      assert.strictEqual(yield* Funding.confirmFunding(), 1)
+      const active = store.contracts.get(contract.id)!
+      assert.strictEqual(active.status, "active")
+      assert.strictEqual(Money.format(active.fundedAmount), Money.format(contract.total_amount))
+
+      const extra = chain.transfers.get(contract.funding_wallet_address)![1]!
+      const recorded = yield* ContractRepo.ContractRepo.use((repo) =>
+        repo.unmatchedTransfers({ contractId: contract.id, limit: 10 })
+      )
+      assert.deepStrictEqual(recorded, [
+        {
+          contractId: contract.id,
+          partnerId: alice.partnerId,
+          environment: "sandbox",
+          chain: "polygon",
+          transactionHash: extra.transactionHash,
+          index: 0,
+          blockNumber: extra.blockNumber,
+          token: "USDC",
+          amount: "1.234567",
+          unit: "token",
+          reason: "not_awaiting_funds",
+          contractStatus: "active",
+          observedAt: at(0)
+        }
+      ])
+
+      // observing again (say the cursor was lost): the counted transfer is not unmatched, the extra one stays one row
+      store.cursors.delete(contract.id)
+      yield* TestClock.adjust(minutes(5))
+      assert.isFalse(yield* Funding.observe(active))
+      assert.strictEqual(store.unmatched.size, 1)
+      assert.strictEqual(store.contracts.get(contract.id)?.history.length, active.history.length)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("another token on the funding address is recorded as wrong_token and never activates", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      const token = "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619"
+      chain.sendStray(contract.funding_wallet_address, token, "500000000000000000000")
+      assert.strictEqual(yield* Funding.confirmFunding(), 0)
+      const waiting = store.contracts.get(contract.id)!
+      assert.strictEqual(waiting.status, "quote_created")
+      assert.isTrue(Money.isZero(waiting.fundedAmount))
+      const [stray] = [...store.unmatched.values()]
+      assert.deepStrictEqual(
+        [stray?.reason, stray?.token, stray?.amount, stray?.unit, stray?.contractStatus],
+        ["wrong_token", token, "500000000000000000000", "base_units", "quote_created"]
+      )
+
+      // later passes record nothing new: the cursor moved on, and a replay from scratch is deduplicated
+      assert.strictEqual(yield* Funding.confirmFunding(), 0)
+      store.cursors.delete(contract.id)
+      assert.strictEqual(yield* Funding.confirmFunding(), 0)
+      assert.strictEqual(store.unmatched.size, 1)
+      assert.strictEqual(store.contracts.get(contract.id)?.history.length, 1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("funds arriving after the contract failed are recorded, never revive it", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      yield* TestClock.adjust(hours(1) + 1)
+      assert.strictEqual(yield* Funding.failUnfunded(), 1)
+      chain.fund(contract.funding_wallet_address, contract.total_amount, at(hours(2)))
+      const failed = store.contracts.get(contract.id)!
+      assert.isFalse(yield* Funding.observe(failed))
+      assert.strictEqual(store.contracts.get(contract.id)?.status, "failed")
+      const [late] = [...store.unmatched.values()]
+      assert.deepStrictEqual(
+        [late?.reason, late?.contractStatus, late?.amount],
+        ["not_awaiting_funds", "failed", Money.format(contract.total_amount)]
+      )
     }).pipe(Effect.provide(layer))
   })
 

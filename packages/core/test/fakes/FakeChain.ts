@@ -1,6 +1,7 @@
 /**
- * An in-test fake of the chain port: tests push confirmed transfers onto addresses and decide
- * how payouts end. It records every broadcast so tests can prove a payout went out once.
+ * An in-test fake of the chain port: tests push confirmed transfers (of the settlement token, or
+ * stray ones of another token) onto addresses and decide how payouts end. It records every
+ * broadcast so tests can prove a payout went out once.
  */
 import { DateTime, Effect } from "effect"
 import { ChainGateway, type Money } from "@ratelock/core"
@@ -9,6 +10,7 @@ export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare"
 
 export class FakeChain {
   readonly transfers = new Map<string, Array<ChainGateway.ConfirmedTransfer>>()
+  readonly strays = new Map<string, Array<ChainGateway.StrayTransfer>>()
   readonly prepared = new Map<string, ChainGateway.PreparedPayout>()
   readonly broadcasts: Array<string> = []
   /** What the chain does with the next payouts (consumed in order; "confirm" once empty). */
@@ -24,13 +26,27 @@ export class FakeChain {
     this.transfers.set(address, list)
   }
 
+  /** A confirmed transfer of another token (`token` = its contract address / mint) to `address`. */
+  sendStray(address: string, token: string, baseUnits: string) {
+    const list = this.strays.get(address) ?? []
+    this.block++
+    list.push({ transactionHash: `0xstray${this.block}`, index: 0, blockNumber: this.block, token, baseUnits })
+    this.strays.set(address, list)
+  }
+
   readonly gateway = ChainGateway.ChainGateway.of({
     fundingAddress: (rail, index) => Effect.succeed(`${rail.chain}:${rail.environment}:addr${index}`),
     observeFunding: (_rail, address, cursor) =>
       Effect.sync(() => {
         const all = this.transfers.get(address) ?? []
-        const from = cursor === null ? 0 : Number(cursor)
-        return { transfers: all.slice(from), cursor: String(all.length) }
+        const strays = this.strays.get(address) ?? []
+        // the cursor counts what was seen of each: `transfers:strays`
+        const [from = 0, strayFrom = 0] = cursor === null ? [] : cursor.split(":").map(Number)
+        return {
+          transfers: all.slice(from),
+          stray: strays.slice(strayFrom),
+          cursor: `${all.length}:${strays.length}`
+        }
       }),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {

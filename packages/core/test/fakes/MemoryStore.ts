@@ -45,6 +45,8 @@ export class MemoryStore {
   readonly transfers = new Set<string>()
   readonly ledger: Array<Ledger.LedgerEntry> = []
   readonly cursors = new Map<string, string>()
+  /** `chain|transactionHash|index` → the transfer that did not fund its contract. */
+  readonly unmatched = new Map<string, ContractRepo.UnmatchedTransfer>()
   readonly fundingIndexes = new Map<string, number>()
   readonly keys = new Map<
     string,
@@ -163,7 +165,30 @@ export class MemoryStore {
       }),
     saveFundingCursor: (id, cursor) => Effect.sync(() => void this.cursors.set(id, cursor)),
     fundingCursor: (id) => Effect.sync(() => Option.fromNullishOr(this.cursors.get(id))),
-    ledgerEntries: (id) => Effect.sync(() => this.ledger.filter((e) => e.contractId === id))
+    ledgerEntries: (id) => Effect.sync(() => this.ledger.filter((e) => e.contractId === id)),
+    recordUnmatchedTransfer: (transfer) =>
+      Effect.suspend((): Effect.Effect<void, StoreError.StoreError> => {
+        if (!this.contracts.has(transfer.contractId)) {
+          return Effect.fail(new StoreError.StoreError({ message: "no such contract" }))
+        }
+        const key = `${transfer.chain}|${transfer.transactionHash}|${transfer.index}`
+        // first record wins; a counted transfer is funding, not unmatched
+        if (!this.unmatched.has(key) && !this.transfers.has(key)) this.unmatched.set(key, transfer)
+        return Effect.void
+      }),
+    unmatchedTransfers: ({ contractId, limit }) =>
+      Effect.sync(() =>
+        [...this.unmatched.values()]
+          .filter((t) => contractId === undefined || t.contractId === contractId)
+          .sort(
+            (a, b) =>
+              a.observedAt.epochMilliseconds - b.observedAt.epochMilliseconds ||
+              a.blockNumber - b.blockNumber ||
+              a.index - b.index ||
+              (a.transactionHash < b.transactionHash ? -1 : a.transactionHash > b.transactionHash ? 1 : 0)
+          )
+          .slice(0, limit)
+      )
   })
 
   readonly eventRepo = EventRepo.EventRepo.of({

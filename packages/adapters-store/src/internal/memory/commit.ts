@@ -10,7 +10,9 @@ import { unleased } from "./lease.ts"
 import { scopedKey } from "./scope.ts"
 import { type State, type Step, write } from "./state.ts"
 
-export const transferKey = (t: ContractRepo.FundingTransfer): string => `${t.chain}|${t.transactionHash}|${t.index}`
+/** A transfer's chain identity: counted or recorded as unmatched, once. */
+export const transferKey = (t: Pick<ContractRepo.FundingTransfer, "chain" | "transactionHash" | "index">): string =>
+  `${t.chain}|${t.transactionHash}|${t.index}`
 
 /** Per commit and currency the entries sum to zero; anything else is a bug in the caller. */
 const unbalanced = (ledger: ContractRepo.ContractChange["ledger"]): string | undefined => {

@@ -1,7 +1,7 @@
 /**
  * `ContractRepo` in memory: insert (accepting the quote in the same step), scoped reads, lists,
- * the commit of a transition (`commit.ts`), the workers' claims and the funding counters
- * (`funding.ts`).
+ * the commit of a transition (`commit.ts`), the workers' claims, the funding counters
+ * (`funding.ts`) and the unmatched transfers (`unmatched.ts`).
  */
 import { Effect, Exit, HashMap, Option } from "effect"
 import { ApiError, ContractRepo, StoreError } from "@ratelock/core"
@@ -12,6 +12,7 @@ import { newestFirst, oldestFirst, self } from "./keyset.ts"
 import { passedAt, take, unleased } from "./lease.ts"
 import { inScope, scoped } from "./scope.ts"
 import { atomically, done, read, type State, type StateRef, type Step, write } from "./state.ts"
+import { makeUnmatched } from "./unmatched.ts"
 
 type Status = Contract.ContractStatus
 
@@ -132,6 +133,7 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     claimDueForExpiry,
     claimDueForFundingDeadline,
     ledgerEntries,
-    ...makeFunding(ref)
+    ...makeFunding(ref),
+    ...makeUnmatched(ref)
   })
 }

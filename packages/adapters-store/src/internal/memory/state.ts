@@ -4,7 +4,16 @@
  * state or a failure, and a failure leaves the state exactly as it was (rollback).
  */
 import { Effect, Exit, HashMap, HashSet, Ref } from "effect"
-import type { Contract, EventRepo, IdempotencyRepo, Ledger, PartnerRepo, PayoutRepo, Quote } from "@ratelock/core"
+import type {
+  Contract,
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  Ledger,
+  PartnerRepo,
+  PayoutRepo,
+  Quote
+} from "@ratelock/core"
 import type { Leased } from "./lease.ts"
 
 export interface IdempotencyRow {
@@ -24,6 +33,8 @@ export interface State {
   readonly fundingIndexes: HashMap.HashMap<string, number>
   /** `chain|transactionHash|index` of every counted transfer. */
   readonly transfers: HashSet.HashSet<string>
+  /** `chain|transactionHash|index` → a transfer that did not fund its contract. */
+  readonly unmatched: HashMap.HashMap<string, ContractRepo.UnmatchedTransfer>
   /** contract id → its entries in booking order. */
   readonly ledger: HashMap.HashMap<string, ReadonlyArray<Ledger.LedgerEntry>>
   readonly incoming: HashMap.HashMap<string, EventRepo.IncomingEvent>
@@ -48,6 +59,7 @@ export const empty: State = {
   fundingCursors: HashMap.empty(),
   fundingIndexes: HashMap.empty(),
   transfers: HashSet.empty(),
+  unmatched: HashMap.empty(),
   ledger: HashMap.empty(),
   incoming: HashMap.empty(),
   incomingKeys: HashMap.empty(),

@@ -1,0 +1,49 @@
+/**
+ * Unmatched transfers in memory: funds into a contract's address that did not fund it, one row
+ * per chain identity (the first record wins), never for a transfer a commit counted.
+ */
+import { Effect, Exit, HashMap, HashSet } from "effect"
+import { type ContractRepo, StoreError } from "@ratelock/core"
+import { transferKey } from "./commit.ts"
+import { atomically, read, type State, type StateRef, type Step, write } from "./state.ts"
+
+type Unmatched = Pick<ContractRepo.ContractRepoShape, "recordUnmatchedTransfer" | "unmatchedTransfers">
+
+/** Oldest first by `(observedAt, blockNumber, index, transactionHash)`, as the SQL store orders them. */
+const compare = (a: ContractRepo.UnmatchedTransfer, b: ContractRepo.UnmatchedTransfer): number =>
+  a.observedAt.epochMilliseconds - b.observedAt.epochMilliseconds ||
+  a.blockNumber - b.blockNumber ||
+  a.index - b.index ||
+  (a.transactionHash < b.transactionHash ? -1 : a.transactionHash > b.transactionHash ? 1 : 0)
+
+const recordStep =
+  (transfer: ContractRepo.UnmatchedTransfer) =>
+  (state: State): Step<void, StoreError.StoreError> => {
+    if (!HashMap.has(state.contracts, transfer.contractId)) {
+      return Exit.fail(new StoreError.StoreError({ message: `contract ${transfer.contractId} does not exist` }))
+    }
+    const key = transferKey(transfer)
+    if (HashMap.has(state.unmatched, key) || HashSet.has(state.transfers, key)) return write(state)
+    return write({ ...state, unmatched: HashMap.set(state.unmatched, key, transfer) })
+  }
+
+export const makeUnmatched = (ref: StateRef): Unmatched => {
+  const recordUnmatchedTransfer = Effect.fn("MemoryStore.contracts.recordUnmatchedTransfer")(function* (
+    transfer: ContractRepo.UnmatchedTransfer
+  ) {
+    return yield* atomically(ref, recordStep(transfer))
+  })
+
+  const unmatchedTransfers = Effect.fn("MemoryStore.contracts.unmatchedTransfers")(function* (
+    filter: ContractRepo.UnmatchedFilter
+  ) {
+    return yield* read(ref, (state) =>
+      Array.from(HashMap.values(state.unmatched))
+        .filter((t) => filter.contractId === undefined || t.contractId === filter.contractId)
+        .sort(compare)
+        .slice(0, Math.max(0, filter.limit))
+    )
+  })
+
+  return { recordUnmatchedTransfer, unmatchedTransfers }
+}
