@@ -26,6 +26,7 @@ import {
   selectColumns,
   toRow
 } from "./internal/contractRows.ts"
+import * as FundingWatchRows from "./internal/fundingWatchRows.ts"
 import { after, before } from "./internal/keyset.ts"
 import { type UnmatchedRow, unmatchedFromRow, unmatchedRow } from "./internal/unmatchedRows.ts"
 
@@ -116,6 +117,16 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
         ORDER BY c.created_at, c.id LIMIT ${limit}`
       return rows.map(fromRow)
     }, orStoreError("PgContractRepo.listByStatus"))
+
+    const listFundingWatches = Effect.fn("PgContractRepo.listFundingWatches")(function* (
+      limit: number,
+      position?: Cursor.Position
+    ) {
+      const rows = yield* sql<FundingWatchRows.FundingWatchRow>`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
+        WHERE status = ANY(${ContractRepo.awaitingFunds}::text[]) AND ${position === undefined ? sql`TRUE` : after(sql, position)}
+        ORDER BY created_at, id LIMIT ${limit}`
+      return rows.map(FundingWatchRows.fromRow)
+    }, orStoreError("PgContractRepo.listFundingWatches"))
 
     /**
      * Leases up to `claim.limit` due contracts nobody holds (or whose lease ended), oldest first,
@@ -213,6 +224,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       listByCustomer,
       commit: commit(sql),
       listByStatus,
+      listFundingWatches,
       claimDueForExpiry,
       claimDueForFundingDeadline,
       ledgerEntries,

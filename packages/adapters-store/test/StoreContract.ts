@@ -381,6 +381,38 @@ const contractTests = (it: It) =>
           ])
         })
     )
+
+    it.effect("listFundingWatches: contracts awaiting funds, oldest first, with their funding cursor, paged", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const rows: Array<Contract.ContractRecord> = []
+        for (let i = 0; i < 4; i++) {
+          rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
+        }
+        yield* commitMove(rows[1]!, "funds_in_route", R.plus(t, Duration.minutes(1)))
+        yield* commitMove(rows[2]!, "active", R.plus(t, Duration.minutes(1)))
+        yield* contracts.saveFundingCursor(rows[0]!.id, "block-7")
+
+        const watches = yield* contracts.listFundingWatches(3)
+        assert.deepStrictEqual(
+          watches.map((w) => [w.contractId, w.status, w.cursor]),
+          [
+            [rows[0]!.id, "quote_created", "block-7"],
+            [rows[1]!.id, "funds_in_route", null],
+            [rows[3]!.id, "quote_created", null]
+          ]
+        )
+        assert.deepStrictEqual(watches[0], ContractRepo.fundingWatch(rows[0]!, "block-7"))
+        // paging on: strictly after a position
+        const next = yield* contracts.listFundingWatches(1, R.positionOf(rows[1]!))
+        assert.deepStrictEqual(
+          next.map((w) => w.contractId),
+          [rows[3]!.id]
+        )
+      })
+    )
   })
 
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import type { Claim } from "./Lease.ts"
 import type { LedgerEntry } from "./Ledger.ts"
 import type { Decimal } from "./Money.ts"
 import type { Environment, PartnerScope } from "./Partner.ts"
-import type { Chain } from "./Rail.ts"
+import type { Chain, SettlementCurrency } from "./Rail.ts"
 import type { StaleContract, StoreError } from "./StoreError.ts"
 
 /** The version a change was computed from: the number of history entries. */
@@ -70,6 +70,38 @@ export interface ContractChange {
   readonly ledger: ReadonlyArray<LedgerEntry>
 }
 
+/**
+ * What a funding pass needs of a contract awaiting funds, without its history: where to look, in
+ * which token, and from where the last observation left off.
+ */
+export interface FundingWatch {
+  readonly contractId: string
+  readonly partnerId: string
+  readonly status: ContractStatus
+  readonly environment: Environment
+  readonly chain: Chain
+  readonly token: SettlementCurrency
+  readonly address: string
+  readonly cursor: string | null
+  readonly createdAt: DateTime.Utc
+}
+
+/** The statuses a funding pass watches. */
+export const awaitingFunds: ReadonlyArray<ContractStatus> = ["quote_created", "funds_in_route"]
+
+/** A contract's funding watch, given where its observation left off. */
+export const fundingWatch = (contract: ContractRecord, cursor: string | null): FundingWatch => ({
+  contractId: contract.id,
+  partnerId: contract.partnerId,
+  status: contract.status,
+  environment: contract.environment,
+  chain: contract.chain,
+  token: contract.settlementCurrency,
+  address: contract.fundingWalletAddress,
+  cursor,
+  createdAt: contract.createdAt
+})
+
 export interface LockFilter {
   readonly status?: ContractStatus | undefined
   readonly limit: number
@@ -117,6 +149,14 @@ export interface ContractRepoShape {
     readonly chain: Chain
     readonly environment: string
   }) => Effect.Effect<number, StoreError>
+  /**
+   * Contracts awaiting funds (`quote_created`, `funds_in_route`) as funding watches, oldest first
+   * by `(created_at, id)`, at most `limit` after `after`: one light read per page for a funding pass.
+   */
+  readonly listFundingWatches: (
+    limit: number,
+    after?: Position
+  ) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
   /** Where funding observation of a contract resumes (block number / slot / signature), opaque to core. */
   readonly saveFundingCursor: (contractId: string, cursor: string) => Effect.Effect<void, StoreError>
   readonly fundingCursor: (contractId: string) => Effect.Effect<Option.Option<string>, StoreError>

@@ -7,13 +7,11 @@
 import { DateTime, Effect, Option } from "effect"
 import { ChainGateway, type ConfirmedTransfer, type StrayTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
-import { ContractRepo, type UnmatchedTransfer } from "./ContractRepo.ts"
+import { ContractRepo, type FundingWatch, fundingWatch, type UnmatchedTransfer } from "./ContractRepo.ts"
+import type { Position } from "./Cursor.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
-import { scanByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
 import * as Money from "./Money.ts"
-
-const awaiting = ["quote_created", "funds_in_route"] as const
 
 /**
  * Records a transfer that does not fund its contract (the store keeps one row per chain identity)
@@ -47,9 +45,14 @@ const seenOn = (contract: ContractRecord, observedAt: DateTime.Utc) => ({
 })
 
 /** Another token: never funds the contract, whatever its status. */
-const strayTransfer = (contract: ContractRecord, stray: StrayTransfer, observedAt: DateTime.Utc) =>
+const strayTransfer = (watch: FundingWatch, stray: StrayTransfer, observedAt: DateTime.Utc) =>
   recordUnmatched({
-    ...seenOn(contract, observedAt),
+    contractId: watch.contractId,
+    partnerId: watch.partnerId,
+    environment: watch.environment,
+    chain: watch.chain,
+    contractStatus: watch.status,
+    observedAt,
     transactionHash: stray.transactionHash,
     index: stray.index,
     blockNumber: stray.blockNumber,
@@ -114,36 +117,45 @@ const countTransfer = Effect.fnUntraced(function* (
   )
 })
 
-/** Observes one contract's funding address from its stored cursor; true when it became active. */
-export const observe = Effect.fn("Funding.observe")(function* (contract: ContractRecord) {
-  const repo = yield* ContractRepo
-  const rail = { chain: contract.chain, environment: contract.environment, token: contract.settlementCurrency }
-  const cursor = yield* repo.fundingCursor(contract.id)
-  const observation = yield* (yield* ChainGateway).observeFunding(
-    rail,
-    contract.fundingWalletAddress,
-    Option.getOrNull(cursor)
-  )
+/** Observes one watched funding address from its cursor; true when the contract became active. */
+const observeWatch = Effect.fnUntraced(function* (watch: FundingWatch) {
+  const rail = { chain: watch.chain, environment: watch.environment, token: watch.token }
+  const observation = yield* (yield* ChainGateway).observeFunding(rail, watch.address, watch.cursor)
   const observedAt = yield* DateTime.now
-  for (const stray of observation.stray ?? []) yield* strayTransfer(contract, stray, observedAt)
+  for (const stray of observation.stray ?? []) yield* strayTransfer(watch, stray, observedAt)
   let activated = false
   for (const transfer of observation.transfers) {
-    activated = (yield* countTransfer(contract.id, transfer, observedAt)) || activated
+    activated = (yield* countTransfer(watch.contractId, transfer, observedAt)) || activated
   }
   // most passes see nothing new: a write only when the chain moved the cursor
-  if (observation.cursor !== Option.getOrNull(cursor)) yield* repo.saveFundingCursor(contract.id, observation.cursor)
+  if (observation.cursor !== watch.cursor) {
+    yield* (yield* ContractRepo).saveFundingCursor(watch.contractId, observation.cursor)
+  }
   return activated
 })
 
-/** One pass over every contract awaiting funds. Returns how many became active. */
+/** Observes one contract's funding address from its stored cursor; true when it became active. */
+export const observe = Effect.fn("Funding.observe")(function* (contract: ContractRecord) {
+  const cursor = yield* (yield* ContractRepo).fundingCursor(contract.id)
+  return yield* observeWatch(fundingWatch(contract, Option.getOrNull(cursor)))
+})
+
+/**
+ * One pass over every contract awaiting funds, a page of light watches at a time (no history, the
+ * cursor included). Returns how many became active.
+ */
 export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* () {
+  const repo = yield* ContractRepo
+  const { batch } = yield* Lease.Worker
   let activated = 0
-  yield* scanByStatus(awaiting, (contract) =>
-    Effect.map(observe(contract), (active) => {
-      if (active) activated++
-    })
-  )
-  return activated
+  let after: Position | undefined
+  for (;;) {
+    const page = yield* repo.listFundingWatches(batch, after)
+    for (const watch of page) if (yield* observeWatch(watch)) activated++
+    const last = page.at(-1)
+    if (page.length < batch || last === undefined) return activated
+    after = { createdAt: DateTime.formatIso(last.createdAt), id: last.contractId }
+  }
 })
 
 /** Fails (nothing confirmed) or defaults (partly funded) contracts past their funding deadline. */

@@ -118,16 +118,32 @@ await withCluster(serverUrl, { prefix: "ratelock_bench_lifecycle" }, async ({ db
     return { commits: Number(row!.commits), updated: Number(row!.updated), fetched: Number(row!.fetched) }
   }
 
+  /** Per table: sequential scans and the rows they and the index scans read (where the reads go). */
+  const tableStats = async () => {
+    const rows = await db.query<{
+      readonly name: string
+      readonly seq_scan: string
+      readonly seq_read: string
+      readonly idx_fetch: string
+    }>(
+      (sql) => sql`SELECT relname AS name, seq_scan, seq_tup_read AS seq_read, coalesce(idx_tup_fetch, 0) AS idx_fetch
+        FROM pg_stat_user_tables`
+    )
+    return new Map(rows.map((r) => [r.name, [Number(r.seq_scan), Number(r.seq_read), Number(r.idx_fetch)] as const]))
+  }
+
   await run(Number(flags.warmup), 20)
   console.log(
     `${apis.length} API + ${workers.length} worker processes (poll ${pollMs} ms), PostgreSQL, ${count} lifecycles per level`
   )
   for (const concurrency of flags.concurrency.split(",").map(Number)) {
     const statsBefore = await dbStats()
+    const tablesBefore = await tableStats()
     const before = Cpu.sample(processes)
     const { contracts, seconds, steps } = await run(count, concurrency)
     const cpu = Cpu.spent(before, Cpu.sample(processes))
     const statsAfter = await dbStats()
+    const tablesAfter = await tableStats()
     const lags = await lagsOf(contracts)
     const rate = contracts.length / seconds
     const p99 = percentile(lags, 99)
@@ -149,6 +165,16 @@ await withCluster(serverUrl, { prefix: "ratelock_bench_lifecycle" }, async ({ db
     console.log(
       `  database, per lifecycle: ${per(statsAfter.commits - statsBefore.commits)} transactions, ` +
         `${per(statsAfter.updated - statsBefore.updated)} rows updated, ${per(statsAfter.fetched - statsBefore.fetched)} rows fetched`
+    )
+    const reads = [...tablesAfter]
+      .map(([name, [scans, seqRead, idxFetch]]) => {
+        const [scans0, seqRead0, idxFetch0] = tablesBefore.get(name) ?? [0, 0, 0]
+        return { name, scans: scans - scans0, read: seqRead - seqRead0 + idxFetch - idxFetch0 }
+      })
+      .sort((a, b) => b.read - a.read)
+      .slice(0, 4)
+    console.log(
+      `  rows read per lifecycle, by table: ${reads.map((r) => `${r.name} ${per(r.read)} (${per(r.scans)} seq scans)`).join(", ")}`
     )
     const total = [...cpu.values()].reduce((a, b) => a + b, 0)
     console.log(

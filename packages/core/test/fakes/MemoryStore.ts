@@ -45,6 +45,20 @@ export class MemoryStore {
   readonly transfers = new Set<string>()
   readonly ledger: Array<Ledger.LedgerEntry> = []
   readonly cursors = new Map<string, string>()
+
+  /** Contracts in `statuses`, oldest first by `(created_at, id)`, at most `limit` after `after`. */
+  private byStatus(statuses: ReadonlyArray<Contract.ContractStatus>, limit: number, after?: Cursor.Position) {
+    return newestFirst(
+      [...this.contracts.values()].filter((c) => statuses.includes(c.status)),
+      undefined,
+      Number.MAX_SAFE_INTEGER
+    )
+      .reverse()
+      .filter(
+        (c) => after === undefined || `${DateTime.formatIso(c.createdAt)}|${c.id}` > `${after.createdAt}|${after.id}`
+      )
+      .slice(0, limit)
+  }
   /** `chain|transactionHash|index` → the transfer that did not fund its contract. */
   readonly unmatched = new Map<string, ContractRepo.UnmatchedTransfer>()
   readonly fundingIndexes = new Map<string, number>()
@@ -126,19 +140,12 @@ export class MemoryStore {
         this.ledger.push(...change.ledger)
         return Effect.void
       }),
-    listByStatus: (statuses, limit, after) =>
+    listByStatus: (statuses, limit, after) => Effect.sync(() => this.byStatus(statuses, limit, after)),
+    listFundingWatches: (limit, after) =>
       Effect.sync(() =>
-        newestFirst(
-          [...this.contracts.values()].filter((c) => statuses.includes(c.status)),
-          undefined,
-          Number.MAX_SAFE_INTEGER
+        this.byStatus(ContractRepo.awaitingFunds, limit, after).map((c) =>
+          ContractRepo.fundingWatch(c, this.cursors.get(c.id) ?? null)
         )
-          .reverse()
-          .filter(
-            (c) =>
-              after === undefined || `${DateTime.formatIso(c.createdAt)}|${c.id}` > `${after.createdAt}|${after.id}`
-          )
-          .slice(0, limit)
       ),
     claimDueForExpiry: ({ now, limit }) =>
       Effect.sync(() =>

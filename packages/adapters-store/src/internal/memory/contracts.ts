@@ -16,7 +16,7 @@ import { makeUnmatched } from "./unmatched.ts"
 
 type Status = Contract.ContractStatus
 
-const awaitingFunds: ReadonlyArray<Status> = ["quote_created", "funds_in_route"]
+const awaitingFunds = ContractRepo.awaitingFunds
 
 const rows = (state: State): Array<Contract.ContractRecord> =>
   Array.from(HashMap.values(state.contracts), (job) => job.row)
@@ -102,6 +102,19 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     )
   })
 
+  const listFundingWatches = Effect.fn("MemoryStore.contracts.listFundingWatches")(function* (
+    limit: number,
+    after?: Cursor.Position
+  ) {
+    return yield* read(ref, (state) =>
+      oldestFirst(
+        rows(state).filter((c) => awaitingFunds.includes(c.status)),
+        self,
+        { limit, after }
+      ).map((c) => ContractRepo.fundingWatch(c, Option.getOrNull(HashMap.get(state.fundingCursors, c.id))))
+    )
+  })
+
   const claimDueForExpiry = Effect.fn("MemoryStore.contracts.claimDueForExpiry")(function* (claim: Lease.Claim) {
     return yield* atomically(
       ref,
@@ -130,6 +143,7 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     listByCustomer,
     commit,
     listByStatus,
+    listFundingWatches,
     claimDueForExpiry,
     claimDueForFundingDeadline,
     ledgerEntries,
