@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "http", include: ["test/**/*.test.ts"] }
+  test: {
+    name: "http",
+    include: ["test/**/*.test.ts"],
+    // real servers, processes and databases share 2 cores with the rest of the suite
+    testTimeout: 30_000
+  }
 })

@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "testkit", include: ["test/**/*.test.ts"] }
+  test: {
+    name: "testkit",
+    include: ["test/**/*.test.ts"],
+    // the whole suite shares 2 cores: a test slowed by its neighbours is not a failing test
+    testTimeout: 30_000
+  }
 })

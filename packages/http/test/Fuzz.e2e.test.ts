@@ -863,7 +863,9 @@ layer(serverLayer({ rateLimit: { ratePerSecond: 1_000_000, burst: 1_000_000 } })
         assert.deepStrictEqual([valid.status, valid.json.status], [201, "created"])
         const me = yield* request(baseUrl, "GET", "/api/v1/partners/me", { key: a.sandbox })
         assert.deepStrictEqual([me.status, me.json.partner_id], [200, a.id])
-      })
+      }),
+    // thousands of requests: seconds alone, longer on a busy 2-core machine
+    120_000
   )
   // what the fuzzing found, as fixed cases: they pass or fail whatever the generated sample holds
   describe("found by fuzzing", () => {
