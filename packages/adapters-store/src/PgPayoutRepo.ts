@@ -31,6 +31,13 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return Option.map(Option.fromNullishOr(rows[0]), fromRow)
     }, orStoreError("PgPayoutRepo.findByContract"))
 
+    const findByContracts = Effect.fn("PgPayoutRepo.findByContracts")(function* (contractIds: ReadonlyArray<string>) {
+      const ids = contractIds.filter(isUuid)
+      if (ids.length === 0) return []
+      const rows = yield* sql<PayoutRow>`SELECT * FROM payouts WHERE contract_id = ANY(${ids}::uuid[])`
+      return rows.map(fromRow)
+    }, orStoreError("PgPayoutRepo.findByContracts"))
+
     // compare-and-set: only over the row the caller read (same status, same updated_at)
     const update = Effect.fn("PgPayoutRepo.update")(function* (
       payout: PayoutRepo.PayoutRecord,
@@ -62,6 +69,6 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return rows.map(fromRow)
     }, orStoreError("PgPayoutRepo.claimDue"))
 
-    return PayoutRepo.PayoutRepo.of({ insert, findByContract, update, claimDue })
+    return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, claimDue })
   })
 )

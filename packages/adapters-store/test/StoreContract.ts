@@ -1268,6 +1268,23 @@ const payoutTests = (it: It) =>
       })
     )
 
+    it.effect("findByContracts: the payouts of those contracts that have one, in one read", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const [a, b, none] = [yield* seedContract(scope), yield* seedContract(scope), yield* seedContract(scope)]
+        const [pa, pb] = [R.payout(a), R.payout(b, { amount: R.dec("12.5") })]
+        yield* payouts.insert(pa)
+        yield* payouts.insert(pb)
+        const found = yield* payouts.findByContracts([a.id, none.id, b.id, "not-a-uuid"])
+        assert.deepStrictEqual(
+          R.plain([...found].sort((x, y) => x.contractId.localeCompare(y.contractId))),
+          R.plain([pa, pb].sort((x, y) => x.contractId.localeCompare(y.contractId)))
+        )
+        assert.deepStrictEqual(yield* payouts.findByContracts([]), [])
+      })
+    )
+
     it.effect("one payout per contract: a second fails with PayoutExists and the first stands", () =>
       Effect.gen(function* () {
         const payouts = yield* PayoutRepo.PayoutRepo

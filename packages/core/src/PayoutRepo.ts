@@ -51,6 +51,10 @@ export class PayoutExists extends Schema.TaggedError<PayoutExists>()("PayoutExis
 export interface PayoutRepoShape {
   readonly insert: (payout: PayoutRecord) => Effect.Effect<void, PayoutExists | StoreError>
   readonly findByContract: (contractId: string) => Effect.Effect<Option.Option<PayoutRecord>, StoreError>
+  /** The payouts of these contracts (those that have one), in one read: a worker pass's page at once. */
+  readonly findByContracts: (
+    contractIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
   /**
    * Saves the payout and releases its lease, only if the stored row is still `expected` (same
    * status and `updatedAt`): a worker whose lease ran out cannot overwrite the work of the one that

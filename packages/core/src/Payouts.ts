@@ -15,7 +15,7 @@ import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import type * as ContractMachine from "./ContractMachine.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
-import { scanByStatus } from "./internal/scanByStatus.ts"
+import { scanPagesByStatus } from "./internal/scanByStatus.ts"
 import * as Lease from "./Lease.ts"
 import { MarketData } from "./MarketData.ts"
 import * as Money from "./Money.ts"
@@ -212,13 +212,16 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
  */
 export const runDue = Effect.fn("Payouts.runDue")(function* () {
   const repo = yield* PayoutRepo
-  yield* scanByStatus(["exercised"], (contract) =>
-    Effect.flatMap(repo.findByContract(contract.id), (payout) => {
-      if (Option.isNone(payout)) return Effect.asVoid(start(contract))
-      // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
-      if (payout.value.status === "confirmed")
-        return settle(payout.value, payout.value.blockNumber, payout.value.updatedAt)
-      return Effect.void
+  yield* scanPagesByStatus(["exercised"], (page) =>
+    Effect.gen(function* () {
+      // one read for the page's payouts, not one per contract
+      const payouts = new Map((yield* repo.findByContracts(page.map((c) => c.id))).map((p) => [p.contractId, p]))
+      for (const contract of page) {
+        const payout = payouts.get(contract.id)
+        if (payout === undefined) yield* start(contract)
+        // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
+        else if (payout.status === "confirmed") yield* settle(payout, payout.blockNumber, payout.updatedAt)
+      }
     })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)

@@ -8,9 +8,10 @@ import { ContractRepo } from "../ContractRepo.ts"
 import type { Position } from "../Cursor.ts"
 import { Worker } from "../Lease.ts"
 
-export const scanByStatus = <E, R>(
+/** A page at a time, for visitors that read something for the whole page at once. */
+export const scanPagesByStatus = <E, R>(
   statuses: ReadonlyArray<ContractStatus>,
-  visit: (contract: ContractRecord) => Effect.Effect<void, E, R>
+  visitPage: (page: ReadonlyArray<ContractRecord>) => Effect.Effect<void, E, R>
 ) =>
   Effect.gen(function* () {
     const repo = yield* ContractRepo
@@ -18,9 +19,19 @@ export const scanByStatus = <E, R>(
     let after: Position | undefined
     for (;;) {
       const page = yield* repo.listByStatus(statuses, batch, after)
-      for (const contract of page) yield* visit(contract)
+      if (page.length > 0) yield* visitPage(page)
       const last = page.at(-1)
       if (page.length < batch || last === undefined) return
       after = { createdAt: DateTime.formatIso(last.createdAt), id: last.id }
     }
   })
+
+export const scanByStatus = <E, R>(
+  statuses: ReadonlyArray<ContractStatus>,
+  visit: (contract: ContractRecord) => Effect.Effect<void, E, R>
+) =>
+  scanPagesByStatus(statuses, (page) =>
+    Effect.gen(function* () {
+      for (const contract of page) yield* visit(contract)
+    })
+  )

@@ -267,6 +267,8 @@ export class MemoryStore {
       }),
     findByContract: (contractId) =>
       Effect.sync(() => Option.fromNullishOr([...this.payouts.values()].find((p) => p.contractId === contractId))),
+    findByContracts: (contractIds) =>
+      Effect.sync(() => [...this.payouts.values()].filter((p) => contractIds.includes(p.contractId))),
     update: (payout, expected) =>
       Effect.sync(() => {
         const stored = this.payouts.get(payout.id)

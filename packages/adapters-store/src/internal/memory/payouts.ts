@@ -62,6 +62,21 @@ export const makePayoutRepo = (ref: StateRef): PayoutRepo.PayoutRepoShape => {
     )
   })
 
+  const findByContracts = Effect.fn("MemoryStore.payouts.findByContracts")(function* (
+    contractIds: ReadonlyArray<string>
+  ) {
+    return yield* read(ref, (state) =>
+      contractIds.flatMap((contractId) =>
+        Option.toArray(
+          HashMap.get(state.payoutByContract, contractId).pipe(
+            Option.flatMap((id) => HashMap.get(state.payouts, id)),
+            Option.map((job) => job.row)
+          )
+        )
+      )
+    )
+  })
+
   const update = Effect.fn("MemoryStore.payouts.update")(function* (payout: Payout, expected: PayoutRepo.Expected) {
     return yield* atomically(ref, updateStep(payout, expected))
   })
@@ -70,5 +85,5 @@ export const makePayoutRepo = (ref: StateRef): PayoutRepo.PayoutRepoShape => {
     return yield* atomically(ref, claimStep(claim))
   })
 
-  return PayoutRepo.PayoutRepo.of({ insert, findByContract, update, claimDue })
+  return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, claimDue })
 }
