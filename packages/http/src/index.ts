@@ -16,3 +16,6 @@ export * as RateLimiter from "./server/RateLimiter.ts"
 export * as Readiness from "./server/Readiness.ts"
 export * as Server from "./server/Server.ts"
 export * as WebApp from "./server/WebApp.ts"
+
+// The lifecycle workers: their loops and what their programs run on.
+export * as Workers from "./Workers.ts"

@@ -14,7 +14,7 @@ import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Scope } from
 import { TestClock } from "effect/testing"
 import { nextDue } from "./internal/agenda.ts"
 import { runUntilQuiet } from "./internal/passes.ts"
-import type { Requirements } from "./internal/requirements.ts"
+import type { Workers } from "@ratelock/http"
 
 export interface SimulationShape {
   /** The simulated now. */
@@ -38,13 +38,13 @@ const die = (what: string) => (cause: unknown) =>
  * The simulation on the stores, chain and crypto in context, and the `TestClock` in context:
  * the same clock the handlers and the test read (`Ratelock.layer` provides it all).
  */
-export const layer: Layer.Layer<Simulation, never, Requirements | TestClock.TestClock> = Layer.effect(
+export const layer: Layer.Layer<Simulation, never, Workers.Requirements | TestClock.TestClock> = Layer.effect(
   Simulation,
   Effect.gen(function* () {
-    const context = Context.omit(Scope.Scope)(yield* Effect.context<Requirements | TestClock.TestClock>())
+    const context = Context.omit(Scope.Scope)(yield* Effect.context<Workers.Requirements | TestClock.TestClock>())
     const clock = yield* TestClock.testClockWith(Effect.succeed)
     const onPorts = <A, E>(
-      effect: Effect.Effect<A, E, Requirements | TestClock.TestClock>,
+      effect: Effect.Effect<A, E, Workers.Requirements | TestClock.TestClock>,
       what: string
     ): Effect.Effect<A> => effect.pipe(Effect.catch(die(what)), Effect.provideContext(context))
 

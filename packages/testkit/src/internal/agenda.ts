@@ -4,22 +4,12 @@
  * delivery is due for a retry. Time is advanced from one such instant to the next, so a scenario
  * sees every retry at the moment it is scheduled, without stepping through every second.
  */
-import { type Contract, ContractRepo, EventRepo, type Partner, PayoutRepo, type StoreError } from "@ratelock/core"
+import { Contract, ContractRepo, EventRepo, type Partner, PayoutRepo, type StoreError } from "@ratelock/core"
 import { DateTime, Duration, Effect, Option } from "effect"
 
 const batch = 100
-const awaitingFunds: ReadonlyArray<Contract.ContractStatus> = ["quote_created", "funds_in_route"]
-const allStatuses: ReadonlyArray<Contract.ContractStatus> = [
-  "quote_created",
-  "funds_in_route",
-  "active",
-  "exercised",
-  "settled",
-  "expired",
-  "failed",
-  "defaulted",
-  "deposit_forfeited"
-]
+const awaitingFunds = ContractRepo.awaitingFunds
+const allStatuses = Contract.ContractStatus.literals
 
 /** Every stored contract, oldest first. */
 const allContracts = Effect.gen(function* () {

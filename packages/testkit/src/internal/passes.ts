@@ -5,7 +5,7 @@
  */
 import { Deliveries, Expiry, Funding, Lease, Payouts } from "@ratelock/core"
 import { Duration, Effect } from "effect"
-import type { Requirements } from "./requirements.ts"
+import type { Workers } from "@ratelock/http"
 
 /** Who takes the jobs: leases are released by every pass, so the duration only matters after a crash. */
 const worker: Lease.WorkerShape = { owner: "ratelock-testkit", leaseFor: Duration.minutes(1), batch: 100 }
@@ -24,7 +24,7 @@ const round = Effect.gen(function* () {
 }).pipe(Effect.provideService(Lease.Worker, worker))
 
 /** Rounds at the current instant until one does nothing (or the bound, e.g. a payout still pending). */
-export const runUntilQuiet: Effect.Effect<void, unknown, Requirements> = Effect.gen(function* () {
+export const runUntilQuiet: Effect.Effect<void, unknown, Workers.Requirements> = Effect.gen(function* () {
   for (let i = 0; i < maxRounds; i++) {
     if ((yield* round) === 0) return
   }
