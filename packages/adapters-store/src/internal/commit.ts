@@ -1,14 +1,15 @@
 /**
- * `ContractRepo.commit` on Postgres: one transaction that compare-and-sets the contract on its
- * version, appends the new history entry, and writes the outgoing event, the incoming event,
- * the funding transfer and the ledger entries. Nothing is read first to stop duplicates: unique
- * keys do, and any conflict rolls the whole transaction back as `StaleContract`.
+ * `ContractRepo.commit` on Postgres: one transaction of two statements. The first compare-and-sets
+ * the contract on its version and appends the new history entry; the second writes the outgoing
+ * event, the incoming event, the funding transfer and the ledger entries. Nothing is read first to
+ * stop duplicates: unique keys do, and any conflict rolls the whole transaction back as
+ * `StaleContract`.
  */
 import { type ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
 import { Array, Effect } from "effect"
-import { type SqlClient, SqlError } from "effect/sql"
-import { isConflict, storeError } from "./codec.ts"
-import { historyRows, ledgerRows, toRow, transferRow } from "./contractRows.ts"
+import { type SqlClient, SqlError, type Statement } from "effect/sql"
+import { isConflict, storeError, timestamp } from "./codec.ts"
+import { ledgerRows, toRow, transferRow } from "./contractRows.ts"
 import { incomingRow, outgoingRow } from "./eventRows.ts"
 
 /** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
@@ -36,25 +37,33 @@ export const commit = (sql: SqlClient.SqlClient) =>
     }
     const version = contract.history.length
     const { id: _, ...columns } = toRow(contract)
+    const entry = fresh[0]!
+    const ledger = ledgerRows(change.ledger, version)
+    // the rows the transition brings, as data-modifying CTEs of one statement (one round trip)
+    const rows: Array<Statement.Fragment> = []
+    if (change.outgoing !== null) {
+      rows.push(sql`outgoing AS (INSERT INTO webhook_events ${sql.insert(outgoingRow(change.outgoing))})`)
+    }
+    if (change.incoming !== null) {
+      rows.push(sql`incoming AS (INSERT INTO webhook_events ${sql.insert(incomingRow(change.incoming))})`)
+    }
+    if (change.transfer !== null) {
+      rows.push(sql`transfer AS (INSERT INTO funding_transfers ${sql.insert(transferRow(contract, change.transfer))})`)
+    }
+    if (Array.isReadonlyArrayNonEmpty(ledger)) {
+      rows.push(sql`ledger AS (INSERT INTO ledger_entries ${sql.insert(ledger)})`)
+    }
     const write = Effect.gen(function* () {
-      const moved = yield* sql`UPDATE contracts
-        SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${contract.id} AND version = ${change.expectedVersion}
-        RETURNING id`
+      // the compare-and-set and its history entry, in one statement: nothing is written unless it matched
+      const moved = yield* sql`WITH moved AS (UPDATE contracts
+          SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
+          WHERE id = ${contract.id} AND version = ${change.expectedVersion}
+          RETURNING id)
+        INSERT INTO contract_history (contract_id, seq, status, at, cause)
+        SELECT moved.id, ${version}::int, ${entry.status}, ${timestamp(entry.at)}::timestamptz, ${entry.cause}
+        FROM moved RETURNING contract_id`
       if (moved.length === 0) return yield* new StoreError.StaleContract({ contractId: contract.id })
-      const history = historyRows(contract.id, change.expectedVersion + 1, fresh)
-      if (Array.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
-      if (change.outgoing !== null) {
-        yield* sql`INSERT INTO webhook_events ${sql.insert(outgoingRow(change.outgoing))}`
-      }
-      if (change.incoming !== null) {
-        yield* sql`INSERT INTO webhook_events ${sql.insert(incomingRow(change.incoming))}`
-      }
-      if (change.transfer !== null) {
-        yield* sql`INSERT INTO funding_transfers ${sql.insert(transferRow(contract, change.transfer))}`
-      }
-      const ledger = ledgerRows(change.ledger, version)
-      if (Array.isReadonlyArrayNonEmpty(ledger)) yield* sql`INSERT INTO ledger_entries ${sql.insert(ledger)}`
+      if (rows.length > 0) yield* sql`WITH ${sql.csv(rows)} SELECT 1`
     })
     yield* sql
       .withTransaction(write)
