@@ -39,11 +39,17 @@ export const nextAttemptAt = Effect.fnUntraced(function* (event: OutgoingEvent, 
 
 type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: string }
 
-const attempt = Effect.fnUntraced(function* (event: OutgoingEvent, now: DateTime.Utc, sent: string) {
-  const endpoint = yield* (yield* PartnerRepo).findWebhookEndpoint({
-    partnerId: event.partnerId,
-    environment: event.environment
-  })
+type Endpoint = Option.Option<WebhookEndpoint>
+
+const endpointOf = (event: OutgoingEvent) =>
+  PartnerRepo.use((repo) => repo.findWebhookEndpoint({ partnerId: event.partnerId, environment: event.environment }))
+
+const attempt = Effect.fnUntraced(function* (
+  event: OutgoingEvent,
+  now: DateTime.Utc,
+  sent: string,
+  endpoint: Endpoint
+) {
   if (Option.isNone(endpoint)) return { ok: false, error: "no webhook URL configured" } satisfies Outcome
   const [newest, ...older] = liveSecrets(endpoint.value, now)
   if (newest === undefined) return { ok: false, error: "no webhook secret configured" } satisfies Outcome
@@ -63,11 +69,15 @@ const attempt = Effect.fnUntraced(function* (event: OutgoingEvent, now: DateTime
     )
 })
 
-/** One attempt of one claimed event, recorded whatever happens. */
-export const deliver = Effect.fn("Deliveries.deliver")(function* (event: OutgoingEvent) {
+/**
+ * One attempt of one claimed event, recorded whatever happens; to the endpoint given (read once
+ * for a pass's events of one partner), else to the one stored now.
+ */
+export const deliver = Effect.fn("Deliveries.deliver")(function* (event: OutgoingEvent, endpoint?: Endpoint) {
   const now = yield* DateTime.now
   const sent = body(event, now)
-  const outcome = yield* attempt(event, now, sent).pipe(
+  const outcome = yield* (endpoint === undefined ? endpointOf(event) : Effect.succeed(endpoint)).pipe(
+    Effect.flatMap((found) => attempt(event, now, sent, found)),
     Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
   )
   const attempts = event.attempts + 1
@@ -88,6 +98,19 @@ export const deliver = Effect.fn("Deliveries.deliver")(function* (event: Outgoin
 /** One pass: claims due events and delivers them, contracts in parallel, each contract in order. */
 export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* (concurrency = 8) {
   const due = yield* (yield* EventRepo).claimOutgoing(yield* Lease.claim)
-  const done = yield* Effect.forEach(due, deliver, { concurrency })
+  // one endpoint read per partner and environment in the pass, not one per event
+  const endpoints = new Map<string, Endpoint>()
+  for (const event of due) {
+    const key = `${event.partnerId}|${event.environment}`
+    if (!endpoints.has(key)) {
+      const found = yield* endpointOf(event).pipe(Effect.option)
+      if (Option.isSome(found)) endpoints.set(key, found.value)
+    }
+  }
+  const done = yield* Effect.forEach(
+    due,
+    (event) => deliver(event, endpoints.get(`${event.partnerId}|${event.environment}`)),
+    { concurrency }
+  )
   return done.length
 })

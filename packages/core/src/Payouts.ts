@@ -104,26 +104,23 @@ const settle = Effect.fnUntraced(function* (payout: PayoutRecord, blockNumber: n
 })
 
 /**
- * Creates the payout of an exercised contract (once: a second call finds the first). A zero
- * payout settles at once, with nothing sent on-chain.
+ * Creates the payout of an exercised contract that has none yet (a concurrent creation wins: this
+ * one then does nothing). A zero payout settles at once, with nothing sent on-chain.
  */
-export const start = Effect.fn("Payouts.start")(function* (contract: ContractRecord) {
-  const repo = yield* PayoutRepo
-  const existing = yield* repo.findByContract(contract.id)
-  if (Option.isSome(existing) || contract.status !== "exercised" || contract.exercise === null) {
-    return existing
-  }
+const create = Effect.fnUntraced(function* (contract: ContractRecord) {
+  const exercise = contract.exercise
+  if (contract.status !== "exercised" || exercise === null) return
   const now = yield* DateTime.now
   const conversion = yield* conversionOf(contract)
-  const computed = Option.map(conversion, (c) => Settlement.payout(contract, contract.exercise!.liveExecutionRate, c))
+  const computed = Option.map(conversion, (c) => Settlement.payout(contract, exercise.liveExecutionRate, c))
   const payout: PayoutRecord = {
     id: yield* (yield* IdGenerator).uuid,
     contractId: contract.id,
     partnerId: contract.partnerId,
     environment: contract.environment,
     chain: contract.chain,
-    currency: contract.exercise.payoutCurrency,
-    destination: contract.exercise.payoutWalletAddress,
+    currency: exercise.payoutCurrency,
+    destination: exercise.payoutWalletAddress,
     amount: Option.match(computed, { onNone: () => Money.roundDown(Money.zero), onSome: (p) => p.amount }),
     fxDeltaInQuoteCurrency: Option.match(computed, {
       onNone: () => Money.zero,
@@ -140,16 +137,27 @@ export const start = Effect.fn("Payouts.start")(function* (contract: ContractRec
     createdAt: now,
     updatedAt: now
   }
-  const inserted = yield* repo.insert(payout).pipe(
+  const inserted = yield* (yield* PayoutRepo).insert(payout).pipe(
     Effect.as(true),
     Effect.catchTag("PayoutExists", () => Effect.succeed(false))
   )
-  if (!inserted) return yield* repo.findByContract(contract.id)
+  if (!inserted) return
   if (Option.isNone(computed)) {
     yield* recordFailure(payout, "no_conversion_rate", "no market rate to convert the delta into the payout currency")
   } else if (Money.isZero(payout.amount)) {
     yield* settle(payout, null, now)
   }
+})
+
+/**
+ * Creates the payout of an exercised contract (once: a second call finds the first), and answers
+ * the contract's payout. A zero payout settles at once, with nothing sent on-chain.
+ */
+export const start = Effect.fn("Payouts.start")(function* (contract: ContractRecord) {
+  const repo = yield* PayoutRepo
+  const existing = yield* repo.findByContract(contract.id)
+  if (Option.isSome(existing)) return existing
+  yield* create(contract)
   return yield* repo.findByContract(contract.id)
 })
 
@@ -218,7 +226,8 @@ export const runDue = Effect.fn("Payouts.runDue")(function* () {
       const payouts = new Map((yield* repo.findByContracts(page.map((c) => c.id))).map((p) => [p.contractId, p]))
       for (const contract of page) {
         const payout = payouts.get(contract.id)
-        if (payout === undefined) yield* start(contract)
+        // the page's read found none: create it without reading again
+        if (payout === undefined) yield* create(contract)
         // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
         else if (payout.status === "confirmed") yield* settle(payout, payout.blockNumber, payout.updatedAt)
       }
