@@ -56,10 +56,13 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
   Layer.effectDiscard(
     Effect.gen(function* () {
       const every = settings.pollInterval
+      // deadlines and window ends are instants on the clock: a second late is on time, and polling
+      // them as often as the event-driven loops would only add claims
+      const clockwork = Duration.max(every, Duration.seconds(1))
       yield* Effect.forkScoped(loop("funding", Funding.confirmFunding(), every))
-      yield* Effect.forkScoped(loop("funding-deadline", Funding.failUnfunded(), every))
+      yield* Effect.forkScoped(loop("funding-deadline", Funding.failUnfunded(), clockwork))
       yield* Effect.forkScoped(loop("payouts", Payouts.runDue(), every))
-      yield* Effect.forkScoped(loop("expiry", Expiry.expireDue(), every))
+      yield* Effect.forkScoped(loop("expiry", Expiry.expireDue(), clockwork))
       yield* Effect.forkScoped(loop("deliveries", Deliveries.deliverDue(), every))
       yield* Effect.logInfo(`workers running as ${settings.owner}, every ${Duration.format(every)}`)
     }).pipe(
