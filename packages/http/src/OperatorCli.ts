@@ -13,6 +13,7 @@ import * as Format from "./internal/operatorFormat.ts"
 import * as Operator from "./Operator.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
+import * as UnmatchedFunds from "./UnmatchedFunds.ts"
 
 export const version = "0.1.0"
 
@@ -163,6 +164,31 @@ const webhook = Command.make("webhook").pipe(
   Command.withSubcommands([webhookSet])
 )
 
+const fundsUnmatched = Command.make(
+  "unmatched",
+  {
+    contract: Flag.String("contract").pipe(Flag.withDescription("Only this contract's"), Flag.optional),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("At most this many (default 100)"), Flag.withDefault(100)),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(
+        UnmatchedFunds.list({ contractId: Option.getOrUndefined(input.contract), limit: input.limit }),
+        (transfers) => print(input.json, transfers, Format.unmatchedFunds)
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Funds that did not fund a contract (after it stopped awaiting funds, or of another token), oldest first: to refund"
+  )
+)
+
+const funds = Command.make("funds").pipe(
+  Command.withDescription("Funds received on funding addresses"),
+  Command.withSubcommands([fundsUnmatched])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -176,7 +202,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -2,6 +2,7 @@
  * Plain-text output of the operator CLI (`--json` prints the records as they are instead).
  */
 import type * as Operator from "../Operator.ts"
+import type * as UnmatchedFunds from "../UnmatchedFunds.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
 
@@ -62,3 +63,18 @@ export const webhookSet = (w: {
     field("webhook_url", w.webhook_url),
     field("webhook_secret", w.webhook_secret)
   ].join("\n")
+
+export const unmatchedFunds = (transfers: ReadonlyArray<UnmatchedFunds.UnmatchedListing>): string =>
+  transfers.length === 0
+    ? "No unmatched funds."
+    : transfers
+        .map((t) =>
+          [
+            `${t.observed_at}  ${t.chain} ${t.transaction_hash} #${t.index}`,
+            field("contract", `${t.fx_contract_id} (${t.contract_status}, ${t.environment})`),
+            field("partner", t.partner_id),
+            field("amount", `${t.amount} ${t.unit === "token" ? t.token : `base units of ${t.token}`}`),
+            field("reason", t.reason)
+          ].join("\n")
+        )
+        .join("\n\n")
