@@ -38,6 +38,15 @@ export const settlementRails = (
       : tokens[chain]?.[token] !== undefined
 })
 
+/** A configuration error as the operator needs it: which variable, and what was wrong with it. */
+const configMessage = (error: unknown): string => {
+  const text = String(error)
+  const variable = /\["([A-Z0-9_]+)"\]/.exec(text)?.[1]
+  return variable === undefined
+    ? text
+    : `${variable} is missing or malformed (${text.replace(/^ConfigError\(SchemaError\(|\)\)$/g, "").split("\n")[0]})`
+}
+
 const production = (settings: HostConfig.Settings) =>
   Layer.effect(
     ProductionChains.ProductionChains,
@@ -47,7 +56,7 @@ const production = (settings: HostConfig.Settings) =>
           new HostError({
             message:
               `RATELOCK_PRODUCTION_CHAINS=${settings.productionChains.join(",")}: cannot start the production ` +
-              `chains: ${error._tag === "ChainError" ? `${error.chain}: ${error.message}` : String(error)}`
+              `chains: ${error._tag === "ChainError" ? `${error.chain}: ${error.message}` : configMessage(error)}`
           })
       )
     )
