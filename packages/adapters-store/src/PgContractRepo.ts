@@ -13,7 +13,7 @@ import {
   type Partner,
   StoreError
 } from "@ratelock/core"
-import { Array, Effect, Layer, Option } from "effect"
+import { Array, type DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { int, isUuid, leaseUntil, orStoreError, storeError, timestamp, uniqueConstraint } from "./internal/codec.ts"
 import { commit } from "./internal/commit.ts"
@@ -128,6 +128,18 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return rows.map(FundingWatchRows.fromRow)
     }, orStoreError("PgContractRepo.listFundingWatches"))
 
+    const listLateFundingWatches = Effect.fn("PgContractRepo.listLateFundingWatches")(function* (
+      since: DateTime.Utc,
+      limit: number,
+      position?: Cursor.Position
+    ) {
+      const rows = yield* sql<FundingWatchRows.FundingWatchRow>`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
+        WHERE updated_at >= ${timestamp(since)} AND NOT (status = ANY(${ContractRepo.awaitingFunds}::text[]))
+          AND ${position === undefined ? sql`TRUE` : after(sql, position)}
+        ORDER BY created_at, id LIMIT ${limit}`
+      return rows.map(FundingWatchRows.fromRow)
+    }, orStoreError("PgContractRepo.listLateFundingWatches"))
+
     /**
      * Leases up to `claim.limit` due contracts nobody holds (or whose lease ended), oldest first,
      * skipping rows other claimers are locking right now.
@@ -225,6 +237,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       commit: commit(sql),
       listByStatus,
       listFundingWatches,
+      listLateFundingWatches,
       claimDueForExpiry,
       claimDueForFundingDeadline,
       ledgerEntries,

@@ -272,6 +272,12 @@ const unmatchedTransfers: ReadonlyArray<string> = [
   `CREATE INDEX unmatched_transfers_contract ON unmatched_transfers (contract_id, observed_at)`
 ]
 
+/** Contracts past funding, by their last transition: the late-funds watch reads the recent ones. */
+const lateFundsWatch: ReadonlyArray<string> = [
+  `CREATE INDEX contracts_late_funds ON contracts (updated_at)
+    WHERE status NOT IN ('quote_created', 'funds_in_route')`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -280,7 +286,8 @@ const statements = (list: ReadonlyArray<string>) =>
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
-  "2_unmatched_transfers": statements(unmatchedTransfers)
+  "2_unmatched_transfers": statements(unmatchedTransfers),
+  "3_late_funds_watch": statements(lateFundsWatch)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

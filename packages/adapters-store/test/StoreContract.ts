@@ -382,6 +382,41 @@ const contractTests = (it: It) =>
         })
     )
 
+    it.effect("listLateFundingWatches: contracts past funding whose last transition is recent enough", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const rows: Array<Contract.ContractRecord> = []
+        for (let i = 0; i < 4; i++) {
+          rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
+        }
+        // 0 stays awaiting; 1 failed long ago; 2 active and 3 failed recently
+        yield* commitMove(rows[1]!, "failed", R.plus(t, Duration.minutes(1)))
+        yield* commitMove(rows[2]!, "active", R.plus(t, Duration.days(9)))
+        yield* commitMove(rows[3]!, "failed", R.plus(t, Duration.days(10)))
+        yield* contracts.saveFundingCursor(rows[2]!.id, "block-9")
+        const ours = new Set(rows.map((r) => r.id))
+        const since = R.plus(t, Duration.days(8))
+
+        const late = (yield* contracts.listLateFundingWatches(since, 1000)).filter((w) => ours.has(w.contractId))
+        assert.deepStrictEqual(
+          late.map((w) => [w.contractId, w.status, w.cursor]),
+          [
+            [rows[2]!.id, "active", "block-9"],
+            [rows[3]!.id, "failed", null]
+          ]
+        )
+        const next = (yield* contracts.listLateFundingWatches(since, 1000, R.positionOf(rows[2]!))).filter((w) =>
+          ours.has(w.contractId)
+        )
+        assert.deepStrictEqual(
+          next.map((w) => w.contractId),
+          [rows[3]!.id]
+        )
+      })
+    )
+
     it.effect("listFundingWatches: contracts awaiting funds, oldest first, with their funding cursor, paged", () =>
       Effect.gen(function* () {
         const contracts = yield* ContractRepo.ContractRepo

@@ -157,6 +157,16 @@ export interface ContractRepoShape {
     limit: number,
     after?: Position
   ) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
+  /**
+   * Contracts no longer awaiting funds whose last transition is at or after `since`, as funding
+   * watches, oldest first by `(created_at, id)`: their addresses are still watched for a while, so
+   * funds sent late are recorded for refund.
+   */
+  readonly listLateFundingWatches: (
+    since: DateTime.Utc,
+    limit: number,
+    after?: Position
+  ) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
   /** Where funding observation of a contract resumes (block number / slot / signature), opaque to core. */
   readonly saveFundingCursor: (contractId: string, cursor: string) => Effect.Effect<void, StoreError>
   readonly fundingCursor: (contractId: string) => Effect.Effect<Option.Option<string>, StoreError>

@@ -4,11 +4,12 @@
  * that do not fund (after the contract stopped awaiting funds, or of another token) are recorded
  * as unmatched for an operator's refund, never dropped.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Duration, Effect, Option } from "effect"
 import { ChainGateway, type ConfirmedTransfer, type StrayTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo, type FundingWatch, fundingWatch, type UnmatchedTransfer } from "./ContractRepo.ts"
 import type { Position } from "./Cursor.ts"
+import type { StoreError } from "./StoreError.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import * as Lease from "./Lease.ts"
 import * as Money from "./Money.ts"
@@ -140,22 +141,44 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
   return yield* observeWatch(fundingWatch(contract, Option.getOrNull(cursor)))
 })
 
+/** Observes a page of watches at a time, `list` giving each page after a position; how many activated. */
+const observePages = Effect.fnUntraced(function* (
+  list: (limit: number, after?: Position) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
+) {
+  const { batch } = yield* Lease.Worker
+  let activated = 0
+  let after: Position | undefined
+  for (;;) {
+    const page = yield* list(batch, after)
+    for (const watch of page) if (yield* observeWatch(watch)) activated++
+    const last = page.at(-1)
+    if (page.length < batch || last === undefined) return activated
+    after = { createdAt: DateTime.formatIso(last.createdAt), id: last.contractId }
+  }
+})
+
 /**
  * One pass over every contract awaiting funds, a page of light watches at a time (no history, the
  * cursor included). Returns how many became active.
  */
 export const confirmFunding = Effect.fn("Funding.confirmFunding")(function* () {
   const repo = yield* ContractRepo
-  const { batch } = yield* Lease.Worker
-  let activated = 0
-  let after: Position | undefined
-  for (;;) {
-    const page = yield* repo.listFundingWatches(batch, after)
-    for (const watch of page) if (yield* observeWatch(watch)) activated++
-    const last = page.at(-1)
-    if (page.length < batch || last === undefined) return activated
-    after = { createdAt: DateTime.formatIso(last.createdAt), id: last.contractId }
-  }
+  return yield* observePages((limit, after) => repo.listFundingWatches(limit, after))
+})
+
+/** How long a contract's address is still watched once it stopped awaiting funds. */
+export const lateFundsHorizon = Duration.days(7)
+
+/**
+ * One pass over contracts that stopped awaiting funds within `horizon`: whatever reaches their
+ * funding address now is recorded as unmatched, for refund (it never funds them).
+ */
+export const watchLateFunds = Effect.fn("Funding.watchLateFunds")(function* (
+  horizon: Duration.Duration = lateFundsHorizon
+) {
+  const repo = yield* ContractRepo
+  const since = DateTime.subtractDuration(yield* DateTime.now, horizon)
+  yield* observePages((limit, after) => repo.listLateFundingWatches(since, limit, after))
 })
 
 /** Fails (nothing confirmed) or defaults (partly funded) contracts past their funding deadline. */

@@ -403,6 +403,43 @@ describe("lifecycle programs", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("the late-funds pass records funds sent after activation or failure, within its horizon only", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const paid = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      const unpaid = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      chain.fund(paid.funding_wallet_address, paid.total_amount, at(minutes(1)))
+      assert.strictEqual(yield* Funding.confirmFunding(), 1)
+      yield* TestClock.adjust(hours(1) + 1)
+      assert.strictEqual(yield* Funding.failUnfunded(), 1)
+
+      // a day later: both addresses receive funds; the funding pass no longer looks at either
+      yield* TestClock.adjust(days(1))
+      chain.fund(paid.funding_wallet_address, Money.unsafe("2"), at(days(1)))
+      chain.fund(unpaid.funding_wallet_address, Money.unsafe("3"), at(days(1)))
+      assert.strictEqual(yield* Funding.confirmFunding(), 0)
+      assert.strictEqual(store.unmatched.size, 0)
+      yield* Funding.watchLateFunds()
+      assert.deepStrictEqual(
+        [...store.unmatched.values()].map((t) => [t.contractId, t.contractStatus, t.amount]).sort(),
+        [
+          [paid.id, "active", "2"],
+          [unpaid.id, "failed", "3"]
+        ].sort()
+      )
+      assert.strictEqual(store.contracts.get(unpaid.id)?.status, "failed")
+      yield* Funding.watchLateFunds()
+      assert.strictEqual(store.unmatched.size, 2, "recorded once")
+
+      // past the horizon (a week after their last transition) the addresses are no longer watched
+      yield* TestClock.adjust(days(7))
+      chain.fund(paid.funding_wallet_address, Money.unsafe("4"), at(days(8) + hours(2)))
+      yield* Funding.watchLateFunds()
+      assert.strictEqual(store.unmatched.size, 2)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("unfunded contracts fail at the deadline, partly funded ones default", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {

@@ -64,6 +64,8 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
       yield* Effect.forkScoped(loop("payouts", Payouts.runDue(), every))
       yield* Effect.forkScoped(loop("expiry", Expiry.expireDue(), clockwork))
       yield* Effect.forkScoped(loop("deliveries", Deliveries.deliverDue(), every))
+      // funds sent to a contract's address after it stopped awaiting them: recorded for refund
+      yield* Effect.forkScoped(loop("late-funds", Funding.watchLateFunds(), Duration.max(every, Duration.minutes(1))))
       yield* Effect.logInfo(`workers running as ${settings.owner}, every ${Duration.format(every)}`)
     }).pipe(
       Effect.provideService(Lease.Worker, {

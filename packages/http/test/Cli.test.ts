@@ -24,7 +24,10 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
   it("migrate applies the schema once", async () => {
     const first = await cli(dataDir, "migrate")
     assert.strictEqual(first.code, 0, first.stderr)
-    assert.match(first.stdout, /Applied 1_initial, 2_unmatched_transfers on the embedded database in /)
+    assert.match(
+      first.stdout,
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch on the embedded database in /
+    )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
   })

@@ -7,7 +7,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import {
   ApiError,
   ContractRepo,
-  type Contract,
+  Contract,
   type Cursor,
   EventRepo,
   IdempotencyRepo,
@@ -141,6 +141,17 @@ export class MemoryStore {
         return Effect.void
       }),
     listByStatus: (statuses, limit, after) => Effect.sync(() => this.byStatus(statuses, limit, after)),
+    listLateFundingWatches: (since, limit, after) =>
+      Effect.sync(() =>
+        this.byStatus(
+          Contract.ContractStatus.literals.filter((s) => !ContractRepo.awaitingFunds.includes(s)),
+          Number.MAX_SAFE_INTEGER,
+          after
+        )
+          .filter((c) => c.updatedAt.epochMilliseconds >= since.epochMilliseconds)
+          .slice(0, limit)
+          .map((c) => ContractRepo.fundingWatch(c, this.cursors.get(c.id) ?? null))
+      ),
     listFundingWatches: (limit, after) =>
       Effect.sync(() =>
         this.byStatus(ContractRepo.awaitingFunds, limit, after).map((c) =>

@@ -1,7 +1,7 @@
 /**
  * The lifecycle workers of `@ratelock/http`'s `Workers.ts`, as passes run on demand instead of
- * loops on a timer: funding confirmation, funding deadlines, payouts, expiry and webhook delivery,
- * in that order, repeated at the current instant until a round finds nothing to do.
+ * loops on a timer: funding confirmation, funding deadlines, payouts, expiry, webhook delivery
+ * and the late-funds watch, in that order, repeated at the current instant until a round finds nothing to do.
  */
 import { Deliveries, Expiry, Funding, Lease, Payouts } from "@ratelock/core"
 import { Duration, Effect } from "effect"
@@ -20,6 +20,8 @@ const round = Effect.gen(function* () {
   const payouts = yield* Payouts.runDue()
   const expired = yield* Expiry.expireDue()
   const delivered = yield* Deliveries.deliverDue()
+  // records what reaches the addresses of contracts no longer awaiting funds; moves no contract
+  yield* Funding.watchLateFunds()
   return activated + deadlines + payouts + expired + delivered
 }).pipe(Effect.provideService(Lease.Worker, worker))
 

@@ -3,7 +3,7 @@
  * the commit of a transition (`commit.ts`), the workers' claims, the funding counters
  * (`funding.ts`) and the unmatched transfers (`unmatched.ts`).
  */
-import { Effect, Exit, HashMap, Option } from "effect"
+import { type DateTime, Effect, Exit, HashMap, Option } from "effect"
 import { ApiError, ContractRepo, StoreError } from "@ratelock/core"
 import type { Contract, Cursor, Lease, Partner } from "@ratelock/core"
 import { commitStep } from "./commit.ts"
@@ -115,6 +115,22 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     )
   })
 
+  const listLateFundingWatches = Effect.fn("MemoryStore.contracts.listLateFundingWatches")(function* (
+    since: DateTime.Utc,
+    limit: number,
+    after?: Cursor.Position
+  ) {
+    return yield* read(ref, (state) =>
+      oldestFirst(
+        rows(state).filter(
+          (c) => !awaitingFunds.includes(c.status) && c.updatedAt.epochMilliseconds >= since.epochMilliseconds
+        ),
+        self,
+        { limit, after }
+      ).map((c) => ContractRepo.fundingWatch(c, Option.getOrNull(HashMap.get(state.fundingCursors, c.id))))
+    )
+  })
+
   const claimDueForExpiry = Effect.fn("MemoryStore.contracts.claimDueForExpiry")(function* (claim: Lease.Claim) {
     return yield* atomically(
       ref,
@@ -144,6 +160,7 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     commit,
     listByStatus,
     listFundingWatches,
+    listLateFundingWatches,
     claimDueForExpiry,
     claimDueForFundingDeadline,
     ledgerEntries,
