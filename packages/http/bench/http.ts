@@ -33,6 +33,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { createServer, type Server as NodeServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { cpus } from "node:os"
+import { Requests } from "../../testkit/src/index.ts"
 import * as Credentials from "../src/server/Credentials.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import { Readiness } from "../src/server/Readiness.ts"
@@ -181,26 +182,11 @@ const seedPartner = Effect.gen(function* () {
   }
 })
 
-/** A valid quote request at the current time (a 30-day option on 10,000 USD, USD_TO_BRL). */
-const quoteBody = () => {
-  const now = Date.now()
-  const iso = (t: number) => new Date(t).toISOString()
-  return JSON.stringify({
-    customer_reference_id: "bench-customer",
-    customer_name: "Ana Souza",
-    contract_type: "option",
-    direction: "USD_TO_BRL",
-    notional_currency: "USD",
-    notional_amount: "10000",
-    provider_rate: "5.40",
-    market_rate: "5.41",
-    market_rate_timestamp: iso(now),
-    window_start: iso(now + 3_600_000),
-    window_end: iso(now + 30 * 86_400_000),
-    chain: "polygon",
-    settlement_currency: "USDC"
-  })
-}
+/** A valid quote request at the current time (a 30-day option on 10,000 USD, USD_TO_BRL), starting in an hour. */
+const quoteBody = () =>
+  JSON.stringify(
+    Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: "bench-customer" }, { startsIn: "1 hour" })
+  )
 
 /**
  * The routes on one running server (`name` says which store): `GET /health` (no credentials, no

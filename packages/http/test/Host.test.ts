@@ -5,10 +5,11 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { QuotePolicy } from "@ratelock/core"
-import { ConfigProvider, Duration, Effect, Exit, Option } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
+import { Requests } from "../../testkit/src/index.ts"
 import * as HostConfig from "../src/Config.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import { baseUrlOf, cli, eventually, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
@@ -105,24 +106,8 @@ describe("DataDirLock", () => {
   )
 })
 
-const quoteBody = () => {
-  const now = Date.now()
-  return JSON.stringify({
-    customer_reference_id: "cust-1",
-    customer_name: "Ana Souza",
-    contract_type: "option",
-    direction: "USD_TO_BRL",
-    notional_currency: "USD",
-    notional_amount: "10000",
-    provider_rate: "5.40",
-    market_rate: "5.41",
-    market_rate_timestamp: new Date(now).toISOString(),
-    window_start: new Date(now).toISOString(),
-    window_end: new Date(now + 30 * 86_400_000).toISOString(),
-    chain: "solana",
-    settlement_currency: "USDC"
-  })
-}
+const quoteBody = () =>
+  JSON.stringify(Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: "cust-1", chain: "solana" }))
 
 /**
  * Sends a request's head with `Expect: 100-continue` and holds the body back: `continued` resolves

@@ -3,6 +3,7 @@
  * API in process: `inProcess.ts`), and valid request bodies to vary.
  */
 import { DateTime, Effect } from "effect"
+import { Requests } from "../../../testkit/src/index.ts"
 import type { Key } from "./server.ts"
 
 export interface Reply {
@@ -51,22 +52,13 @@ export const request = (baseUrl: string, method: string, path: string, call: Cal
     return { status: response.status, headers: response.headers, text, json }
   })
 
-/** A valid quote request at the current time: an option on 10,000 USD, USD_TO_BRL, 30 days. */
+/**
+ * A valid quote request at the current time, the testkit's (an option on 10,000 USD, USD_TO_BRL,
+ * 30 days), for customer `cust-1`; overrides may be anything, for requests meant to be refused.
+ */
 export const quoteBody = (overrides: Record<string, unknown> = {}) =>
   Effect.map(DateTime.now, (now) => ({
-    customer_reference_id: "cust-1",
-    customer_name: "Ana Souza",
-    contract_type: "option",
-    direction: "USD_TO_BRL",
-    notional_currency: "USD",
-    notional_amount: "10000",
-    provider_rate: "5.40",
-    market_rate: "5.41",
-    market_rate_timestamp: DateTime.formatIso(now),
-    window_start: DateTime.formatIso(now),
-    window_end: DateTime.formatIso(DateTime.add(now, { days: 30 })),
-    chain: "polygon",
-    settlement_currency: "USDC",
+    ...Requests.quoteAt(now, { customer_reference_id: "cust-1" }),
     ...overrides
   }))
 

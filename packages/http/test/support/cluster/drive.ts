@@ -4,7 +4,9 @@
  * quote → contract → the customer's transfer to the funding address → (funding confirmed by the
  * workers) → exercise below or above the locked rate.
  */
+import { DateTime } from "effect"
 import type { Agent } from "node:http"
+import { Requests } from "../../../../testkit/src/index.ts"
 import { agent, send } from "../raw.ts"
 
 export interface PartnerKey {
@@ -80,24 +82,9 @@ export class Driver {
 
   /** One whole lifecycle, up to the exercise (the payout is the workers' part). */
   async run(n: number, paid: boolean): Promise<Lifecycle> {
-    const now = new Date()
     const quote = await this.post(
       "/api/v1/fx/quotes",
-      {
-        customer_reference_id: `customer-${n}`,
-        customer_name: "Ana Souza",
-        contract_type: "option",
-        direction: "USD_TO_BRL",
-        notional_currency: "USD",
-        notional_amount: "10000",
-        provider_rate: "5.40",
-        market_rate: "5.41",
-        market_rate_timestamp: now.toISOString(),
-        window_start: now.toISOString(),
-        window_end: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
-        chain: "polygon",
-        settlement_currency: "USDC"
-      },
+      Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: `customer-${n}` }),
       201
     )
     const contract: FundableContract = await this.post(
