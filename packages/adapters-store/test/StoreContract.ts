@@ -63,6 +63,13 @@ const seedContract = (
   })
 
 /** Commits one transition of `before` to `status` at `when`; returns the contract after it. */
+/** `count` contracts of `scope` created a second apart from `t`, oldest first. */
+const seedInOrder = (scope: Partner.PartnerScope, t: DateTime.Utc, count: number) =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) => seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {})
+  )
+
 const commitMove = (
   before: Contract.ContractRecord,
   status: Contract.ContractStatus,
@@ -361,10 +368,7 @@ const contractTests = (it: It) =>
           const contracts = yield* ContractRepo.ContractRepo
           const scope = yield* newScope()
           const t = R.workerEpoch()
-          const rows: Array<Contract.ContractRecord> = []
-          for (let i = 0; i < 5; i++) {
-            rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
-          }
+          const rows = yield* seedInOrder(scope, t, 5)
           const active = yield* commitMove(rows[1]!, "active", R.plus(t, Duration.minutes(5)))
           const exercised = yield* commitMove(rows[3]!, "exercised", R.plus(t, Duration.minutes(5)))
           const got = yield* contracts.listByStatus(["active", "exercised"], 2)
@@ -387,10 +391,7 @@ const contractTests = (it: It) =>
         const contracts = yield* ContractRepo.ContractRepo
         const scope = yield* newScope()
         const t = R.workerEpoch()
-        const rows: Array<Contract.ContractRecord> = []
-        for (let i = 0; i < 4; i++) {
-          rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
-        }
+        const rows = yield* seedInOrder(scope, t, 4)
         // 0 stays awaiting; 1 failed long ago; 2 active and 3 failed recently
         yield* commitMove(rows[1]!, "failed", R.plus(t, Duration.minutes(1)))
         yield* commitMove(rows[2]!, "active", R.plus(t, Duration.days(9)))
@@ -422,10 +423,7 @@ const contractTests = (it: It) =>
         const contracts = yield* ContractRepo.ContractRepo
         const scope = yield* newScope()
         const t = R.workerEpoch()
-        const rows: Array<Contract.ContractRecord> = []
-        for (let i = 0; i < 4; i++) {
-          rows.push(yield* seedContract(scope, { createdAt: R.plus(t, Duration.seconds(i)) }, {}))
-        }
+        const rows = yield* seedInOrder(scope, t, 4)
         yield* commitMove(rows[1]!, "funds_in_route", R.plus(t, Duration.minutes(1)))
         yield* commitMove(rows[2]!, "active", R.plus(t, Duration.minutes(1)))
         yield* contracts.saveFundingCursor(rows[0]!.id, "block-7")

@@ -11,6 +11,7 @@ import { ContractRepo, type FundingWatch, fundingWatch, type UnmatchedTransfer }
 import type { Position } from "./Cursor.ts"
 import type { StoreError } from "./StoreError.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
+import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
 import * as Money from "./Money.ts"
 
@@ -141,20 +142,20 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
   return yield* observeWatch(fundingWatch(contract, Option.getOrNull(cursor)))
 })
 
-/** Observes a page of watches at a time, `list` giving each page after a position; how many activated. */
+/** Observes every watch `list` pages through; how many contracts became active. */
 const observePages = Effect.fnUntraced(function* (
   list: (limit: number, after?: Position) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
 ) {
-  const { batch } = yield* Lease.Worker
   let activated = 0
-  let after: Position | undefined
-  for (;;) {
-    const page = yield* list(batch, after)
-    for (const watch of page) if (yield* observeWatch(watch)) activated++
-    const last = page.at(-1)
-    if (page.length < batch || last === undefined) return activated
-    after = { createdAt: DateTime.formatIso(last.createdAt), id: last.contractId }
-  }
+  yield* forEachPage(
+    list,
+    (watch) => ({ createdAt: DateTime.formatIso(watch.createdAt), id: watch.contractId }),
+    (page) =>
+      Effect.gen(function* () {
+        for (const watch of page) if (yield* observeWatch(watch)) activated++
+      })
+  )
+  return activated
 })
 
 /**

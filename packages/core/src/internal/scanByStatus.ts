@@ -5,8 +5,12 @@
 import { DateTime, Effect } from "effect"
 import type { ContractRecord, ContractStatus } from "../Contract.ts"
 import { ContractRepo } from "../ContractRepo.ts"
-import type { Position } from "../Cursor.ts"
-import { Worker } from "../Lease.ts"
+import { forEachPage } from "./forEachPage.ts"
+
+const positionOf = (contract: ContractRecord) => ({
+  createdAt: DateTime.formatIso(contract.createdAt),
+  id: contract.id
+})
 
 /** A page at a time, for visitors that read something for the whole page at once. */
 export const scanPagesByStatus = <E, R>(
@@ -15,15 +19,7 @@ export const scanPagesByStatus = <E, R>(
 ) =>
   Effect.gen(function* () {
     const repo = yield* ContractRepo
-    const { batch } = yield* Worker
-    let after: Position | undefined
-    for (;;) {
-      const page = yield* repo.listByStatus(statuses, batch, after)
-      if (page.length > 0) yield* visitPage(page)
-      const last = page.at(-1)
-      if (page.length < batch || last === undefined) return
-      after = { createdAt: DateTime.formatIso(last.createdAt), id: last.id }
-    }
+    yield* forEachPage((limit, after) => repo.listByStatus(statuses, limit, after), positionOf, visitPage)
   })
 
 export const scanByStatus = <E, R>(

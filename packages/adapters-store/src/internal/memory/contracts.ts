@@ -102,17 +102,22 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     )
   })
 
+  /** The contracts `keep` selects, oldest first, as funding watches with their cursor. */
+  const watches = (
+    keep: (c: Contract.ContractRecord) => boolean,
+    page: { limit: number; after?: Cursor.Position | undefined }
+  ) =>
+    read(ref, (state) =>
+      oldestFirst(rows(state).filter(keep), self, page).map((c) =>
+        ContractRepo.fundingWatch(c, Option.getOrNull(HashMap.get(state.fundingCursors, c.id)))
+      )
+    )
+
   const listFundingWatches = Effect.fn("MemoryStore.contracts.listFundingWatches")(function* (
     limit: number,
     after?: Cursor.Position
   ) {
-    return yield* read(ref, (state) =>
-      oldestFirst(
-        rows(state).filter((c) => awaitingFunds.includes(c.status)),
-        self,
-        { limit, after }
-      ).map((c) => ContractRepo.fundingWatch(c, Option.getOrNull(HashMap.get(state.fundingCursors, c.id))))
-    )
+    return yield* watches((c) => awaitingFunds.includes(c.status), { limit, after })
   })
 
   const listLateFundingWatches = Effect.fn("MemoryStore.contracts.listLateFundingWatches")(function* (
@@ -120,14 +125,9 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     limit: number,
     after?: Cursor.Position
   ) {
-    return yield* read(ref, (state) =>
-      oldestFirst(
-        rows(state).filter(
-          (c) => !awaitingFunds.includes(c.status) && c.updatedAt.epochMilliseconds >= since.epochMilliseconds
-        ),
-        self,
-        { limit, after }
-      ).map((c) => ContractRepo.fundingWatch(c, Option.getOrNull(HashMap.get(state.fundingCursors, c.id))))
+    return yield* watches(
+      (c) => !awaitingFunds.includes(c.status) && c.updatedAt.epochMilliseconds >= since.epochMilliseconds,
+      { limit, after }
     )
   })
 
