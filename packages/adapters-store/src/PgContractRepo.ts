@@ -15,7 +15,16 @@ import {
 } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
-import { int, isUuid, leaseUntil, orStoreError, storeError, timestamp, uniqueConstraint } from "./internal/codec.ts"
+import {
+  int,
+  isConflict,
+  isUuid,
+  leaseUntil,
+  orStoreError,
+  storeError,
+  timestamp,
+  uniqueConstraint
+} from "./internal/codec.ts"
 import { commit } from "./internal/commit.ts"
 import {
   type ContractRow,
@@ -40,29 +49,40 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     const columns = selectColumns(sql)
     const one = (rows: ReadonlyArray<ContractRow>) => Option.map(Option.fromNullishOr(rows[0]), fromRow)
 
+    /** Why the guard found no quote to accept: another contract took it, or it is not the partner's. */
+    const notAccepted = (contract: Contract.ContractRecord) =>
+      Effect.gen(function* () {
+        const quote = yield* sql`SELECT 1 FROM quotes WHERE id = ${contract.quoteId}
+          AND partner_id = ${contract.partnerId} AND environment = ${contract.environment}`
+        return yield* quote.length > 0
+          ? Effect.fail(alreadyAccepted(contract.quoteId))
+          : Effect.fail(new StoreError.StoreError({ message: `quote ${contract.quoteId} not found` }))
+      }).pipe(orStoreError("PgContractRepo.insert"))
+
+    /**
+     * One statement: the quote marked accepted (only if it was not), the contract and its first
+     * history entries; the guard fails it whole when the quote was taken or is not the partner's.
+     */
     const insert = Effect.fn("PgContractRepo.insert")(
       function* (contract: Contract.ContractRecord) {
         const scope = sql`partner_id = ${contract.partnerId} AND environment = ${contract.environment}`
-        const accepted = yield* sql`UPDATE quotes SET accepted_at = ${timestamp(contract.createdAt)}
-          WHERE id = ${contract.quoteId} AND ${scope} AND accepted_at IS NULL RETURNING id`
-        if (accepted.length === 0) {
-          const quote = yield* sql`SELECT 1 FROM quotes WHERE id = ${contract.quoteId} AND ${scope}`
-          return yield* quote.length > 0
-            ? Effect.fail(alreadyAccepted(contract.quoteId))
-            : Effect.fail(new StoreError.StoreError({ message: `quote ${contract.quoteId} not found` }))
-        }
-        yield* sql`INSERT INTO contracts ${sql.insert(toRow(contract))}`
         const history = historyRows(contract.id, 1, contract.history)
-        if (Array.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
+        yield* sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${timestamp(contract.createdAt)}
+            WHERE id = ${contract.quoteId} AND ${scope} AND accepted_at IS NULL RETURNING id),
+          inserted AS (INSERT INTO contracts ${sql.insert(toRow(contract))})${
+            Array.isReadonlyArrayNonEmpty(history)
+              ? sql`, history AS (INSERT INTO contract_history ${sql.insert(history)})`
+              : sql``
+          }
+          SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM accepted))`
       },
-      sql.withTransaction,
       (effect, contract) =>
-        Effect.mapError(effect, (e) =>
-          SqlError.isSqlError(e)
-            ? Option.contains(uniqueConstraint(e), "contracts_quote_unique")
-              ? alreadyAccepted(contract.quoteId)
-              : storeError("PgContractRepo.insert", e)
-            : e
+        Effect.catch(effect, (e) =>
+          Option.contains(uniqueConstraint(e), "contracts_quote_unique")
+            ? Effect.fail(alreadyAccepted(contract.quoteId))
+            : isConflict(e)
+              ? notAccepted(contract)
+              : Effect.fail(storeError("PgContractRepo.insert", e))
         )
     )
 

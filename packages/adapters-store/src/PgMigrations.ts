@@ -278,6 +278,22 @@ const lateFundsWatch: ReadonlyArray<string> = [
     WHERE status NOT IN ('quote_created', 'funds_in_route')`
 ]
 
+/**
+ * A guard a single statement can end with: `SELECT ratelock_conflict_unless(<condition>)` fails the
+ * whole statement as a serialization failure (40001) when a compare-and-set in it matched nothing,
+ * so its unconditional inserts are rolled back with it. One statement instead of a transaction of
+ * several saves the round trips of BEGIN, COMMIT and the statements in between.
+ */
+const conflictGuard: ReadonlyArray<string> = [
+  `CREATE FUNCTION ratelock_conflict_unless(ok boolean) RETURNS boolean LANGUAGE plpgsql AS $$
+  BEGIN
+    IF ok IS NOT TRUE THEN
+      RAISE EXCEPTION 'the row changed since it was read' USING ERRCODE = 'serialization_failure';
+    END IF;
+    RETURN true;
+  END $$`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -287,7 +303,8 @@ const statements = (list: ReadonlyArray<string>) =>
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
-  "3_late_funds_watch": statements(lateFundsWatch)
+  "3_late_funds_watch": statements(lateFundsWatch),
+  "4_conflict_guard": statements(conflictGuard)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

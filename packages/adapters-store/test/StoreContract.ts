@@ -297,6 +297,17 @@ const contractTests = (it: It) =>
       })
     )
 
+    it.effect("insert for a quote that is not stored fails with StoreError and writes nothing", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const scope = yield* newScope()
+        const orphan = R.contract(R.quote(scope))
+        const error = yield* Effect.flip(contracts.insert(orphan))
+        assert.strictEqual(error._tag, "StoreError")
+        assert.isTrue(Option.isNone(yield* contracts.findById(orphan.id)))
+      })
+    )
+
     it.effect("two concurrent contracts for one quote: exactly one is stored", () =>
       Effect.gen(function* () {
         const contracts = yield* ContractRepo.ContractRepo

@@ -1,13 +1,12 @@
 /**
- * `ContractRepo.commit` on Postgres: one transaction of two statements. The first compare-and-sets
- * the contract on its version and appends the new history entry; the second writes the outgoing
- * event, the incoming event, the funding transfer and the ledger entries. Nothing is read first to
- * stop duplicates: unique keys do, and any conflict rolls the whole transaction back as
- * `StaleContract`.
+ * `ContractRepo.commit` on Postgres: one statement. It compare-and-sets the contract on its version,
+ * appends the new history entry and writes the outgoing event, the incoming event, the funding
+ * transfer and the ledger entries. Nothing is read first to stop duplicates: a version that no
+ * longer matches or a unique key already taken fails the whole statement as `StaleContract`.
  */
 import { type ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
 import { Array, Effect } from "effect"
-import { type SqlClient, SqlError, type Statement } from "effect/sql"
+import type { SqlClient, Statement } from "effect/sql"
 import { isConflict, storeError, timestamp } from "./codec.ts"
 import { ledgerRows, toRow, transferRow } from "./contractRows.ts"
 import { incomingRow, outgoingRow } from "./eventRows.ts"
@@ -39,7 +38,7 @@ export const commit = (sql: SqlClient.SqlClient) =>
     const { id: _, ...columns } = toRow(contract)
     const entry = fresh[0]!
     const ledger = ledgerRows(change.ledger, version)
-    // the rows the transition brings, as data-modifying CTEs of one statement (one round trip)
+    // the rows the transition brings, as data-modifying CTEs of the same statement
     const rows: Array<Statement.Fragment> = []
     if (change.outgoing !== null) {
       rows.push(sql`outgoing AS (INSERT INTO webhook_events ${sql.insert(outgoingRow(change.outgoing))})`)
@@ -53,27 +52,18 @@ export const commit = (sql: SqlClient.SqlClient) =>
     if (Array.isReadonlyArrayNonEmpty(ledger)) {
       rows.push(sql`ledger AS (INSERT INTO ledger_entries ${sql.insert(ledger)})`)
     }
-    const write = Effect.gen(function* () {
-      // the compare-and-set and its history entry, in one statement: nothing is written unless it matched
-      const moved = yield* sql`WITH moved AS (UPDATE contracts
+    // one statement, so one round trip and no BEGIN / COMMIT: the compare-and-set with its history
+    // entry, the rows above, and a guard that fails it all (40001) when the version did not match
+    yield* sql`WITH moved AS (UPDATE contracts
           SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
           WHERE id = ${contract.id} AND version = ${change.expectedVersion}
-          RETURNING id)
-        INSERT INTO contract_history (contract_id, seq, status, at, cause)
-        SELECT moved.id, ${version}::int, ${entry.status}, ${timestamp(entry.at)}::timestamptz, ${entry.cause}
-        FROM moved RETURNING contract_id`
-      if (moved.length === 0) return yield* new StoreError.StaleContract({ contractId: contract.id })
-      if (rows.length > 0) yield* sql`WITH ${sql.csv(rows)} SELECT 1`
-    })
-    yield* sql
-      .withTransaction(write)
-      .pipe(
-        Effect.mapError((e) =>
-          SqlError.isSqlError(e)
-            ? isConflict(e)
-              ? new StoreError.StaleContract({ contractId: contract.id })
-              : storeError("PgContractRepo.commit", e)
-            : e
-        )
+          RETURNING id),
+        history AS (INSERT INTO contract_history (contract_id, seq, status, at, cause)
+          SELECT moved.id, ${version}::int, ${entry.status}, ${timestamp(entry.at)}::timestamptz, ${entry.cause}
+          FROM moved RETURNING contract_id)${rows.length > 0 ? sql`, ${sql.csv(rows)}` : sql``}
+        SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM history))`.pipe(
+      Effect.mapError((e) =>
+        isConflict(e) ? new StoreError.StaleContract({ contractId: contract.id }) : storeError("PgContractRepo.commit", e)
       )
+    )
   })
