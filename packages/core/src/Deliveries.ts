@@ -96,7 +96,8 @@ export const deliver = Effect.fn("Deliveries.deliver")(function* (event: Outgoin
 })
 
 /** One pass: claims due events and delivers them, contracts in parallel, each contract in order. */
-export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* (concurrency = 8) {
+export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* () {
+  const { concurrency } = yield* Lease.Worker
   const due = yield* (yield* EventRepo).claimOutgoing(yield* Lease.claim)
   // one endpoint read per partner and environment in the pass, not one per event
   const endpoints = new Map<string, Endpoint>()

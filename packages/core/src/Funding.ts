@@ -146,14 +146,20 @@ export const observe = Effect.fn("Funding.observe")(function* (contract: Contrac
 const observePages = Effect.fnUntraced(function* (
   list: (limit: number, after?: Position) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
 ) {
+  const { concurrency } = yield* Lease.Worker
   let activated = 0
   yield* forEachPage(
     list,
     (watch) => ({ createdAt: DateTime.formatIso(watch.createdAt), id: watch.contractId }),
     (page) =>
-      Effect.gen(function* () {
-        for (const watch of page) if (yield* observeWatch(watch)) activated++
-      })
+      Effect.forEach(
+        page,
+        (watch) =>
+          Effect.map(observeWatch(watch), (became) => {
+            if (became) activated++
+          }),
+        { concurrency, discard: true }
+      )
   )
   return activated
 })

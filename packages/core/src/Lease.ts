@@ -19,10 +19,15 @@ export interface WorkerShape {
   readonly leaseFor: Duration.Duration
   /** Jobs taken per claim. */
   readonly batch: number
+  /**
+   * Jobs of a pass worked at once (each is a few round trips to the store and the chain): a pass
+   * over many jobs then takes a few round trips of time, not a few per job.
+   */
+  readonly concurrency: number
 }
 
 export const Worker = Context.Reference<WorkerShape>("@ratelock/core/Worker", {
-  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100 })
+  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100, concurrency: 8 })
 })
 
 /** A claim for this worker at the current time. */

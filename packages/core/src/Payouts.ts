@@ -220,20 +220,26 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
  */
 export const runDue = Effect.fn("Payouts.runDue")(function* () {
   const repo = yield* PayoutRepo
+  const { concurrency } = yield* Lease.Worker
   yield* scanPagesByStatus(["exercised"], (page) =>
     Effect.gen(function* () {
       // one read for the page's payouts, not one per contract
       const payouts = new Map((yield* repo.findByContracts(page.map((c) => c.id))).map((p) => [p.contractId, p]))
-      for (const contract of page) {
-        const payout = payouts.get(contract.id)
-        // the page's read found none: create it without reading again
-        if (payout === undefined) yield* create(contract)
-        // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
-        else if (payout.status === "confirmed") yield* settle(payout, payout.blockNumber, payout.updatedAt)
-      }
+      yield* Effect.forEach(
+        page,
+        (contract) => {
+          const payout = payouts.get(contract.id)
+          // the page's read found none: create it without reading again
+          if (payout === undefined) return create(contract)
+          // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
+          if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt)
+          return Effect.void
+        },
+        { concurrency, discard: true }
+      )
     })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)
-  for (const payout of due) yield* advance(payout)
+  yield* Effect.forEach(due, advance, { concurrency, discard: true })
   return due.length
 })

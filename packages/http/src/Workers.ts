@@ -71,7 +71,8 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
       Effect.provideService(Lease.Worker, {
         owner: settings.owner,
         leaseFor: settings.leaseFor ?? Duration.minutes(1),
-        batch: 100
+        batch: 100,
+        concurrency: 8
       })
     )
   )

@@ -7,8 +7,16 @@ import { Deliveries, Expiry, Funding, Lease, Payouts } from "@ratelock/core"
 import { Duration, Effect } from "effect"
 import type { Workers } from "@ratelock/http"
 
-/** Who takes the jobs: leases are released by every pass, so the duration only matters after a crash. */
-const worker: Lease.WorkerShape = { owner: "ratelock-testkit", leaseFor: Duration.minutes(1), batch: 100 }
+/**
+ * Who takes the jobs: leases are released by every pass, so the duration only matters after a
+ * crash. One job at a time, so ids and events come in the same order on every run.
+ */
+const worker: Lease.WorkerShape = {
+  owner: "ratelock-testkit",
+  leaseFor: Duration.minutes(1),
+  batch: 100,
+  concurrency: 1
+}
 
 /** A round never needs more: a payout takes two rounds, each transition one more for its webhook. */
 const maxRounds = 25
