@@ -4,7 +4,7 @@
  * `ContractRepo.commit`; the delivery worker claims them with a lease, one contract at a time.
  */
 import { EventRepo, type Lease, type Partner } from "@ratelock/core"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { isUuid, json, leaseUntil, orStoreError, timestamp, timestampOrNull } from "./internal/codec.ts"
 import { type EventRow, incomingFromRow, incomingRow, outgoingFromRow, viewFromRow } from "./internal/eventRows.ts"
@@ -81,6 +81,29 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
         WHERE id = ${event.id} AND direction = 'outgoing'`
     }, orStoreError("PgEventRepo.updateOutgoing"))
 
+    const recordAttempts = Effect.fn("PgEventRepo.recordAttempts")(function* (
+      events: ReadonlyArray<EventRepo.OutgoingEvent>
+    ) {
+      if (events.length === 0) return
+      // one statement for the pass: the outcomes travel as one JSON array of rows
+      const outcomes = events.map((e) => ({
+        id: e.id,
+        status: e.status,
+        attempts: e.attempts,
+        last_error: e.lastError,
+        next_attempt_at: DateTime.formatIso(e.nextAttemptAt),
+        processed_at: e.deliveredAt === null ? null : DateTime.formatIso(e.deliveredAt),
+        last_body: e.lastBody
+      }))
+      yield* sql`UPDATE webhook_events w
+        SET status = v.status, attempts = v.attempts, last_error = v.last_error,
+          next_attempt_at = v.next_attempt_at, processed_at = v.processed_at, last_body = v.last_body,
+          lease_owner = NULL, lease_expires_at = NULL
+        FROM jsonb_to_recordset(${json(outcomes)}::jsonb) AS v(id uuid, status text, attempts int,
+          last_error text, next_attempt_at timestamptz, processed_at timestamptz, last_body text)
+        WHERE w.id = v.id AND w.direction = 'outgoing'`
+    }, orStoreError("PgEventRepo.recordAttempts"))
+
     const listPayoutEvents = Effect.fn("PgEventRepo.listPayoutEvents")(function* (
       scope: Partner.PartnerScope,
       filter: EventRepo.PayoutEventFilter
@@ -111,6 +134,7 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       list,
       claimOutgoing,
       updateOutgoing,
+      recordAttempts,
       listPayoutEvents,
       findOutgoing
     })

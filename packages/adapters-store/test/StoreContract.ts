@@ -1156,6 +1156,49 @@ const outboxTests = (it: It) =>
       })
     )
 
+    it.effect("recordAttempts saves a pass's outcomes in one write, keeps each payload and releases the leases", () =>
+      Effect.gen(function* () {
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const [, a] = yield* emit(yield* seedContract(scope, { createdAt: t }), R.plus(t, Duration.minutes(1)))
+        const [, b] = yield* emit(yield* seedContract(scope, { createdAt: t }), R.plus(t, Duration.minutes(1)))
+        const [, c] = yield* emit(yield* seedContract(scope, { createdAt: t }), R.plus(t, Duration.minutes(1)))
+        const now = R.plus(t, Duration.minutes(2))
+        const claimed = yield* events.claimOutgoing(claimAt(now, "first"))
+        assert.includeMembers(idsOf(claimed), [a.id, b.id, c.id])
+
+        const delivered = {
+          ...a,
+          status: "delivered" as const,
+          attempts: 1,
+          deliveredAt: now,
+          lastBody: '{"event_type":"funds_received"}'
+        }
+        const retrying = {
+          ...b,
+          status: "retrying" as const,
+          attempts: 1,
+          lastError: "HTTP 503",
+          lastBody: '{"event_type":"funds_received"}',
+          nextAttemptAt: now
+        }
+        // a payload changed in memory is not what a delivery records
+        yield* events.recordAttempts([delivered, { ...retrying, payload: { changed: true } }])
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, a.id))), R.plain(delivered))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, b.id))), R.plain(retrying))
+        // the retrying one is due again at once (its lease released); the delivered one never
+        const again = idsOf(yield* events.claimOutgoing(claimAt(now, "second")))
+        assert.include(again, b.id)
+        assert.notInclude(again, a.id)
+        // a pass where everything was delivered: no event has an error
+        const allDelivered = { ...c, status: "delivered" as const, attempts: 1, deliveredAt: now, lastBody: "{}" }
+        yield* events.recordAttempts([allDelivered])
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, c.id))), R.plain(allDelivered))
+        yield* events.recordAttempts([])
+      })
+    )
+
     it.effect("deliveries of a contract are serialised; a stuck contract holds back only its own events", () =>
       Effect.gen(function* () {
         const events = yield* EventRepo.EventRepo

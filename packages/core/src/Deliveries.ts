@@ -70,10 +70,10 @@ const attempt = Effect.fnUntraced(function* (
 })
 
 /**
- * One attempt of one claimed event, recorded whatever happens; to the endpoint given (read once
- * for a pass's events of one partner), else to the one stored now.
+ * One attempt of one claimed event, to the endpoint given (read once for a pass's events of one
+ * partner), else to the one stored now: the event as its outcome is to be recorded.
  */
-export const deliver = Effect.fn("Deliveries.deliver")(function* (event: OutgoingEvent, endpoint?: Endpoint) {
+const attemptOne = Effect.fnUntraced(function* (event: OutgoingEvent, endpoint?: Endpoint) {
   const now = yield* DateTime.now
   const sent = body(event, now)
   const outcome = yield* (endpoint === undefined ? endpointOf(event) : Effect.succeed(endpoint)).pipe(
@@ -91,14 +91,17 @@ export const deliver = Effect.fn("Deliveries.deliver")(function* (event: Outgoin
     lastError: outcome.ok ? null : outcome.error,
     nextAttemptAt: next ?? now
   }
-  yield* (yield* EventRepo).updateOutgoing(recorded)
   return recorded
 })
 
-/** One pass: claims due events and delivers them, contracts in parallel, each contract in order. */
+/**
+ * One pass: claims due events and attempts them, contracts in parallel, each contract in order;
+ * every attempt's outcome is recorded, all in one write once the pass's attempts are done.
+ */
 export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* () {
   const { concurrency } = yield* Lease.Worker
-  const due = yield* (yield* EventRepo).claimOutgoing(yield* Lease.claim)
+  const repo = yield* EventRepo
+  const due = yield* repo.claimOutgoing(yield* Lease.claim)
   // one endpoint read per partner and environment in the pass, not one per event
   const endpoints = new Map<string, Endpoint>()
   for (const event of due) {
@@ -110,8 +113,9 @@ export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* () {
   }
   const done = yield* Effect.forEach(
     due,
-    (event) => deliver(event, endpoints.get(`${event.partnerId}|${event.environment}`)),
+    (event) => attemptOne(event, endpoints.get(`${event.partnerId}|${event.environment}`)),
     { concurrency }
   )
+  yield* repo.recordAttempts(done)
   return done.length
 })

@@ -90,6 +90,12 @@ export interface EventRepoShape {
   /** Saves an attempt's outcome and releases the lease. */
   readonly updateOutgoing: (event: OutgoingEvent) => Effect.Effect<void, StoreError>
   /**
+   * Saves the outcomes of a delivery pass's attempts in one write and releases their leases: each
+   * event's status, attempts, last error and body, next attempt and delivery time (the payload a
+   * delivery never changes is left as stored).
+   */
+  readonly recordAttempts: (events: ReadonlyArray<OutgoingEvent>) => Effect.Effect<void, StoreError>
+  /**
    * The payout feed (`GET /api/v1/fx/payout-events`): outgoing `payout_settled` and `payout_failed`
    * events, oldest first by `(created_at, id)`, from `since` on.
    */

@@ -248,6 +248,10 @@ export class MemoryStore {
           .slice(0, limit)
       }),
     updateOutgoing: (event) => Effect.sync(() => void this.outgoing.set(event.id, event)),
+    recordAttempts: (events) =>
+      Effect.sync(() => {
+        for (const event of events) this.outgoing.set(event.id, event)
+      }),
     listPayoutEvents: (scope, filter) =>
       Effect.sync(() =>
         newestFirst(

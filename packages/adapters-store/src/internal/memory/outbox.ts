@@ -38,6 +38,20 @@ export const claimStep =
 export const updateStep =
   (event: Outgoing) =>
   (state: State): Step<void> =>
-    Option.isNone(HashMap.get(state.outgoing, event.id))
-      ? write(state)
-      : write({ ...state, outgoing: HashMap.set(state.outgoing, event.id, unleased(event)) })
+    write(updated(state, event))
+
+const updated = (state: State, event: Outgoing): State =>
+  Option.isNone(HashMap.get(state.outgoing, event.id))
+    ? state
+    : { ...state, outgoing: HashMap.set(state.outgoing, event.id, unleased(event)) }
+
+/** Every event's outcome in one step (a delivery never changes the payload: the stored one is kept). */
+export const recordAttemptsStep =
+  (events: ReadonlyArray<Outgoing>) =>
+  (state: State): Step<void> =>
+    write(
+      events.reduce((next, event) => {
+        const stored = HashMap.get(next.outgoing, event.id)
+        return Option.isNone(stored) ? next : updated(next, { ...event, payload: stored.value.row.payload })
+      }, state)
+    )
