@@ -524,7 +524,8 @@ const commitTests = (it: It) =>
               outgoing: out,
               incoming: inc,
               transfer: fresh,
-              ledger: R.ledgerPair(late, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1)
+              ledger: R.ledgerPair(late, "funds_received", "funding_wallet", "partner_prepayment", "1.000000", t1),
+              fundingCursor: "block:999"
             })
           )
         )
@@ -533,8 +534,12 @@ const commitTests = (it: It) =>
         assert.isTrue(Option.isNone(yield* events.findOutgoing(scope, out.id)))
         assert.isTrue(Option.isNone(yield* events.findIncoming(scope, inc.idempotencyKey)))
         assert.deepStrictEqual(yield* contracts.ledgerEntries(c.id), [])
-        // nor was the transfer counted
-        yield* contracts.commit(R.change(moved, R.moved(moved, "funds_in_route", t1), { transfer: fresh }))
+        assert.isTrue(Option.isNone(yield* contracts.fundingCursor(c.id)))
+        // nor was the transfer counted; a commit that lands saves the cursor it carries
+        yield* contracts.commit(
+          R.change(moved, R.moved(moved, "funds_in_route", t1), { transfer: fresh, fundingCursor: "block:5" })
+        )
+        assert.deepStrictEqual(yield* contracts.fundingCursor(c.id), Option.some("block:5"))
       })
     )
 

@@ -68,6 +68,11 @@ export interface ContractChange {
   readonly incoming: IncomingEvent | null
   readonly transfer: FundingTransfer | null
   readonly ledger: ReadonlyArray<LedgerEntry>
+  /**
+   * Where the contract's funding watch continues, saved with the commit: the transfer it counts
+   * and the cursor past it are written together (a separate write would cost another round trip).
+   */
+  readonly fundingCursor?: string | undefined
 }
 
 /**

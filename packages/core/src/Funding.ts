@@ -64,18 +64,27 @@ const strayTransfer = (watch: FundingWatch, stray: StrayTransfer, observedAt: Da
     reason: "wrong_token"
   })
 
+/** What counting a transfer did: whether it was committed (with the cursor given) and activated the contract. */
+interface Counted {
+  readonly committed: boolean
+  readonly activated: boolean
+}
+
+const notCommitted: Counted = { committed: false, activated: false }
+
 /**
- * Counts one confirmed transfer; true when it activated the contract. A transfer counted before
- * (or a concurrent move) changes nothing; one the contract refuses is recorded as unmatched.
+ * Counts one confirmed transfer, saving `cursor` with it. A transfer counted before (or a
+ * concurrent move) changes nothing; one the contract refuses is recorded as unmatched.
  */
 const countTransfer = Effect.fnUntraced(function* (
   contractId: string,
   transfer: ConfirmedTransfer,
-  observedAt: DateTime.Utc
+  observedAt: DateTime.Utc,
+  cursor: string | undefined
 ) {
   const repo = yield* ContractRepo
   const current = yield* repo.findById(contractId)
-  if (Option.isNone(current)) return false
+  if (Option.isNone(current)) return notCommitted
   const contract = current.value
   return yield* applyCommand(
     contract,
@@ -93,13 +102,14 @@ const countTransfer = Effect.fnUntraced(function* (
         index: transfer.index,
         blockNumber: transfer.blockNumber,
         amount: transfer.amount
-      }
+      },
+      fundingCursor: cursor
     }
   ).pipe(
-    Effect.map((t) => t.contract.status === "active"),
+    Effect.map((t): Counted => ({ committed: true, activated: t.contract.status === "active" })),
     Effect.catchTags({
       // already counted, or moved by someone else: the transfer may well be counted
-      StaleContract: () => Effect.succeed(false),
+      StaleContract: () => Effect.succeed(notCommitted),
       // no longer awaiting funds (active, or failed / defaulted): kept for an operator's refund
       InvalidContractState: () =>
         Effect.as(
@@ -113,7 +123,7 @@ const countTransfer = Effect.fnUntraced(function* (
             unit: "token",
             reason: "not_awaiting_funds"
           }),
-          false
+          notCommitted
         )
     })
   )
@@ -125,14 +135,18 @@ const observeWatch = Effect.fnUntraced(function* (watch: FundingWatch) {
   const observation = yield* (yield* ChainGateway).observeFunding(rail, watch.address, watch.cursor)
   const observedAt = yield* DateTime.now
   for (const stray of observation.stray ?? []) yield* strayTransfer(watch, stray, observedAt)
-  let activated = false
-  for (const transfer of observation.transfers) {
-    activated = (yield* countTransfer(watch.contractId, transfer, observedAt)) || activated
-  }
   // most passes see nothing new: a write only when the chain moved the cursor
-  if (observation.cursor !== watch.cursor) {
-    yield* (yield* ContractRepo).saveFundingCursor(watch.contractId, observation.cursor)
+  let cursorSaved = observation.cursor === watch.cursor
+  let activated = false
+  const last = observation.transfers.length - 1
+  for (const [i, transfer] of observation.transfers.entries()) {
+    // the last transfer's commit carries the new cursor, once every transfer before it is counted
+    const cursor = i === last && !cursorSaved ? observation.cursor : undefined
+    const counted = yield* countTransfer(watch.contractId, transfer, observedAt, cursor)
+    activated = counted.activated || activated
+    cursorSaved = cursorSaved || (cursor !== undefined && counted.committed)
   }
+  if (!cursorSaved) yield* (yield* ContractRepo).saveFundingCursor(watch.contractId, observation.cursor)
   return activated
 })
 

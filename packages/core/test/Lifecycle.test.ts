@@ -307,9 +307,12 @@ describe("lifecycle programs", () => {
       chain.fund(contract.funding_wallet_address, contract.premium_amount, at(minutes(1)))
       yield* Funding.confirmFunding()
       assert.strictEqual(store.contracts.get(contract.id)?.status, "quote_created")
+      // the cursor past the transfer is saved by the commit that counted it
+      assert.strictEqual(store.cursors.get(contract.id), "1:0")
       chain.fund(contract.funding_wallet_address, contract.deposit_amount!, at(minutes(2)))
       yield* Funding.confirmFunding()
       assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
+      assert.strictEqual(store.cursors.get(contract.id), "2:0")
       const received = outbound(store, contract.id)[0]!.payload as { funds: { amount: string } }
       assert.strictEqual(received.funds.amount, Money.format(contract.total_amount))
     }).pipe(Effect.provide(layer))
@@ -349,6 +352,8 @@ describe("lifecycle programs", () => {
         }
       ])
 
+      // the refused transfer was the observation's last: its cursor is saved on its own
+      assert.strictEqual(store.cursors.get(contract.id), "2:0")
       // observing again (say the cursor was lost): the counted transfer is not unmatched, the extra one stays one row
       store.cursors.delete(contract.id)
       yield* TestClock.adjust(minutes(5))

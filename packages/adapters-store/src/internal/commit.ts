@@ -1,7 +1,7 @@
 /**
  * `ContractRepo.commit` on Postgres: one statement. It compare-and-sets the contract on its version,
  * appends the new history entry and writes the outgoing event, the incoming event, the funding
- * transfer and the ledger entries. Nothing is read first to stop duplicates: a version that no
+ * transfer (and the funding cursor past it) and the ledger entries. Nothing is read first to stop duplicates: a version that no
  * longer matches or a unique key already taken fails the whole statement as `StaleContract`.
  */
 import { type ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
@@ -55,7 +55,9 @@ export const commit = (sql: SqlClient.SqlClient) =>
     // one statement, so one round trip and no BEGIN / COMMIT: the compare-and-set with its history
     // entry, the rows above, and a guard that fails it all (40001) when the version did not match
     yield* sql`WITH moved AS (UPDATE contracts
-          SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
+          SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL${
+            change.fundingCursor === undefined ? sql`` : sql`, funding_cursor = ${change.fundingCursor}`
+          }
           WHERE id = ${contract.id} AND version = ${change.expectedVersion}
           RETURNING id),
         history AS (INSERT INTO contract_history (contract_id, seq, status, at, cause)

@@ -64,6 +64,8 @@ export interface Cause {
   readonly incoming?: (transition: ContractMachine.Transition) => IncomingEvent
   /** The funding transfer counted by it. */
   readonly transfer?: FundingTransfer
+  /** The funding watch's cursor once the transfer is counted. */
+  readonly fundingCursor?: string | undefined
 }
 
 export const applyCommand = Effect.fnUntraced(function* (
@@ -82,7 +84,8 @@ export const applyCommand = Effect.fnUntraced(function* (
     outgoing,
     incoming: cause.incoming ? cause.incoming(transition) : null,
     transfer: cause.transfer ?? null,
-    ledger: Ledger.entriesFor(contract, command, transition)
+    ledger: Ledger.entriesFor(contract, command, transition),
+    fundingCursor: cause.fundingCursor
   })
   return transition
 })

@@ -138,6 +138,7 @@ export class MemoryStore {
         if (incoming) this.incoming.set(incoming.id, incoming)
         if (change.outgoing) this.outgoing.set(change.outgoing.id, change.outgoing)
         this.ledger.push(...change.ledger)
+        if (change.fundingCursor !== undefined) this.cursors.set(change.contract.id, change.fundingCursor)
         return Effect.void
       }),
     listByStatus: (statuses, limit, after) => Effect.sync(() => this.byStatus(statuses, limit, after)),

@@ -65,6 +65,10 @@ export const commitStep =
           ? state.incomingKeys
           : HashMap.set(state.incomingKeys, scopedKey(incoming, incoming.idempotencyKey), incoming.id),
       outgoing: outgoing === null ? state.outgoing : HashMap.set(state.outgoing, outgoing.id, unleased(outgoing)),
-      ledger: change.ledger.reduce(book, state.ledger)
+      ledger: change.ledger.reduce(book, state.ledger),
+      fundingCursors:
+        change.fundingCursor === undefined
+          ? state.fundingCursors
+          : HashMap.set(state.fundingCursors, contract.id, change.fundingCursor)
     })
   }
