@@ -26,19 +26,24 @@ import * as Settlement from "./Settlement.ts"
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
 /**
- * Applies `command` to the contract as stored now; a concurrent move makes the commit stale, so
- * the contract is read again and the command re-applied. A state that no longer takes the command
- * (already settled, say) means someone else finished the job: nothing to do.
+ * Applies `command` to the contract as stored now (to `known` first, when the caller has just
+ * read it); a concurrent move makes the commit stale, so the contract is read again and the
+ * command re-applied. A state that no longer takes the command (already settled, say) means
+ * someone else finished the job: nothing to do.
  */
-const applyToCurrent = (contractId: string, command: ContractMachine.Command) =>
-  Effect.gen(function* () {
+const applyToCurrent = (contractId: string, command: ContractMachine.Command, known?: ContractRecord) => {
+  const stale = (e: { readonly _tag: string }) => e._tag === "StaleContract"
+  const current = Effect.gen(function* () {
     const contract = yield* (yield* ContractRepo).findById(contractId)
     if (Option.isNone(contract)) return
     yield* applyCommand(contract.value, command)
-  }).pipe(
-    Effect.retry({ while: (e) => e._tag === "StaleContract", times: 10 }),
+  }).pipe(Effect.retry({ while: stale, times: 10 }))
+  const first = known === undefined ? current : applyCommand(known, command).pipe(Effect.asVoid)
+  return first.pipe(
+    Effect.catchIf(stale, () => current),
     Effect.catchTag("InvalidContractState", () => Effect.void)
   )
+}
 
 /** The conversion of the delta into the payout's fiat; a cross rate comes from the market-data port. */
 const conversionOf = Effect.fnUntraced(function* (contract: ContractRecord) {
@@ -87,20 +92,35 @@ const recordFailure = Effect.fnUntraced(function* (
 })
 
 /**
- * Settles the contract, then marks the payout confirmed. In that order: a crash in between leaves
- * a settled contract whose payout is looked up (or re-settled) again, never an exercised contract
- * that nothing will move.
+ * Settles the contract (`contract` when the caller has just read it), then marks the payout
+ * confirmed. In that order: a crash in between leaves a settled contract whose payout is looked
+ * up (or re-settled) again, never an exercised contract that nothing will move.
  */
-const settle = Effect.fnUntraced(function* (payout: PayoutRecord, blockNumber: number | null, at: DateTime.Utc) {
-  yield* applyToCurrent(payout.contractId, {
-    _tag: "PayoutSettled",
-    amount: payout.amount,
-    fxDeltaInQuoteCurrency: payout.fxDeltaInQuoteCurrency,
-    transactionHash: payout.transactionHash,
-    blockNumber,
-    at
-  })
-  yield* (yield* PayoutRepo).update({ ...payout, status: "confirmed", blockNumber, updatedAt: at }, payout)
+const settle = Effect.fnUntraced(function* (
+  payout: PayoutRecord,
+  blockNumber: number | null,
+  at: DateTime.Utc,
+  contract?: ContractRecord
+) {
+  yield* applyToCurrent(
+    payout.contractId,
+    {
+      _tag: "PayoutSettled",
+      amount: payout.amount,
+      fxDeltaInQuoteCurrency: payout.fxDeltaInQuoteCurrency,
+      transactionHash: payout.transactionHash,
+      blockNumber,
+      at
+    },
+    contract
+  )
+  const confirmed: PayoutRecord = { ...payout, status: "confirmed", blockNumber, updatedAt: at }
+  // a zero payout is stored confirmed, as is one whose settling a crash cut short: nothing to write
+  const unchanged =
+    payout.status === "confirmed" &&
+    payout.blockNumber === blockNumber &&
+    payout.updatedAt.epochMilliseconds === at.epochMilliseconds
+  if (!unchanged) yield* (yield* PayoutRepo).update(confirmed, payout)
 })
 
 /**
@@ -145,7 +165,7 @@ const create = Effect.fnUntraced(function* (contract: ContractRecord) {
   if (Option.isNone(computed)) {
     yield* recordFailure(payout, "no_conversion_rate", "no market rate to convert the delta into the payout currency")
   } else if (Money.isZero(payout.amount)) {
-    yield* settle(payout, null, now)
+    yield* settle(payout, null, now, contract)
   }
 })
 
@@ -232,7 +252,7 @@ export const runDue = Effect.fn("Payouts.runDue")(function* () {
           // the page's read found none: create it without reading again
           if (payout === undefined) return create(contract)
           // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
-          if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt)
+          if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt, contract)
           return Effect.void
         },
         { concurrency, discard: true }
