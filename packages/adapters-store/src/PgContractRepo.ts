@@ -138,6 +138,17 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return rows.map(fromRow)
     }, orStoreError("PgContractRepo.listByStatus"))
 
+    const listPayoutWork = Effect.fn("PgContractRepo.listPayoutWork")(function* (
+      limit: number,
+      position?: Cursor.Position
+    ) {
+      const rows = yield* sql<ContractRow>`SELECT ${columns} FROM contracts c
+        WHERE c.status = 'exercised' AND ${position === undefined ? sql`TRUE` : after(sql, position)}
+          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.contract_id = c.id AND p.status <> 'confirmed')
+        ORDER BY c.created_at, c.id LIMIT ${limit}`
+      return rows.map(fromRow)
+    }, orStoreError("PgContractRepo.listPayoutWork"))
+
     const listFundingWatches = Effect.fn("PgContractRepo.listFundingWatches")(function* (
       limit: number,
       position?: Cursor.Position
@@ -256,6 +267,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       listByCustomer,
       commit: commit(sql),
       listByStatus,
+      listPayoutWork,
       listFundingWatches,
       listLateFundingWatches,
       claimDueForExpiry,

@@ -85,7 +85,8 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       events: ReadonlyArray<EventRepo.OutgoingEvent>
     ) {
       if (events.length === 0) return
-      // one statement for the pass: the outcomes travel as one JSON array of rows
+      // one statement for the pass: the outcomes travel as one JSON array of rows; the id list lets
+      // the planner look each row up by key (it cannot see into the JSON, and would hash-join a scan)
       const outcomes = events.map((e) => ({
         id: e.id,
         status: e.status,
@@ -101,7 +102,7 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
           lease_owner = NULL, lease_expires_at = NULL
         FROM jsonb_to_recordset(${json(outcomes)}::jsonb) AS v(id uuid, status text, attempts int,
           last_error text, next_attempt_at timestamptz, processed_at timestamptz, last_body text)
-        WHERE w.id = v.id AND w.direction = 'outgoing'`
+        WHERE w.id = v.id AND w.id = ANY(${events.map((e) => e.id)}::uuid[]) AND w.direction = 'outgoing'`
     }, orStoreError("PgEventRepo.recordAttempts"))
 
     const listPayoutEvents = Effect.fn("PgEventRepo.listPayoutEvents")(function* (

@@ -3,7 +3,8 @@
  * README, checked through the ports only.
  *
  * The tests share one store (a real one needs the real clock and one database), so each keeps to
- * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`)
+ * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`,
+ * `listPayoutWork`)
  * a private span of time (`workerEpoch`). Tests run one after another; every instant is explicit.
  */
 import { assert, describe, layer } from "@effect/vitest"
@@ -395,6 +396,30 @@ const contractTests = (it: It) =>
             rows[4]!.id
           ])
         })
+    )
+
+    it.effect("listPayoutWork: exercised contracts with no payout or a confirmed one, oldest first, paged", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const rows = yield* seedInOrder(scope, t, 6)
+        const exercised = yield* Effect.forEach(rows.slice(0, 5), (c) =>
+          commitMove(c, "exercised", R.plus(t, Duration.minutes(5)))
+        )
+        const [none, confirmed, pending, prepared, failed] = exercised
+        yield* payouts.insert(R.payout(confirmed!, { status: "confirmed" }))
+        yield* payouts.insert(R.payout(pending!, { status: "pending" }))
+        yield* payouts.insert(R.payout(prepared!, { status: "prepared" }))
+        yield* payouts.insert(R.payout(failed!, { status: "failed" }))
+        // rows[5] is not exercised at all; rows of tests that ran before are newer (`workerEpoch`)
+        const ours = new Set(rows.map((c) => c.id))
+        const listed = (page: ReadonlyArray<Contract.ContractRecord>) => idsOf(page).filter((id) => ours.has(id))
+        assert.deepStrictEqual(listed(yield* contracts.listPayoutWork(1_000)), [none!.id, confirmed!.id])
+        assert.deepStrictEqual(idsOf(yield* contracts.listPayoutWork(1)), [none!.id])
+        assert.deepStrictEqual(idsOf(yield* contracts.listPayoutWork(1, R.positionOf(none!))), [confirmed!.id])
+      })
     )
 
     it.effect("listLateFundingWatches: contracts past funding whose last transition is recent enough", () =>
@@ -1199,7 +1224,10 @@ const outboxTests = (it: It) =>
         // a pass where everything was delivered: no event has an error
         const allDelivered = { ...c, status: "delivered" as const, attempts: 1, deliveredAt: now, lastBody: "{}" }
         yield* events.recordAttempts([allDelivered])
-        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, c.id))), R.plain(allDelivered))
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* events.findOutgoing(scope, c.id))),
+          R.plain(allDelivered)
+        )
         yield* events.recordAttempts([])
       })
     )

@@ -143,6 +143,13 @@ export interface ContractRepoShape {
     limit: number,
     after?: Position
   ) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
+  /**
+   * Exercised contracts a payout pass has work for, oldest first by `(created_at, id)`, strictly
+   * after `after`: those with no payout yet (to create) and those whose payout is confirmed (to
+   * settle). One whose payout is pending, prepared or failed belongs to the chain pass or an
+   * operator, so the pass does not read it again and again while it waits.
+   */
+  readonly listPayoutWork: (limit: number, after?: Position) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
   /** Claims `active` contracts whose window ended before `claim.now` (a commit releases the lease). */
   readonly claimDueForExpiry: (claim: Claim) => Effect.Effect<ReadonlyArray<ContractRecord>, StoreError>
   /** Claims unfunded contracts whose funding deadline passed before `claim.now`. */

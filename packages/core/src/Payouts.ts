@@ -15,7 +15,7 @@ import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import type * as ContractMachine from "./ContractMachine.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
-import { scanPagesByStatus } from "./internal/scanByStatus.ts"
+import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
 import { MarketData } from "./MarketData.ts"
 import * as Money from "./Money.ts"
@@ -235,29 +235,33 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
 })
 
 /**
- * One pass: start payouts of newly exercised contracts (and finish settling confirmed ones), then
- * advance every due payout.
+ * One pass: start payouts of newly exercised contracts (and finish settling confirmed ones), a
+ * page of `listPayoutWork` at a time, then advance every due payout.
  */
 export const runDue = Effect.fn("Payouts.runDue")(function* () {
   const repo = yield* PayoutRepo
   const { concurrency } = yield* Lease.Worker
-  yield* scanPagesByStatus(["exercised"], (page) =>
-    Effect.gen(function* () {
-      // one read for the page's payouts, not one per contract
-      const payouts = new Map((yield* repo.findByContracts(page.map((c) => c.id))).map((p) => [p.contractId, p]))
-      yield* Effect.forEach(
-        page,
-        (contract) => {
-          const payout = payouts.get(contract.id)
-          // the page's read found none: create it without reading again
-          if (payout === undefined) return create(contract)
-          // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
-          if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt, contract)
-          return Effect.void
-        },
-        { concurrency, discard: true }
-      )
-    })
+  const contracts = yield* ContractRepo
+  yield* forEachPage(
+    (limit, after) => contracts.listPayoutWork(limit, after),
+    (contract) => ({ createdAt: DateTime.formatIso(contract.createdAt), id: contract.id }),
+    (page) =>
+      Effect.gen(function* () {
+        // one read for the page's payouts, not one per contract
+        const payouts = new Map((yield* repo.findByContracts(page.map((c) => c.id))).map((p) => [p.contractId, p]))
+        yield* Effect.forEach(
+          page,
+          (contract) => {
+            const payout = payouts.get(contract.id)
+            // the page's read found none: create it without reading again
+            if (payout === undefined) return create(contract)
+            // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
+            if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt, contract)
+            return Effect.void
+          },
+          { concurrency, discard: true }
+        )
+      })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)
   yield* Effect.forEach(due, advance, { concurrency, discard: true })

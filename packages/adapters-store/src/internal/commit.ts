@@ -65,7 +65,9 @@ export const commit = (sql: SqlClient.SqlClient) =>
           FROM moved RETURNING contract_id)${rows.length > 0 ? sql`, ${sql.csv(rows)}` : sql``}
         SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM history))`.pipe(
       Effect.mapError((e) =>
-        isConflict(e) ? new StoreError.StaleContract({ contractId: contract.id }) : storeError("PgContractRepo.commit", e)
+        isConflict(e)
+          ? new StoreError.StaleContract({ contractId: contract.id })
+          : storeError("PgContractRepo.commit", e)
       )
     )
   })

@@ -142,6 +142,12 @@ export class MemoryStore {
         return Effect.void
       }),
     listByStatus: (statuses, limit, after) => Effect.sync(() => this.byStatus(statuses, limit, after)),
+    listPayoutWork: (limit, after) =>
+      Effect.sync(() =>
+        this.byStatus(["exercised"], Number.MAX_SAFE_INTEGER, after)
+          .filter((c) => [...this.payouts.values()].every((p) => p.contractId !== c.id || p.status === "confirmed"))
+          .slice(0, limit)
+      ),
     listLateFundingWatches: (since, limit, after) =>
       Effect.sync(() =>
         this.byStatus(

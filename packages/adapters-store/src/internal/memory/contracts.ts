@@ -88,6 +88,20 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     return yield* atomically(ref, commitStep(change))
   })
 
+  const listPayoutWork = Effect.fn("MemoryStore.contracts.listPayoutWork")(function* (
+    limit: number,
+    after?: Cursor.Position
+  ) {
+    return yield* read(ref, (state) => {
+      const payoutOf = (contractId: string) =>
+        Option.flatMap(HashMap.get(state.payoutByContract, contractId), (id) => HashMap.get(state.payouts, id))
+      const hasWork = (c: Contract.ContractRecord) =>
+        c.status === "exercised" &&
+        Option.match(payoutOf(c.id), { onNone: () => true, onSome: (p) => p.row.status === "confirmed" })
+      return oldestFirst(rows(state).filter(hasWork), self, { limit, after })
+    })
+  })
+
   const listByStatus = Effect.fn("MemoryStore.contracts.listByStatus")(function* (
     statuses: ReadonlyArray<Status>,
     limit: number,
@@ -159,6 +173,7 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     listByCustomer,
     commit,
     listByStatus,
+    listPayoutWork,
     listFundingWatches,
     listLateFundingWatches,
     claimDueForExpiry,
