@@ -1,13 +1,16 @@
 /**
- * Ids, hashing, MACs and randomness on WebCrypto: what the operator programs and the server
- * need besides a store.
+ * Ids, hashing, MACs and randomness: what the operator programs, the server and the workers need
+ * besides a store.
  */
-import { IdGenerator, WebhookSignature } from "@ratelock/core"
+import { IdGenerator } from "@ratelock/core"
+import { SecureRandom } from "effect/crypto"
 import { Layer } from "effect"
 import { NodeCrypto } from "@effect/platform-node"
 
-// Node's own SHA-256 runs inline; WebCrypto's goes through the thread pool on every API-key check
+// SHA-256 and HMAC on node:crypto run inline; WebCrypto's go through the thread pool on every
+// call (every API-key check, and two signatures on every webhook delivery)
 export const crypto = Layer.mergeAll(
-  IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(WebhookSignature.layerWebCrypto)),
+  IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(SecureRandom.layerWebCrypto)),
+  NodeCrypto.layerMac,
   NodeCrypto.layerDigest
 )
