@@ -16,6 +16,7 @@
 import { ChainGateway, Money } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Digest } from "effect/crypto"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Encoding from "./internal/encoding.ts"
@@ -178,7 +179,7 @@ export const layerWith = <R = never>(
   Layer.effect(
     ChainGateway.ChainGateway,
     SimulatedChain.useSync((chain) => ChainGateway.ChainGateway.of(chain))
-  ).pipe(Layer.provideMerge(Layer.effect(SimulatedChain, make(options))), Layer.provide(Digest.layerWebCrypto))
+  ).pipe(Layer.provideMerge(Layer.effect(SimulatedChain, make(options))), Layer.provide(NodeCrypto.layerDigest))
 
 /** The simulated chain confirming at once, as itself and as core's `ChainGateway`. */
 export const layer: Layer.Layer<SimulatedChain | ChainGateway.ChainGateway> = layerWith({})

@@ -14,6 +14,7 @@
 import { ChainGateway, Money } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer, Option, Random } from "effect"
 import { Digest } from "effect/crypto"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { SqlClient, type SqlError } from "effect/sql"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
@@ -208,7 +209,7 @@ export const layerWith = <R = never>(
   Layer.effect(
     ChainGateway.ChainGateway,
     SimulatedChain.useSync((chain) => ChainGateway.ChainGateway.of(chain))
-  ).pipe(Layer.provideMerge(Layer.effect(SimulatedChain, make(options))), Layer.provide(Digest.layerWebCrypto))
+  ).pipe(Layer.provideMerge(Layer.effect(SimulatedChain, make(options))), Layer.provide(NodeCrypto.layerDigest))
 
 /** Confirming at once, without `failNextPayoutOf`. */
 export const layer: Layer.Layer<SimulatedChain | ChainGateway.ChainGateway, SqlError.SqlError, SqlClient.SqlClient> =
