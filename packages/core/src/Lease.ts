@@ -27,7 +27,7 @@ export interface WorkerShape {
 }
 
 export const Worker = Context.Reference<WorkerShape>("@ratelock/core/Worker", {
-  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100, concurrency: 8 })
+  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100, concurrency: 16 })
 })
 
 /** A claim for this worker at the current time. */

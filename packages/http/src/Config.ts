@@ -51,6 +51,8 @@ export interface Settings {
   readonly workers: boolean
   /** Pause between worker passes. */
   readonly workerPoll: Duration.Duration
+  /** Jobs a worker pass works at once. */
+  readonly workerConcurrency: number
 }
 
 const positiveInt = (name: string, fallback: number) =>
@@ -117,7 +119,8 @@ export const settings: Config.Config<Settings> = Config.all({
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),
   logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
   workers: Config.Boolean("RATELOCK_WORKERS").pipe(Config.withDefault(true)),
-  workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis))
+  workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis)),
+  workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", 16)
 })
 
 /** The settings, read once, for handlers and workers that need them. */

@@ -70,7 +70,11 @@ const workerOwner = () => `${hostname()}:${process.pid}`
 /** The lifecycle workers, unless `RATELOCK_WORKERS=false` (API-only replicas). */
 const workers = (settings: HostConfig.Settings) =>
   settings.workers
-    ? Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner() }).pipe(
+    ? Workers.layer({
+        pollInterval: settings.workerPoll,
+        concurrency: settings.workerConcurrency,
+        owner: workerOwner()
+      }).pipe(
         Layer.provide(WebhookClient.layer)
       )
     : Layer.empty
@@ -91,7 +95,12 @@ const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RA
 export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.unwrap(
     Effect.map(workerLease, (lease) =>
-      Workers.layer({ pollInterval: settings.workerPoll, owner: workerOwner(), leaseFor: Option.getOrUndefined(lease) })
+      Workers.layer({
+        pollInterval: settings.workerPoll,
+        concurrency: settings.workerConcurrency,
+        owner: workerOwner(),
+        leaseFor: Option.getOrUndefined(lease)
+      })
     ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
   ).pipe(Layer.provide(WebhookClient.layer), Layer.provide(services(settings)), Layer.provide(Store.layer(settings)))
 

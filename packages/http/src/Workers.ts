@@ -25,6 +25,11 @@ import { Duration, Effect, Layer, Schedule } from "effect"
 export interface WorkerSettings {
   /** Pause between passes of each loop. */
   readonly pollInterval: Duration.Duration
+  /**
+   * Jobs a pass works at once (default 16): each is a few round trips to the database and the
+   * chain, so a pass over many jobs would otherwise take those round trips once per job.
+   */
+  readonly concurrency?: number | undefined
   /** This process's name on the leases it takes. */
   readonly owner: string
   /** How long a claimed job stays this worker's before another may take it over (default 1 min). */
@@ -72,7 +77,7 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
         owner: settings.owner,
         leaseFor: settings.leaseFor ?? Duration.minutes(1),
         batch: 100,
-        concurrency: 8
+        concurrency: settings.concurrency ?? 16
       })
     )
   )

@@ -34,6 +34,8 @@ describe("settings", () => {
       assert.deepStrictEqual(s.productionChains, [])
       assert.isTrue(s.demoPartner)
       assert.strictEqual(s.logLevel, "Info")
+      assert.strictEqual(Duration.toMillis(s.workerPoll), 250)
+      assert.strictEqual(s.workerConcurrency, 16)
     })
   )
 
@@ -49,6 +51,7 @@ describe("settings", () => {
         RATELOCK_PRODUCTION_CHAINS: " solana, polygon ,",
         RATELOCK_SANDBOX: "false",
         RATELOCK_SANDBOX_CONFIRM_MS: "0",
+        RATELOCK_WORKER_CONCURRENCY: "4",
         LOG_LEVEL: "debug"
       })
       assert.strictEqual(s.port, 0)
@@ -60,6 +63,7 @@ describe("settings", () => {
       assert.isFalse(s.sandbox)
       assert.strictEqual(Duration.toMillis(s.sandboxConfirmDelay), 0)
       assert.strictEqual(s.logLevel, "Debug")
+      assert.strictEqual(s.workerConcurrency, 4)
       const policy = HostConfig.quotePolicy(s)
       assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
       assert.strictEqual(Duration.toSeconds(policy.maxRateAge), 60)
@@ -78,6 +82,7 @@ describe("settings", () => {
         { RATELOCK_SANDBOX: "maybe" },
         { RATELOCK_SANDBOX_CONFIRM_MS: "-1" },
         { RATELOCK_SANDBOX_CONFIRM_MS: "1.5" },
+        { RATELOCK_WORKER_CONCURRENCY: "0" },
         { LOG_LEVEL: "loud" }
       ]) {
         assert.isTrue(Exit.isFailure(yield* Effect.exit(parse(env))), JSON.stringify(env))
