@@ -137,15 +137,20 @@ export const make = <R>(options: Options<R>) =>
     ) {
       const p = yield* prepared(rail, payout)
       const unavailable = Rows.orUnavailable(rail.chain, "broadcastPayout")
-      // the usual repeat takes no lock
-      if ((yield* recorded(payout.transactionHash).pipe(unavailable)).length > 0) return
       const now = yield* DateTime.now
-      // one statement: the block, the rejections it uses up and the transaction commit together; a
-      // concurrent repeat that loses the race records nothing (its block number stays unused)
-      yield* sql`WITH block AS (${nextBlock(rail)}),
+      // one statement: the block, the rejections it uses up and the transaction commit together. A
+      // repeat (already recorded) takes no block and no lock; a concurrent first broadcast that
+      // loses the race records nothing (its block number stays unused)
+      yield* sql`WITH fresh AS (
+          SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM sim_broadcasts WHERE transaction_hash = ${payout.transactionHash})
+        ),
+        block AS (
+          INSERT INTO sim_heads (chain, environment, head) SELECT ${rail.chain}, ${rail.environment}, 1 FROM fresh
+          ON CONFLICT (chain, environment) DO UPDATE SET head = sim_heads.head + 1
+          RETURNING head
+        ),
         rejections AS (
-          DELETE FROM sim_rejections WHERE target IN ('next', ${`payout:${p.payoutId}`})
-            AND NOT EXISTS (SELECT 1 FROM sim_broadcasts WHERE transaction_hash = ${payout.transactionHash})
+          DELETE FROM sim_rejections WHERE target IN ('next', ${`payout:${p.payoutId}`}) AND EXISTS (SELECT 1 FROM fresh)
           RETURNING target
         )
         INSERT INTO sim_broadcasts (transaction_hash, payout_id, attempt, chain, environment, token, destination,
