@@ -14,7 +14,7 @@ import {
   StoreError
 } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError, type Statement } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import {
   int,
   isConflict,
@@ -36,6 +36,7 @@ import {
   toRow
 } from "./internal/contractRows.ts"
 import * as FundingWatchRows from "./internal/fundingWatchRows.ts"
+import { fundingIndexSequence } from "./PgMigrations.ts"
 import { after, before } from "./internal/keyset.ts"
 import { type UnmatchedRow, unmatchedFromRow, unmatchedRow } from "./internal/unmatchedRows.ts"
 
@@ -213,10 +214,9 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       readonly chain: string
       readonly environment: string
     }) {
-      const rows = yield* sql<{ index: bigint }>`INSERT INTO funding_address_counters (chain, environment, next_index)
-        VALUES (${rail.chain}, ${rail.environment}, 1)
-        ON CONFLICT (chain, environment) DO UPDATE SET next_index = funding_address_counters.next_index + 1
-        RETURNING next_index - 1 AS index`
+      // one sequence per chain and environment (migration 5): no row lock, no write of its own
+      const sequence = fundingIndexSequence(rail.chain, rail.environment)
+      const rows = yield* sql<{ index: bigint }>`SELECT nextval(${sequence}::regclass) AS index`
       return int(rows[0]!.index)
     }, orStoreError("PgContractRepo.allocateFundingIndex"))
 

@@ -294,6 +294,29 @@ const conflictGuard: ReadonlyArray<string> = [
   END $$`
 ]
 
+/** The sequence that hands out one rail's funding-address indexes. */
+export const fundingIndexSequence = (chain: string, environment: string) => `funding_index_${chain}_${environment}`
+
+/**
+ * Funding-address indexes from one sequence per chain and environment instead of a counter row:
+ * every contract creation updated that one row and held its lock until its commit was on disk,
+ * so concurrent creations queued on it. Each sequence starts where its counter stopped; the
+ * counters are dropped, so a replica still on the old code fails instead of reusing an index.
+ */
+const fundingIndexSequences: ReadonlyArray<string> = [
+  ...["solana", "ethereum", "polygon"].flatMap((chain) =>
+    ["sandbox", "production"].flatMap((environment) => {
+      const name = fundingIndexSequence(chain, environment)
+      return [
+        `CREATE SEQUENCE ${name} AS bigint MINVALUE 0 START WITH 0`,
+        `SELECT setval('${name}', next_index, false) FROM funding_address_counters
+          WHERE chain = '${chain}' AND environment = '${environment}' AND next_index > 0`
+      ]
+    })
+  ),
+  `DROP TABLE funding_address_counters`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -304,7 +327,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
   "3_late_funds_watch": statements(lateFundsWatch),
-  "4_conflict_guard": statements(conflictGuard)
+  "4_conflict_guard": statements(conflictGuard),
+  "5_funding_index_sequences": statements(fundingIndexSequences)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -19,10 +19,13 @@ import {
   type Quote,
   QuoteRepo
 } from "@ratelock/core"
-import { PgClient } from "@effect/sql-pg"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
+import * as PgContractRepo from "../src/PgContractRepo.ts"
+import * as PgliteClient from "../src/PgliteClient.ts"
+import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
 import { suite } from "./StoreContract.ts"
 import { databaseUrl, freshDatabase } from "./support/postgres.ts"
@@ -796,4 +799,37 @@ describe.skipIf(databaseUrl === undefined)("PgStore on Postgres", () => {
 describe("PgStore on PGlite", () => {
   suite("store contract (PGlite)", onPglite())
   focused("pglite", onPglite)
+})
+
+describe("PgStore migrations", () => {
+  it.effect(
+    "an upgraded store hands out each rail's funding indexes from where its counter stopped",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // the schema as it was before migration 5, with indexes already handed out
+        const before = Object.fromEntries(
+          Object.entries(PgMigrations.migrations).filter(([key]) => Number.parseInt(key, 10) < 5)
+        )
+        yield* PgMigrator.make({})({ loader: PgMigrator.fromRecord(before), table: PgStore.migrationsTable })
+        yield* sql`INSERT INTO funding_address_counters (chain, environment, next_index)
+          VALUES ('polygon', 'sandbox', 42), ('solana', 'production', 7)`
+        yield* PgStore.migrate
+        const allocated = yield* Effect.gen(function* () {
+          const contracts = yield* ContractRepo.ContractRepo
+          return [
+            yield* contracts.allocateFundingIndex({ chain: "polygon", environment: "sandbox" }),
+            yield* contracts.allocateFundingIndex({ chain: "polygon", environment: "sandbox" }),
+            yield* contracts.allocateFundingIndex({ chain: "solana", environment: "production" }),
+            yield* contracts.allocateFundingIndex({ chain: "ethereum", environment: "sandbox" })
+          ]
+        }).pipe(Effect.provide(PgContractRepo.layer))
+        assert.deepStrictEqual(allocated, [42, 43, 7, 0])
+        // the counters are gone: code still using them fails rather than hand out an index twice
+        const counters = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
+          WHERE table_name = 'funding_address_counters'`
+        assert.strictEqual(counters[0]?.n, 0)
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
 })
