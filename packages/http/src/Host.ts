@@ -74,9 +74,7 @@ const workers = (settings: HostConfig.Settings) =>
         pollInterval: settings.workerPoll,
         concurrency: settings.workerConcurrency,
         owner: workerOwner()
-      }).pipe(
-        Layer.provide(WebhookClient.layer)
-      )
+      }).pipe(Layer.provide(WebhookClient.layer))
     : Layer.empty
 
 /**
