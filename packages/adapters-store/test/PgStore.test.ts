@@ -24,10 +24,13 @@ import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option,
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
+import * as PgPartnerRepo from "../src/PgPartnerRepo.ts"
+import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
 import { suite } from "./StoreContract.ts"
+import * as R from "./support/records.ts"
 import { databaseUrl, freshDatabase } from "./support/postgres.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -803,32 +806,53 @@ describe("PgStore on PGlite", () => {
 
 describe("PgStore migrations", () => {
   it.effect(
-    "an upgraded store hands out each rail's funding indexes from where its counter stopped",
+    "an upgraded store keeps its rows and rules, and hands out each rail's funding indexes from where its counter stopped",
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        // the schema as it was before migration 5, with indexes already handed out
+        // the schema as it was before migration 5, with rows in it and indexes already handed out
         const before = Object.fromEntries(
           Object.entries(PgMigrations.migrations).filter(([key]) => Number.parseInt(key, 10) < 5)
         )
         yield* PgMigrator.make({})({ loader: PgMigrator.fromRecord(before), table: PgStore.migrationsTable })
         yield* sql`INSERT INTO funding_address_counters (chain, environment, next_index)
           VALUES ('polygon', 'sandbox', 42), ('solana', 'production', 7)`
+        const repos = Layer.mergeAll(PgContractRepo.layer, PgQuoteRepo.layer, PgPartnerRepo.layer)
+        const scope = R.freshScope()
+        const quote = R.quote(scope)
+        const contract = R.contract(quote)
+        yield* Effect.gen(function* () {
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
+          yield* (yield* QuoteRepo.QuoteRepo).insert(quote)
+          yield* (yield* ContractRepo.ContractRepo).insert(contract)
+        }).pipe(Effect.provide(repos))
+
         yield* PgStore.migrate
         const allocated = yield* Effect.gen(function* () {
           const contracts = yield* ContractRepo.ContractRepo
+          // the contract written before the upgrade reads back and still moves
+          const stored = Option.getOrThrow(yield* contracts.findById(contract.id))
+          assert.deepStrictEqual(R.plain(stored), R.plain(contract))
+          const active = R.moved(stored, "funds_in_route", R.plus(R.base, Duration.minutes(1)))
+          yield* contracts.commit(R.change(stored, active))
+          assert.strictEqual(Option.getOrThrow(yield* contracts.findById(contract.id)).status, "funds_in_route")
           return [
             yield* contracts.allocateFundingIndex({ chain: "polygon", environment: "sandbox" }),
             yield* contracts.allocateFundingIndex({ chain: "polygon", environment: "sandbox" }),
             yield* contracts.allocateFundingIndex({ chain: "solana", environment: "production" }),
             yield* contracts.allocateFundingIndex({ chain: "ethereum", environment: "sandbox" })
           ]
-        }).pipe(Effect.provide(PgContractRepo.layer))
+        }).pipe(Effect.provide(repos))
         assert.deepStrictEqual(allocated, [42, 43, 7, 0])
         // the counters are gone: code still using them fails rather than hand out an index twice
         const counters = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
           WHERE table_name = 'funding_address_counters'`
         assert.strictEqual(counters[0]?.n, 0)
+        // the rules hold on the domains: a negative amount or an unknown status is refused
+        const refused = yield* Effect.flip(sql`UPDATE contracts SET funded_amount = -1 WHERE id = ${contract.id}`)
+        assert.strictEqual(refused.reason._tag, "ConstraintError")
+        const unknown = yield* Effect.flip(sql`UPDATE contracts SET status = 'lost' WHERE id = ${contract.id}`)
+        assert.strictEqual(unknown.reason._tag, "ConstraintError")
       }).pipe(Effect.provide(PgliteClient.layer())),
     60_000
   )
