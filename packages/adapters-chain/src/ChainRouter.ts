@@ -24,6 +24,7 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
   return ChainGateway.ChainGateway.of({
     fundingAddress: (rail, index) => route(rail, (g) => g.fundingAddress(rail, index)),
     observeFunding: (rail, address, cursor) => route(rail, (g) => g.observeFunding(rail, address, cursor)),
+    observeFundingBatch: (rail, targets) => route(rail, (g) => g.observeFundingBatch(rail, targets)),
     preparePayout: (order) => route(order.rail, (g) => g.preparePayout(order)),
     broadcastPayout: (rail, prepared) => route(rail, (g) => g.broadcastPayout(rail, prepared)),
     lookupPayout: (rail, prepared) => route(rail, (g) => g.lookupPayout(rail, prepared))

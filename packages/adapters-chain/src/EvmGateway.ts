@@ -161,6 +161,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     observeFunding: Effect.fn("EvmGateway.observeFunding")(
       (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
     ),
+    observeFundingBatch: Effect.fn("EvmGateway.observeFundingBatch")(
+      (rail: ChainGateway.Rail, targets: ReadonlyArray<ChainGateway.FundingTarget>) =>
+        Funding.observeMany(node, rail, targets)
+    ),
     preparePayout: Effect.fn("EvmGateway.preparePayout")(payouts.prepare),
     broadcastPayout: Effect.fn("EvmGateway.broadcastPayout")(payouts.broadcast),
     lookupPayout: Effect.fn("EvmGateway.lookupPayout")(payouts.lookup)

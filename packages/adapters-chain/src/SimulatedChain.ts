@@ -159,6 +159,8 @@ const make = <R>(options: Options<R>) =>
     return SimulatedChain.of({
       fundingAddress,
       observeFunding,
+      // in memory, one at a time keeps the order reproducible and costs nothing
+      observeFundingBatch: ChainGateway.observeEach(observeFunding, 1),
       preparePayout,
       broadcastPayout,
       lookupPayout,

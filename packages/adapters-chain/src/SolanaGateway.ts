@@ -133,11 +133,14 @@ const make = Effect.fnUntraced(function* (options: Options) {
     return Hd.address(account, index)
   })
 
+  const observeFunding = Effect.fn("SolanaGateway.observeFunding")(
+    (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
+  )
   return ChainGateway.ChainGateway.of({
     fundingAddress,
-    observeFunding: Effect.fn("SolanaGateway.observeFunding")(
-      (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
-    ),
+    observeFunding,
+    // Solana's RPC lists signatures one account at a time
+    observeFundingBatch: ChainGateway.observeEach(observeFunding, 4),
     preparePayout: Effect.fn("SolanaGateway.preparePayout")(payouts.prepare),
     broadcastPayout: Effect.fn("SolanaGateway.broadcastPayout")(payouts.broadcast),
     lookupPayout: Effect.fn("SolanaGateway.lookupPayout")(payouts.lookup)

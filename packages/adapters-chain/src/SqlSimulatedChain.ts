@@ -76,19 +76,31 @@ export const make = <R>(options: Options<R>) =>
       return transfer
     })
 
-    const observeFunding = Effect.fn("SqlSimulatedChain.observeFunding")(function* (
+    /** One query for all the addresses, from the lowest cursor; each keeps what is past its own. */
+    const observeFundingBatch = Effect.fn("SqlSimulatedChain.observeFundingBatch")(function* (
       rail: ChainGateway.Rail,
-      address: string,
-      cursor: string | null
+      targets: ReadonlyArray<ChainGateway.FundingTarget>
     ) {
-      const after = yield* parseCursor(rail, cursor)
-      const rows = yield* sql<Rows.TransferRow>`
+      if (targets.length === 0) return []
+      const afters = yield* Effect.forEach(targets, (t) => parseCursor(rail, t.cursor))
+      const keys = targets.map((t) => Rows.addressKey(rail, t.address))
+      const rows = yield* sql<Rows.TransferRow & { readonly address_key: string }>`
         SELECT * FROM sim_transfers
         WHERE chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}
-          AND address_key = ${Rows.addressKey(rail, address)} AND block_number > ${after}
+          AND address_key = ANY(${keys}::text[]) AND block_number > ${Math.min(...afters)}
         ORDER BY block_number`.pipe(Rows.orUnavailable(rail.chain, "observeFunding"))
-      return Ledger.observed(rows.map(Rows.toTransfer), after, yield* DateTime.now)
+      const now = yield* DateTime.now
+      return targets.map((_, i) =>
+        Ledger.observed(
+          rows.filter((r) => r.address_key === keys[i] && Number(r.block_number) > afters[i]!).map(Rows.toTransfer),
+          afters[i]!,
+          now
+        )
+      )
     })
+
+    const observeFunding = (rail: ChainGateway.Rail, address: string, cursor: string | null) =>
+      Effect.map(observeFundingBatch(rail, [{ address, cursor }]), (observations) => observations[0]!)
 
     /** Of the contracts armed by `failNextPayoutOf`, the one whose payout this is: the payout is armed now. */
     const resolveArmed = Effect.fnUntraced(function* (payoutId: string, armed: ReadonlyArray<string>) {
@@ -188,6 +200,7 @@ export const make = <R>(options: Options<R>) =>
     return SimulatedChain.of({
       fundingAddress,
       observeFunding,
+      observeFundingBatch,
       preparePayout,
       broadcastPayout,
       lookupPayout,

@@ -101,6 +101,34 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
       })
     )
 
+    it.effect("a batch observes each address from its own cursor, per token and network", () =>
+      Effect.gen(function* () {
+        const sim = yield* SimulatedChain
+        const eth = rail("ethereum")
+        const [a, b, idle] = yield* Effect.forEach([0, 1, 2], () => sim.fundingAddress(eth, freshIndex()))
+        const start = yield* sim.observeFunding(eth, a!, null)
+        const ta = yield* sim.fund(eth, a!, amount("1"))
+        const tb1 = yield* sim.fund(eth, b!, amount("2"))
+        yield* sim.fund({ ...eth, token: "USDT" }, b!, amount("9"))
+        yield* sim.fund(rail("ethereum", "production"), a!, amount("9"))
+        const tb2 = yield* sim.fund(eth, b!, amount("3"))
+
+        const batch = yield* sim.observeFundingBatch(eth, [
+          { address: a!, cursor: start.cursor },
+          // `b` from just past its first transfer
+          { address: b!, cursor: String(tb1.blockNumber) },
+          { address: idle!, cursor: null }
+        ])
+        assert.deepStrictEqual(
+          batch.map((o) => o.transfers.map((t) => t.transactionHash)),
+          [[ta.transactionHash], [tb2.transactionHash], []]
+        )
+        assert.deepStrictEqual(batch[0], yield* sim.observeFunding(eth, a!, start.cursor))
+        assert.deepStrictEqual(batch[1], yield* sim.observeFunding(eth, b!, String(tb1.blockNumber)))
+        assert.deepStrictEqual(yield* sim.observeFundingBatch(eth, []), [])
+      })
+    )
+
     it.effect("solana transfers carry a base58 64-byte signature", () =>
       Effect.gen(function* () {
         const sim = yield* SimulatedChain

@@ -2,8 +2,8 @@
  * Port to the chains: funding addresses, confirmed funding, and two-step payouts
  * (prepare and persist, then broadcast; safe to repeat) with lookup by the persisted identity.
  */
-import { Context, Schema } from "effect"
-import type { DateTime, Effect } from "effect"
+import { Context, Effect, Schema } from "effect"
+import type { DateTime } from "effect"
 import type { Decimal } from "./Money.ts"
 import type { Environment } from "./Partner.ts"
 import type { Chain, FundsCurrency } from "./Rail.ts"
@@ -73,6 +73,12 @@ export type PayoutLookup =
   /** Never seen by the chain (dropped, or expired blockhash): safe to prepare again. */
   | { readonly _tag: "Unknown" }
 
+/** One address to observe, from where its last observation left off. */
+export interface FundingTarget {
+  readonly address: string
+  readonly cursor: string | null
+}
+
 export interface ChainGatewayShape {
   readonly fundingAddress: (rail: Rail, index: number) => Effect.Effect<string, ChainError>
   readonly observeFunding: (
@@ -80,9 +86,27 @@ export interface ChainGatewayShape {
     address: string,
     cursor: string | null
   ) => Effect.Effect<FundingObservation, ChainError>
+  /**
+   * `observeFunding` for several addresses of one rail, in their order: one query or RPC call
+   * where the chain allows it, so a funding pass over many contracts costs the chain a few calls,
+   * not one per contract and pass. Each observation is what `observeFunding` would answer.
+   */
+  readonly observeFundingBatch: (
+    rail: Rail,
+    targets: ReadonlyArray<FundingTarget>
+  ) => Effect.Effect<ReadonlyArray<FundingObservation>, ChainError>
   readonly preparePayout: (order: PayoutOrder) => Effect.Effect<PreparedPayout, ChainError>
   readonly broadcastPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<void, ChainError>
   readonly lookupPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutLookup, ChainError>
 }
 
 export class ChainGateway extends Context.Service<ChainGateway, ChainGatewayShape>()("@ratelock/core/ChainGateway") {}
+
+/**
+ * `observeFundingBatch` for a chain that can only observe one address per call: `concurrency`
+ * calls at a time.
+ */
+export const observeEach =
+  (observe: ChainGatewayShape["observeFunding"], concurrency: number): ChainGatewayShape["observeFundingBatch"] =>
+  (rail, targets) =>
+    Effect.forEach(targets, (t) => observe(rail, t.address, t.cursor), { concurrency })

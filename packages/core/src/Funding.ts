@@ -5,7 +5,7 @@
  * as unmatched for an operator's refund, never dropped.
  */
 import { DateTime, Duration, Effect, Option } from "effect"
-import { ChainGateway, type ConfirmedTransfer, type StrayTransfer } from "./ChainGateway.ts"
+import { ChainGateway, type ConfirmedTransfer, type FundingObservation, type StrayTransfer } from "./ChainGateway.ts"
 import type { ContractRecord } from "./Contract.ts"
 import { ContractRepo, type FundingWatch, fundingWatch, type UnmatchedTransfer } from "./ContractRepo.ts"
 import type { Position } from "./Cursor.ts"
@@ -129,10 +129,10 @@ const countTransfer = Effect.fnUntraced(function* (
   )
 })
 
-/** Observes one watched funding address from its cursor; true when the contract became active. */
-const observeWatch = Effect.fnUntraced(function* (watch: FundingWatch) {
-  const rail = { chain: watch.chain, environment: watch.environment, token: watch.token }
-  const observation = yield* (yield* ChainGateway).observeFunding(rail, watch.address, watch.cursor)
+const railOf = (watch: FundingWatch) => ({ chain: watch.chain, environment: watch.environment, token: watch.token })
+
+/** Takes in what the chain reported at a watched address; true when the contract became active. */
+const takeObservation = Effect.fnUntraced(function* (watch: FundingWatch, observation: FundingObservation) {
   const observedAt = yield* DateTime.now
   for (const stray of observation.stray ?? []) yield* strayTransfer(watch, stray, observedAt)
   // most passes see nothing new: a write only when the chain moved the cursor
@@ -153,27 +153,47 @@ const observeWatch = Effect.fnUntraced(function* (watch: FundingWatch) {
 /** Observes one contract's funding address from its stored cursor; true when it became active. */
 export const observe = Effect.fn("Funding.observe")(function* (contract: ContractRecord) {
   const cursor = yield* (yield* ContractRepo).fundingCursor(contract.id)
-  return yield* observeWatch(fundingWatch(contract, Option.getOrNull(cursor)))
+  const watch = fundingWatch(contract, Option.getOrNull(cursor))
+  const observation = yield* (yield* ChainGateway).observeFunding(railOf(watch), watch.address, watch.cursor)
+  return yield* takeObservation(watch, observation)
 })
+
+/** A page's watches by rail: each rail's are observed in one batch. */
+const byRail = (page: ReadonlyArray<FundingWatch>) => {
+  const groups = new Map<string, Array<FundingWatch>>()
+  for (const watch of page) {
+    const key = `${watch.chain}|${watch.environment}|${watch.token}`
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [watch])
+    else group.push(watch)
+  }
+  return [...groups.values()]
+}
 
 /** Observes every watch `list` pages through; how many contracts became active. */
 const observePages = Effect.fnUntraced(function* (
   list: (limit: number, after?: Position) => Effect.Effect<ReadonlyArray<FundingWatch>, StoreError>
 ) {
   const { concurrency } = yield* Lease.Worker
+  const gateway = yield* ChainGateway
   let activated = 0
-  yield* forEachPage(
-    list,
-    (watch) => ({ createdAt: DateTime.formatIso(watch.createdAt), id: watch.contractId }),
-    (page) =>
-      Effect.forEach(
-        page,
-        (watch) =>
-          Effect.map(observeWatch(watch), (became) => {
+  const observeRail = (watches: ReadonlyArray<FundingWatch>) =>
+    Effect.gen(function* () {
+      const observations = yield* gateway.observeFundingBatch(railOf(watches[0]!), watches)
+      yield* Effect.forEach(
+        watches,
+        (watch, i) =>
+          Effect.map(takeObservation(watch, observations[i]!), (became) => {
             if (became) activated++
           }),
         { concurrency, discard: true }
       )
+    })
+  yield* forEachPage(
+    list,
+    (watch) => ({ createdAt: DateTime.formatIso(watch.createdAt), id: watch.contractId }),
+    // one chain call per rail for the page's watches, not one per watch
+    (page) => Effect.forEach(byRail(page), observeRail, { concurrency, discard: true })
   )
   return activated
 })

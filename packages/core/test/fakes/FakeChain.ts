@@ -48,6 +48,8 @@ export class FakeChain {
           cursor: `${all.length}:${strays.length}`
         }
       }),
+    observeFundingBatch: (rail, targets) =>
+      Effect.forEach(targets, (t) => this.gateway.observeFunding(rail, t.address, t.cursor)),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
         const outcome = this.outcomes.shift() ?? "confirm"
