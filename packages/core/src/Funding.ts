@@ -179,11 +179,21 @@ const observePages = Effect.fnUntraced(function* (
   let activated = 0
   const observeRail = (watches: ReadonlyArray<FundingWatch>) =>
     Effect.gen(function* () {
-      const observations = yield* gateway.observeFundingBatch(railOf(watches[0]!), watches)
+      const rail = railOf(watches[0]!)
+      const observations = yield* gateway.observeFundingBatch(rail, watches).pipe(
+        // a chain that cannot be observed now holds back only its own contracts, until a later pass
+        Effect.tapError((error) =>
+          Effect.logWarning("funding: the chain could not be observed; its contracts wait for the next pass").pipe(
+            Effect.annotateLogs({ ...rail, contracts: watches.length, reason: error.reason, message: error.message })
+          )
+        ),
+        Effect.option
+      )
+      if (Option.isNone(observations)) return
       yield* Effect.forEach(
         watches,
         (watch, i) =>
-          Effect.map(takeObservation(watch, observations[i]!), (became) => {
+          Effect.map(takeObservation(watch, observations.value[i]!), (became) => {
             if (became) activated++
           }),
         { concurrency, discard: true }

@@ -318,6 +318,27 @@ describe("lifecycle programs", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a chain that cannot be observed holds back only its own contracts' funding", () => {
+    const { store, chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const onPolygon = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
+      const onSolana = yield* Contracts.create(alice, {
+        quote_id: (yield* Quotes.create(alice, request({ chain: "solana", customer_reference_id: "cust-2" }))).id
+      })
+      chain.fund(onPolygon.funding_wallet_address, onPolygon.total_amount, at(minutes(1)))
+      chain.fund(onSolana.funding_wallet_address, onSolana.total_amount, at(minutes(1)))
+      chain.unreachable.add("solana")
+      assert.strictEqual(yield* Funding.confirmFunding(), 1)
+      assert.strictEqual(store.contracts.get(onPolygon.id)?.status, "active")
+      assert.strictEqual(store.contracts.get(onSolana.id)?.status, "quote_created")
+      // back up: the next pass sees it
+      chain.unreachable.clear()
+      assert.strictEqual(yield* Funding.confirmFunding(), 1)
+      assert.strictEqual(store.contracts.get(onSolana.id)?.status, "active")
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a transfer after the total is covered is recorded for refund with its exact amount, once", () => {
     const { store, chain, layer } = harness()
     return Effect.gen(function* () {

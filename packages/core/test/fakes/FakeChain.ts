@@ -16,6 +16,8 @@ export class FakeChain {
   /** What the chain does with the next payouts (consumed in order; "confirm" once empty). */
   readonly outcomes: Array<PayoutOutcome> = []
   private readonly fate = new Map<string, PayoutOutcome>()
+  /** Chains whose funding cannot be observed (their RPC is down). */
+  readonly unreachable = new Set<string>()
   private block = 100
 
   /** A confirmed transfer of `amount` to `address`. */
@@ -49,7 +51,11 @@ export class FakeChain {
         }
       }),
     observeFundingBatch: (rail, targets) =>
-      Effect.forEach(targets, (t) => this.gateway.observeFunding(rail, t.address, t.cursor)),
+      this.unreachable.has(rail.chain)
+        ? Effect.fail(
+            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
+          )
+        : Effect.forEach(targets, (t) => this.gateway.observeFunding(rail, t.address, t.cursor)),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
         const outcome = this.outcomes.shift() ?? "confirm"
