@@ -250,6 +250,26 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
     })
   )
 
+  it.effect("a landed payout broadcast again after its blockhash expired is the harmless repeat it is", () =>
+    Effect.gen(function* () {
+      const gateway = yield* ChainGateway.ChainGateway
+      const chain = yield* SolanaChain
+      const destination = freshDestination()
+      const prepared = yield* gateway.preparePayout(orderOf(destination, "2"))
+      yield* gateway.broadcastPayout(rail, prepared)
+      assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+      // the node now answers "Blockhash not found" to it, as a cluster does to any old transaction
+      chain.rpc.expireBlockhash()
+      yield* gateway.broadcastPayout(rail, prepared)
+      chain.rpc.advance(1)
+      assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 2_000_000n)
+      assert.strictEqual(
+        chain.rpc.paidBy(chain.hot.publicKey).filter((t) => t.signature === prepared.transactionHash).length,
+        1
+      )
+    })
+  )
+
   it.effect("a remembered payout whose blockhash expired is signed anew", () =>
     Effect.gen(function* () {
       const gateway = yield* ChainGateway.ChainGateway

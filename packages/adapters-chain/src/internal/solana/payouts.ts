@@ -195,10 +195,24 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined) =>
       ).pipe(
         Effect.catch((error) => {
           const failure = sendFailure(error)
-          return failure === "already_processed" ? Effect.void : Effect.fail(failure)
+          if (failure === "already_processed") return Effect.void
+          // a repeat after the blockhash expired: the node no longer checks it against what landed,
+          // so the signature says whether this is the harmless repeat of a landed transaction
+          return failure.reason === "blockhash_expired"
+            ? Effect.flatMap(landed(prepared.transactionHash), (found) => (found ? Effect.void : Effect.fail(failure)))
+            : Effect.fail(failure)
         })
       )
     })
+
+    /** Whether the transaction is on chain (at any commitment, failed or not). */
+    const landed = (signature: string) =>
+      Effect.map(
+        Errors.call("reading the payout's status", () =>
+          connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
+        ),
+        (statuses) => (statuses.value[0] ?? null) !== null
+      )
 
     const lookup = Effect.fnUntraced(function* (
       rail: ChainGateway.Rail,
