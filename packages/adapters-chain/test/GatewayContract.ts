@@ -110,6 +110,55 @@ export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway
     )
 
     it.effect(
+      "a batch observation answers for each address what its own observation answers, each from its cursor",
+      () =>
+        Effect.gen(function* () {
+          const gateway = yield* ChainGateway.ChainGateway
+          const chain = yield* TestChain
+          const [a, b, idle] = yield* Effect.forEach([0, 1, 2], () => gateway.fundingAddress(chain.rail, freshIndex()))
+          const starts = yield* gateway.observeFundingBatch(chain.rail, [
+            { address: a!, cursor: null },
+            { address: b!, cursor: null },
+            { address: idle!, cursor: null }
+          ])
+          assert.strictEqual(starts.length, 3)
+          for (const start of starts) assert.deepStrictEqual(start.transfers, [])
+          yield* chain.fund(a!, amount("5"))
+          yield* chain.fund(b!, amount("6"))
+          yield* chain.advance(Math.max(chain.depth - 1, 0))
+          // `b` already observed past its first transfer: only what came after it is reported
+          const bSeen = yield* gateway.observeFunding(chain.rail, b!, starts[1]!.cursor)
+          assert.strictEqual(bSeen.transfers.length, 1)
+          yield* chain.fund(b!, amount("7"))
+          yield* chain.advance(Math.max(chain.depth - 1, 0))
+
+          const targets = [
+            { address: a!, cursor: starts[0]!.cursor },
+            { address: b!, cursor: bSeen.cursor },
+            { address: idle!, cursor: starts[2]!.cursor }
+          ]
+          const batch = yield* gateway.observeFundingBatch(chain.rail, targets)
+          const own = yield* Effect.forEach(targets, (t) => gateway.observeFunding(chain.rail, t.address, t.cursor))
+          assert.deepStrictEqual(
+            batch.map((o) => o.transfers.map((t) => `${key(t)} ${Money.format(t.amount)}`)),
+            own.map((o) => o.transfers.map((t) => `${key(t)} ${Money.format(t.amount)}`))
+          )
+          assert.deepStrictEqual(
+            batch.map((o) => o.transfers.map((t) => Money.format(t.amount))),
+            [["5"], ["7"], []]
+          )
+          // and from the batch's cursors nothing is reported again
+          const next = yield* gateway.observeFundingBatch(
+            chain.rail,
+            targets.map((t, i) => ({ address: t.address, cursor: batch[i]!.cursor }))
+          )
+          for (const o of next) assert.deepStrictEqual(o.transfers, [])
+          assert.deepStrictEqual(yield* gateway.observeFundingBatch(chain.rail, []), [])
+        }),
+      timeout
+    )
+
+    it.effect(
       "a payout prepared twice is one transaction; broadcast twice, it pays once",
       () =>
         Effect.gen(function* () {
@@ -169,57 +218,6 @@ export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway
           assert.strictEqual(yield* reason({ ...base, destination: "not-an-address" }), "invalid_address")
           assert.strictEqual(yield* reason({ ...base, amount: amount("0") }), "invalid_amount")
           assert.strictEqual(yield* reason({ ...base, amount: amount("-1") }), "invalid_amount")
-        }),
-      timeout
-    )
-
-    // last: placed before the payout tests, its 62 slots of advances made litesvm refuse the next
-    // payout's fresh blockhash ("Blockhash not found"; see the session note of issue 5)
-    it.effect(
-      "a batch observation answers for each address what its own observation answers, each from its cursor",
-      () =>
-        Effect.gen(function* () {
-          const gateway = yield* ChainGateway.ChainGateway
-          const chain = yield* TestChain
-          const [a, b, idle] = yield* Effect.forEach([0, 1, 2], () => gateway.fundingAddress(chain.rail, freshIndex()))
-          const starts = yield* gateway.observeFundingBatch(chain.rail, [
-            { address: a!, cursor: null },
-            { address: b!, cursor: null },
-            { address: idle!, cursor: null }
-          ])
-          assert.strictEqual(starts.length, 3)
-          for (const start of starts) assert.deepStrictEqual(start.transfers, [])
-          yield* chain.fund(a!, amount("5"))
-          yield* chain.fund(b!, amount("6"))
-          yield* chain.advance(Math.max(chain.depth - 1, 0))
-          // `b` already observed past its first transfer: only what came after it is reported
-          const bSeen = yield* gateway.observeFunding(chain.rail, b!, starts[1]!.cursor)
-          assert.strictEqual(bSeen.transfers.length, 1)
-          yield* chain.fund(b!, amount("7"))
-          yield* chain.advance(Math.max(chain.depth - 1, 0))
-
-          const targets = [
-            { address: a!, cursor: starts[0]!.cursor },
-            { address: b!, cursor: bSeen.cursor },
-            { address: idle!, cursor: starts[2]!.cursor }
-          ]
-          const batch = yield* gateway.observeFundingBatch(chain.rail, targets)
-          const own = yield* Effect.forEach(targets, (t) => gateway.observeFunding(chain.rail, t.address, t.cursor))
-          assert.deepStrictEqual(
-            batch.map((o) => o.transfers.map((t) => `${key(t)} ${Money.format(t.amount)}`)),
-            own.map((o) => o.transfers.map((t) => `${key(t)} ${Money.format(t.amount)}`))
-          )
-          assert.deepStrictEqual(
-            batch.map((o) => o.transfers.map((t) => Money.format(t.amount))),
-            [["5"], ["7"], []]
-          )
-          // and from the batch's cursors nothing is reported again
-          const next = yield* gateway.observeFundingBatch(
-            chain.rail,
-            targets.map((t, i) => ({ address: t.address, cursor: batch[i]!.cursor }))
-          )
-          for (const o of next) assert.deepStrictEqual(o.transfers, [])
-          assert.deepStrictEqual(yield* gateway.observeFundingBatch(chain.rail, []), [])
         }),
       timeout
     )
