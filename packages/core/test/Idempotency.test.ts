@@ -47,9 +47,14 @@ describe("Idempotency.run", () => {
     const { layer } = setup()
     return Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
-      const slow = Deferred.await(gate).pipe(Effect.as({ status: 201, body: "{}" }))
+      const started = yield* Deferred.make<void>()
+      const slow = Deferred.succeed(started, undefined).pipe(
+        Effect.andThen(Deferred.await(gate)),
+        Effect.as({ status: 201, body: "{}" })
+      )
       const first = yield* Effect.forkChild(Idempotency.run(scope, "key-00003", quote, slow))
-      yield* Effect.yieldNow
+      // the first request holds the key once its handler runs (the fingerprint's digest is async)
+      yield* Deferred.await(started)
       const second = yield* Effect.flip(Idempotency.run(scope, "key-00003", quote, slow))
       assert.strictEqual(second._tag, "IdempotencyKeyInUse")
       yield* Deferred.succeed(gate, undefined)
