@@ -72,20 +72,11 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       return rows.map(outgoingFromRow)
     }, orStoreError("PgEventRepo.claimOutgoing"))
 
-    const updateOutgoing = Effect.fn("PgEventRepo.updateOutgoing")(function* (event: EventRepo.OutgoingEvent) {
-      yield* sql`UPDATE webhook_events
-        SET status = ${event.status}, attempts = ${event.attempts}, last_error = ${event.lastError},
-          next_attempt_at = ${timestamp(event.nextAttemptAt)}, processed_at = ${timestampOrNull(event.deliveredAt)},
-          last_body = ${event.lastBody}, payload = ${json(event.payload)},
-          lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${event.id} AND direction = 'outgoing'`
-    }, orStoreError("PgEventRepo.updateOutgoing"))
-
-    const recordAttempts = Effect.fn("PgEventRepo.recordAttempts")(function* (
+    const updateOutgoing = Effect.fn("PgEventRepo.updateOutgoing")(function* (
       events: ReadonlyArray<EventRepo.OutgoingEvent>
     ) {
       if (events.length === 0) return
-      // one statement for the pass: the outcomes travel as one JSON array of rows; the id list lets
+      // one statement for all: the states travel as one JSON array of rows; the id list lets
       // the planner look each row up by key (it cannot see into the JSON, and would hash-join a scan)
       const outcomes = events.map((e) => ({
         id: e.id,
@@ -103,7 +94,7 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
         FROM jsonb_to_recordset(${json(outcomes)}::jsonb) AS v(id uuid, status text, attempts int,
           last_error text, next_attempt_at timestamptz, processed_at timestamptz, last_body text)
         WHERE w.id = v.id AND w.id = ANY(${events.map((e) => e.id)}::uuid[]) AND w.direction = 'outgoing'`
-    }, orStoreError("PgEventRepo.recordAttempts"))
+    }, orStoreError("PgEventRepo.updateOutgoing"))
 
     const listPayoutEvents = Effect.fn("PgEventRepo.listPayoutEvents")(function* (
       scope: Partner.PartnerScope,
@@ -135,7 +126,6 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       list,
       claimOutgoing,
       updateOutgoing,
-      recordAttempts,
       listPayoutEvents,
       findOutgoing
     })

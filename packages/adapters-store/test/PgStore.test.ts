@@ -703,17 +703,19 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           [a1!.id, b1!.id]
         )
         // a1 fails and retries later: a2 stays behind it, b is unaffected
-        yield* events.updateOutgoing({
-          ...a1!,
-          status: "retrying",
-          attempts: 1,
-          lastError: "503",
-          nextAttemptAt: shift(now, minute)
-        })
-        yield* events.updateOutgoing({ ...b1!, status: "delivered", attempts: 1, deliveredAt: now, lastBody: "{}" })
+        yield* events.updateOutgoing([
+          {
+            ...a1!,
+            status: "retrying",
+            attempts: 1,
+            lastError: "503",
+            nextAttemptAt: shift(now, minute)
+          }
+        ])
+        yield* events.updateOutgoing([{ ...b1!, status: "delivered", attempts: 1, deliveredAt: now, lastBody: "{}" }])
         assert.deepStrictEqual(yield* events.claimOutgoing(claim(now)), [])
         assert.deepStrictEqual(ids(yield* events.claimOutgoing(claim(shift(now, minute)))), [a1!.id])
-        yield* events.updateOutgoing({ ...a1!, status: "delivered", attempts: 2, deliveredAt: shift(now, minute) })
+        yield* events.updateOutgoing([{ ...a1!, status: "delivered", attempts: 2, deliveredAt: shift(now, minute) }])
         assert.deepStrictEqual(ids(yield* events.claimOutgoing(claim(shift(now, minute)))), [a2!.id])
         const stored1 = Option.getOrThrow(yield* events.findOutgoing(b1!, b1!.id))
         assert.deepStrictEqual(

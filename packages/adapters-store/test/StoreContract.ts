@@ -1137,12 +1137,14 @@ const outboxTests = (it: It) =>
           const [, event] = yield* emit(c, R.plusMillis(R.plus(t, Duration.minutes(1)), i))
           // half of them failed an attempt and are due again
           if (i % 2 === 1) {
-            yield* events.updateOutgoing({
-              ...event,
-              status: "retrying",
-              attempts: 1,
-              nextAttemptAt: R.plus(t, Duration.minutes(30))
-            })
+            yield* events.updateOutgoing([
+              {
+                ...event,
+                status: "retrying",
+                attempts: 1,
+                nextAttemptAt: R.plus(t, Duration.minutes(30))
+              }
+            ])
           }
           due.push(event.id)
         }
@@ -1154,7 +1156,7 @@ const outboxTests = (it: It) =>
         ] as const) {
           const c = yield* seedContract(scope, { createdAt: t })
           const [, event] = yield* emit(c, R.plus(t, Duration.minutes(1)))
-          yield* events.updateOutgoing({ ...event, ...outcome })
+          yield* events.updateOutgoing([{ ...event, ...outcome }])
           notDue.push(event.id)
         }
         const claimed = yield* claimConcurrently(events.claimOutgoing, now)
@@ -1180,13 +1182,13 @@ const outboxTests = (it: It) =>
           lastBody: '{"event_type":"funds_received"}',
           nextAttemptAt: now
         }
-        yield* events.updateOutgoing(retry)
+        yield* events.updateOutgoing([retry])
         assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, event.id))), R.plain(retry))
         assert.include(idsOf(yield* events.claimOutgoing(claimAt(now, "third"))), event.id)
       })
     )
 
-    it.effect("recordAttempts saves a pass's outcomes in one write, keeps each payload and releases the leases", () =>
+    it.effect("updateOutgoing saves many events in one write, keeps each payload and releases the leases", () =>
       Effect.gen(function* () {
         const events = yield* EventRepo.EventRepo
         const scope = yield* newScope()
@@ -1214,7 +1216,7 @@ const outboxTests = (it: It) =>
           nextAttemptAt: now
         }
         // a payload changed in memory is not what a delivery records
-        yield* events.recordAttempts([delivered, { ...retrying, payload: { changed: true } }])
+        yield* events.updateOutgoing([delivered, { ...retrying, payload: { changed: true } }])
         assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, a.id))), R.plain(delivered))
         assert.deepStrictEqual(R.plain(Option.getOrNull(yield* events.findOutgoing(scope, b.id))), R.plain(retrying))
         // the retrying one is due again at once (its lease released); the delivered one never
@@ -1223,12 +1225,12 @@ const outboxTests = (it: It) =>
         assert.notInclude(again, a.id)
         // a pass where everything was delivered: no event has an error
         const allDelivered = { ...c, status: "delivered" as const, attempts: 1, deliveredAt: now, lastBody: "{}" }
-        yield* events.recordAttempts([allDelivered])
+        yield* events.updateOutgoing([allDelivered])
         assert.deepStrictEqual(
           R.plain(Option.getOrNull(yield* events.findOutgoing(scope, c.id))),
           R.plain(allDelivered)
         )
-        yield* events.recordAttempts([])
+        yield* events.updateOutgoing([])
       })
     )
 
@@ -1256,17 +1258,19 @@ const outboxTests = (it: It) =>
         assert.deepStrictEqual(yield* claim("b"), [])
 
         // x1 retries later: x2 still waits; y1 failed for good: y2 goes; z1 delivered: z2 goes
-        yield* events.updateOutgoing({
-          ...x1,
-          status: "retrying",
-          attempts: 1,
-          nextAttemptAt: R.plus(now, Duration.hours(1))
-        })
-        yield* events.updateOutgoing({ ...y1, status: "failed", attempts: 7 })
-        yield* events.updateOutgoing({ ...z1, status: "delivered", attempts: 1, deliveredAt: now })
+        yield* events.updateOutgoing([
+          {
+            ...x1,
+            status: "retrying",
+            attempts: 1,
+            nextAttemptAt: R.plus(now, Duration.hours(1))
+          }
+        ])
+        yield* events.updateOutgoing([{ ...y1, status: "failed", attempts: 7 }])
+        yield* events.updateOutgoing([{ ...z1, status: "delivered", attempts: 1, deliveredAt: now }])
         assert.deepStrictEqual(yield* claim("c"), sorted([y2.id, z2.id]))
 
-        yield* events.updateOutgoing({ ...x1, status: "delivered", attempts: 2, deliveredAt: now })
+        yield* events.updateOutgoing([{ ...x1, status: "delivered", attempts: 2, deliveredAt: now }])
         assert.deepStrictEqual(yield* claim("d"), [x2.id])
       })
     )

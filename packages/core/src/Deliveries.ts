@@ -116,6 +116,6 @@ export const deliverDue = Effect.fn("Deliveries.deliverDue")(function* () {
     (event) => attemptOne(event, endpoints.get(`${event.partnerId}|${event.environment}`)),
     { concurrency }
   )
-  yield* repo.recordAttempts(done)
+  yield* repo.updateOutgoing(done)
   return done.length
 })

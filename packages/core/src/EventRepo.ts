@@ -87,14 +87,12 @@ export interface EventRepoShape {
    * failing event holds back its own contract only.
    */
   readonly claimOutgoing: (claim: Claim) => Effect.Effect<ReadonlyArray<OutgoingEvent>, StoreError>
-  /** Saves an attempt's outcome and releases the lease. */
-  readonly updateOutgoing: (event: OutgoingEvent) => Effect.Effect<void, StoreError>
   /**
-   * Saves the outcomes of a delivery pass's attempts in one write and releases their leases: each
-   * event's status, attempts, last error and body, next attempt and delivery time (the payload a
-   * delivery never changes is left as stored).
+   * Saves the delivery state of outgoing events in one write and releases their leases: each
+   * event's status, attempts, last error and body, next attempt and delivery time (a delivery pass's
+   * outcomes, or a redelivery queued). The payload, which neither changes, is left as stored.
    */
-  readonly recordAttempts: (events: ReadonlyArray<OutgoingEvent>) => Effect.Effect<void, StoreError>
+  readonly updateOutgoing: (events: ReadonlyArray<OutgoingEvent>) => Effect.Effect<void, StoreError>
   /**
    * The payout feed (`GET /api/v1/fx/payout-events`): outgoing `payout_settled` and `payout_failed`
    * events, oldest first by `(created_at, id)`, from `since` on.

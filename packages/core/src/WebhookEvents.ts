@@ -91,6 +91,6 @@ export const redeliver = Effect.fn("WebhookEvents.redeliver")(function* (scope: 
   const found = yield* events.findOutgoing(scope, id)
   if (Option.isNone(found)) return yield* new WebhookEventNotFound({ message: `webhook event ${id} not found` })
   const queued: OutgoingEvent = { ...found.value, status: "pending", nextAttemptAt: yield* DateTime.now }
-  yield* events.updateOutgoing(queued)
+  yield* events.updateOutgoing([queued])
   return toRecord({ _tag: "outgoing", event: queued })
 })

@@ -254,8 +254,7 @@ export class MemoryStore {
           .filter((e) => e.nextAttemptAt.epochMilliseconds <= now.epochMilliseconds)
           .slice(0, limit)
       }),
-    updateOutgoing: (event) => Effect.sync(() => void this.outgoing.set(event.id, event)),
-    recordAttempts: (events) =>
+    updateOutgoing: (events) =>
       Effect.sync(() => {
         for (const event of events) this.outgoing.set(event.id, event)
       }),

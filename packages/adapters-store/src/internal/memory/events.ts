@@ -6,7 +6,7 @@ import { Effect, Exit, HashMap, Option } from "effect"
 import { EventRepo, StoreError } from "@ratelock/core"
 import type { Lease, Partner } from "@ratelock/core"
 import { newestFirst, oldestFirst, self } from "./keyset.ts"
-import { claimStep, recordAttemptsStep, updateStep } from "./outbox.ts"
+import { claimStep, updateStep } from "./outbox.ts"
 import { inScope, scoped, scopedKey } from "./scope.ts"
 import { atomically, read, type State, type StateRef, type Step, write } from "./state.ts"
 
@@ -82,12 +82,8 @@ export const makeEventRepo = (ref: StateRef): EventRepo.EventRepoShape => {
     return yield* atomically(ref, claimStep(claim))
   })
 
-  const updateOutgoing = Effect.fn("MemoryStore.events.updateOutgoing")(function* (event: Outgoing) {
-    return yield* atomically(ref, updateStep(event))
-  })
-
-  const recordAttempts = Effect.fn("MemoryStore.events.recordAttempts")(function* (events: ReadonlyArray<Outgoing>) {
-    return yield* atomically(ref, recordAttemptsStep(events))
+  const updateOutgoing = Effect.fn("MemoryStore.events.updateOutgoing")(function* (events: ReadonlyArray<Outgoing>) {
+    return yield* atomically(ref, updateStep(events))
   })
 
   const listPayoutEvents = Effect.fn("MemoryStore.events.listPayoutEvents")(function* (
@@ -119,7 +115,6 @@ export const makeEventRepo = (ref: StateRef): EventRepo.EventRepoShape => {
     list,
     claimOutgoing,
     updateOutgoing,
-    recordAttempts,
     listPayoutEvents,
     findOutgoing
   })

@@ -34,24 +34,19 @@ export const claimStep =
     return done(taken, { ...state, outgoing })
   }
 
-/** Saves an attempt's outcome and releases the lease; an unknown event is left alone. */
+/**
+ * Saves each event's delivery state and releases its lease, in one step; the stored payload is
+ * kept, and an unknown event is left alone.
+ */
 export const updateStep =
-  (event: Outgoing) =>
-  (state: State): Step<void> =>
-    write(updated(state, event))
-
-const updated = (state: State, event: Outgoing): State =>
-  Option.isNone(HashMap.get(state.outgoing, event.id))
-    ? state
-    : { ...state, outgoing: HashMap.set(state.outgoing, event.id, unleased(event)) }
-
-/** Every event's outcome in one step (a delivery never changes the payload: the stored one is kept). */
-export const recordAttemptsStep =
   (events: ReadonlyArray<Outgoing>) =>
   (state: State): Step<void> =>
-    write(
-      events.reduce((next, event) => {
-        const stored = HashMap.get(next.outgoing, event.id)
-        return Option.isNone(stored) ? next : updated(next, { ...event, payload: stored.value.row.payload })
-      }, state)
-    )
+    write({
+      ...state,
+      outgoing: events.reduce((outgoing, event) => {
+        const stored = HashMap.get(outgoing, event.id)
+        return Option.isNone(stored)
+          ? outgoing
+          : HashMap.set(outgoing, event.id, unleased({ ...event, payload: stored.value.row.payload }))
+      }, state.outgoing)
+    })
