@@ -55,7 +55,7 @@ export class FakeChain {
         ? Effect.fail(
             new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
           )
-        : Effect.forEach(targets, (t) => this.gateway.observeFunding(rail, t.address, t.cursor)),
+        : ChainGateway.observeEach(this.gateway.observeFunding, 1)(rail, targets),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
         const outcome = this.outcomes.shift() ?? "confirm"
