@@ -26,8 +26,11 @@ export interface WorkerShape {
   readonly concurrency: number
 }
 
+/** Jobs a pass works at once unless a host says otherwise. */
+export const defaultConcurrency = 16
+
 export const Worker = Context.Reference<WorkerShape>("@ratelock/core/Worker", {
-  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100, concurrency: 16 })
+  defaultValue: () => ({ owner: "worker", leaseFor: Duration.minutes(1), batch: 100, concurrency: defaultConcurrency })
 })
 
 /** A claim for this worker at the current time. */

@@ -2,7 +2,7 @@
  * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
  * its default. `packages/http/README.md` ("Running it") lists the same variables.
  */
-import { QuotePolicy, Rail } from "@ratelock/core"
+import { Lease, QuotePolicy, Rail } from "@ratelock/core"
 import {
   Config,
   Context,
@@ -120,7 +120,7 @@ export const settings: Config.Config<Settings> = Config.all({
   logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
   workers: Config.Boolean("RATELOCK_WORKERS").pipe(Config.withDefault(true)),
   workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis)),
-  workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", 16)
+  workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", Lease.defaultConcurrency)
 })
 
 /** The settings, read once, for handlers and workers that need them. */

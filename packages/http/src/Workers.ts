@@ -26,8 +26,8 @@ export interface WorkerSettings {
   /** Pause between passes of each loop. */
   readonly pollInterval: Duration.Duration
   /**
-   * Jobs a pass works at once (default 16): each is a few round trips to the database and the
-   * chain, so a pass over many jobs would otherwise take those round trips once per job.
+   * Jobs a pass works at once (default `Lease.defaultConcurrency`): each is a few round trips to
+   * the database and the chain, so a pass over many jobs would otherwise take them once per job.
    */
   readonly concurrency?: number | undefined
   /** This process's name on the leases it takes. */
@@ -77,7 +77,7 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
         owner: settings.owner,
         leaseFor: settings.leaseFor ?? Duration.minutes(1),
         batch: 100,
-        concurrency: settings.concurrency ?? 16
+        concurrency: settings.concurrency ?? Lease.defaultConcurrency
       })
     )
   )

@@ -37,6 +37,7 @@ export const observeMany = Effect.fnUntraced(function* (
   const token = yield* tokenOf(node, rail)
   for (const target of targets) yield* checkAddress(rail, target.address)
   const tos = targets.map((t) => t.address.toLowerCase() as Address)
+  const distinct = [...new Set(tos)]
   const safe = safeBlock(node, yield* head(node))
   // block 0 is genesis, which holds no logs: counting it as scanned keeps cursors non-negative
   const starts = yield* Effect.forEach(targets, (t) =>
@@ -54,7 +55,7 @@ export const observeMany = Effect.fnUntraced(function* (
     const logs = yield* Errors.call(node.chain, `reading transfers into ${tos.length} addresses`, () =>
       node.client.getLogs({
         event: Erc20.transferEvent,
-        args: { to: [...new Set(tos)] },
+        args: { to: distinct },
         fromBlock: BigInt(fromBlock),
         toBlock: BigInt(toBlock),
         // drops ERC-721 transfers, which share the event's signature but index the token id
