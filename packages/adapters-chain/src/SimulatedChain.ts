@@ -25,11 +25,16 @@ import * as Prepared from "./internal/prepared.ts"
 export type { SimulatedTransfer } from "./internal/ledger.ts"
 
 export interface SimulatedChainShape extends ChainGateway.ChainGatewayShape {
-  /** Records a transfer of the rail's token into `address` in a new block, confirmed after the delay. */
+  /**
+   * Records a transfer of the rail's token into `address` in a new block, confirmed after the delay.
+   * With a `reference` (say, the id of the request that sent it), the transfer is recorded once:
+   * a repeat answers the transfer already recorded, so a sender retrying after a crash never pays twice.
+   */
   readonly fund: (
     rail: ChainGateway.Rail,
     address: string,
-    amount: Money.Decimal
+    amount: Money.Decimal,
+    reference?: string
   ) => Effect.Effect<Ledger.SimulatedTransfer, ChainGateway.ChainError>
   /** Every transfer recorded so far, confirmed or not, oldest first. */
   readonly transfers: Effect.Effect<ReadonlyArray<Ledger.SimulatedTransfer>>
@@ -77,17 +82,21 @@ const make = <R>(options: Options<R>) =>
     const fund = Effect.fn("SimulatedChain.fund")(function* (
       rail: ChainGateway.Rail,
       address: string,
-      amount: Money.Decimal
+      amount: Money.Decimal,
+      reference?: string
     ) {
       yield* checkRail(rail)
       yield* checkAddress(rail, address)
       yield* checkAmount(rail, amount, "transfer")
       const confirmedAt = yield* confirmsAt
       const sequence = (yield* Ref.get(state)).transfers.length
-      const transactionHash = yield* hash(rail, `transfer:${sequence}:${address}:${Money.format(amount)}`)
-      return yield* Ref.modify(state, (s) =>
-        Ledger.recordTransfer(s, { rail, address, amount, transactionHash, confirmedAt })
-      )
+      const transactionHash = yield* hash(rail, Encoding.transferLabel(reference ?? sequence, address, amount))
+      return yield* Ref.modify(state, (s) => {
+        const recorded = s.transfers.find((t) => t.transactionHash === transactionHash)
+        return recorded !== undefined
+          ? [recorded, s]
+          : Ledger.recordTransfer(s, { rail, address, amount, transactionHash, confirmedAt })
+      })
     })
 
     const observeFunding = Effect.fn("SimulatedChain.observeFunding")(function* (

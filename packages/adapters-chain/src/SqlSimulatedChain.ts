@@ -1,11 +1,13 @@
 /**
  * The simulated chain with its ledger in SQL (`sim_…` tables next to the store's), so every API
- * and worker process on one PostgreSQL sees the same chain: the `SimulatedChain` service with its
- * behaviour, options, addresses, hash shapes and `ChainError` reasons, and:
+ * and worker process on one database sees the same chain and a restart forgets nothing (on
+ * PostgreSQL as on embedded PGlite): the `SimulatedChain` service with its behaviour, options,
+ * addresses, hash shapes and `ChainError` reasons, and:
  *
  * - Blocks are numbered per `(chain, environment)` by a row that each new block locks until its
  *   statement commits: a reader that sees head N sees every block up to N. Each change is one
- *   statement (a block with its transfer or broadcast).
+ *   statement (a block with its transfer or broadcast). A transfer sent with a reference is
+ *   recorded once, like a broadcast.
  * - A payout's transaction hash is derived from `(payout id, attempt)`, the attempt being how many
  *   of its broadcasts the chain rejected. A broadcast is recorded once (unique hash and
  *   `(payout id, attempt)`); repeating it, from any process, changes nothing.
@@ -15,14 +17,14 @@ import { ChainGateway, Money } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer, Option, Random } from "effect"
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
 import * as Rows from "./internal/sqlRows.ts"
 import * as SqlSchema from "./internal/sqlSchema.ts"
-import { type Options, SimulatedChain, type SimulatedTransfer } from "./SimulatedChain.ts"
+import { type Options, SimulatedChain } from "./SimulatedChain.ts"
 
 /** The failure reason (a payout's `failure_code`) of a broadcast the chain was told to reject. */
 const rejection = "rejected"
@@ -36,11 +38,18 @@ export const make = <R>(options: Options<R>) =>
     yield* SqlSchema.ensure
     const hash = (rail: ChainGateway.Rail, label: string) => Encoding.transactionHash(digest, rail, label)
 
-    /** A new block on the rail's network (a statement to embed): its row stays locked until commit. */
-    const nextBlock = (rail: ChainGateway.Rail) =>
-      sql`INSERT INTO sim_heads (chain, environment, head) VALUES (${rail.chain}, ${rail.environment}, 1)
-        ON CONFLICT (chain, environment) DO UPDATE SET head = sim_heads.head + 1
-        RETURNING head`
+    /**
+     * Common table expressions `fresh` (one row unless `recorded` finds the transaction already)
+     * and `block` (a new block on the rail's network, only when fresh): its row stays locked until
+     * the statement commits, and a repeat takes no block and no lock.
+     */
+    const freshBlock = (rail: ChainGateway.Rail, recorded: Statement.Fragment) =>
+      sql`fresh AS (SELECT 1 WHERE NOT EXISTS (${recorded})),
+        block AS (
+          INSERT INTO sim_heads (chain, environment, head) SELECT ${rail.chain}, ${rail.environment}, 1 FROM fresh
+          ON CONFLICT (chain, environment) DO UPDATE SET head = sim_heads.head + 1
+          RETURNING head
+        )`
 
     const fundingAddress = Effect.fn("SqlSimulatedChain.fundingAddress")(function* (
       rail: ChainGateway.Rail,
@@ -53,27 +62,37 @@ export const make = <R>(options: Options<R>) =>
     const fund = Effect.fn("SqlSimulatedChain.fund")(function* (
       rail: ChainGateway.Rail,
       address: string,
-      amount: Money.Decimal
+      amount: Money.Decimal,
+      reference?: string
     ) {
       yield* checkRail(rail)
       yield* checkAddress(rail, address)
       yield* checkAmount(rail, amount, "transfer")
       const now = yield* DateTime.now
       const confirmedAt = DateTime.addDuration(now, confirmDelay)
-      const nonce = `${now.epochMilliseconds}:${yield* Random.nextInt}:${yield* Random.nextInt}`
-      const transactionHash = yield* hash(rail, `transfer:${nonce}:${address}:${Money.format(amount)}`)
-      // one statement: the new block and its transfer commit together
-      const rows = yield* sql<{ readonly block_number: Rows.BigintColumn }>`WITH block AS (${nextBlock(rail)})
+      const unique = reference ?? `${now.epochMilliseconds}:${yield* Random.nextInt}:${yield* Random.nextInt}`
+      const transactionHash = yield* hash(rail, Encoding.transferLabel(unique, address, amount))
+      const unavailable = Rows.orUnavailable(rail.chain, "fund")
+      // one statement: the new block and its transfer commit together; a repeat of a reference
+      // takes no block and records nothing
+      const inserted = yield* sql<Rows.TransferRow>`WITH ${freshBlock(
+        rail,
+        sql`SELECT 1 FROM sim_transfers WHERE transaction_hash = ${transactionHash}`
+      )}
         INSERT INTO sim_transfers (transaction_hash, chain, environment, token, address, address_key, amount,
           block_number, recorded_at, confirmed_at)
         SELECT ${transactionHash}, ${rail.chain}, ${rail.environment}, ${rail.token}, ${address},
           ${Rows.addressKey(rail, address)}, ${Money.format(amount)}, block.head, ${DateTime.toDateUtc(now)},
           ${DateTime.toDateUtc(confirmedAt)}
         FROM block
-        RETURNING block_number`.pipe(Rows.orUnavailable(rail.chain, "fund"))
-      const blockNumber = Number(rows[0]!.block_number)
-      const transfer: SimulatedTransfer = { rail, address, transactionHash, index: 0, blockNumber, amount, confirmedAt }
-      return transfer
+        ON CONFLICT DO NOTHING
+        RETURNING *`.pipe(unavailable)
+      const [row] =
+        inserted.length > 0
+          ? inserted
+          : yield* sql<Rows.TransferRow>`SELECT * FROM sim_transfers
+              WHERE transaction_hash = ${transactionHash}`.pipe(unavailable)
+      return Rows.toTransfer(row!)
     })
 
     /** One query for all the addresses, from the lowest cursor; each keeps what is past its own. */
@@ -153,14 +172,10 @@ export const make = <R>(options: Options<R>) =>
       // one statement: the block, the rejections it uses up and the transaction commit together. A
       // repeat (already recorded) takes no block and no lock; a concurrent first broadcast that
       // loses the race records nothing (its block number stays unused)
-      yield* sql`WITH fresh AS (
-          SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM sim_broadcasts WHERE transaction_hash = ${payout.transactionHash})
-        ),
-        block AS (
-          INSERT INTO sim_heads (chain, environment, head) SELECT ${rail.chain}, ${rail.environment}, 1 FROM fresh
-          ON CONFLICT (chain, environment) DO UPDATE SET head = sim_heads.head + 1
-          RETURNING head
-        ),
+      yield* sql`WITH ${freshBlock(
+        rail,
+        sql`SELECT 1 FROM sim_broadcasts WHERE transaction_hash = ${payout.transactionHash}`
+      )},
         rejections AS (
           DELETE FROM sim_rejections WHERE target IN ('next', ${`payout:${p.payoutId}`}) AND EXISTS (SELECT 1 FROM fresh)
           RETURNING target

@@ -60,6 +60,30 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
       })
     )
 
+    it.effect("a transfer sent with a reference is recorded once, however often and however concurrently", () =>
+      Effect.gen(function* () {
+        const sim = yield* SimulatedChain
+        const pol = rail("polygon")
+        const address = yield* sim.fundingAddress(pol, freshIndex())
+        const reference = `inbound:${crypto.randomUUID()}`
+        const sent = yield* Effect.all(
+          Array.from({ length: 5 }, () => sim.fund(pol, address, amount("12.5"), reference)),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(new Set(sent.map((t) => t.transactionHash)).size, 1)
+        assert.strictEqual(new Set(sent.map((t) => t.blockNumber)).size, 1)
+        const again = yield* sim.fund(pol, address, amount("12.5"), reference)
+        assert.strictEqual(again.transactionHash, sent[0]!.transactionHash)
+        const unreferenced = yield* sim.fund(pol, address, amount("12.5"))
+        assert.notStrictEqual(unreferenced.transactionHash, sent[0]!.transactionHash)
+        const seen = yield* sim.observeFunding(pol, address, null)
+        assert.deepStrictEqual(
+          seen.transfers.map((t) => t.transactionHash),
+          [sent[0]!.transactionHash, unreferenced.transactionHash]
+        )
+      })
+    )
+
     it.effect("funding is observed after the cursor, per address, token and network", () =>
       Effect.gen(function* () {
         const sim = yield* SimulatedChain

@@ -1,7 +1,7 @@
 /**
  * Well-formed simulated addresses and transaction hashes per chain: EVM `0x` + hex, Solana base58.
  */
-import type { ChainGateway, Rail } from "@ratelock/core"
+import { type ChainGateway, Money, type Rail } from "@ratelock/core"
 import { Effect } from "effect"
 import { Digest } from "effect/crypto"
 import { Hex } from "effect/encoding"
@@ -25,6 +25,13 @@ export const transactionHash = (digest: Digest.Digest["Service"], rail: ChainGat
     ? Effect.map(digest.digest(Digest.sha256, data), (hash) => `0x${Hex.encode(hash)}`)
     : Effect.map(digest.digest(Digest.sha512, data), Base58.encode)
 }
+
+/**
+ * The label a transfer's hash is derived from: unique per transfer (a sequence or nonce), or per
+ * sender's `reference`, so the same reference always names the same transaction.
+ */
+export const transferLabel = (unique: string | number, address: string, amount: Money.Decimal) =>
+  `transfer:${typeof unique === "number" ? unique : `ref:${unique}`}:${address}:${Money.format(amount)}`
 
 const evmAddress = /^0x[0-9a-fA-F]{40}$/
 
