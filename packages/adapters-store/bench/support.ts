@@ -113,7 +113,7 @@ export const writeQuote = (
         const claim: IdempotencyRepo.Claim = yield* keys.claim(scope, key, fingerprint, now, at(now, day))
         if (claim._tag !== "Claimed") return yield* Effect.die(`idempotency key ${key}: ${claim._tag}`)
         yield* quotes.insert(quote)
-        yield* keys.complete(scope, key, { status: 201, body: responseBody(quote) })
+        yield* keys.complete(scope, key, { status: 201, body: responseBody(quote) }, at(now, day))
         return quote
       })
     )

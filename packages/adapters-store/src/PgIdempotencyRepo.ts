@@ -17,6 +17,19 @@ type KeyRow = {
 /** How often `claim` looks again when the row it lost to vanished (released) in between. */
 const attempts = 5
 
+/**
+ * Frees every key still claimed without an answer, returning how many. Only for a store that one
+ * process has to itself (the embedded database, under its data-directory lock): at start-up every
+ * such claim belongs to a request that died with the previous process, and the partner's retry
+ * should run at once rather than wait for the claim's lease to end.
+ */
+export const releaseUnanswered = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    sql<{ readonly key: string }>`DELETE FROM idempotency_keys WHERE response_status IS NULL RETURNING key`,
+    (rows) => rows.length
+  )
+)
+
 export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClient.SqlClient> = Layer.effect(
   IdempotencyRepo.IdempotencyRepo,
   Effect.gen(function* () {
@@ -61,9 +74,11 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
     const complete = Effect.fn("PgIdempotencyRepo.complete")(function* (
       scope: Partner.PartnerScope,
       key: string,
-      response: IdempotencyRepo.StoredResponse
+      response: IdempotencyRepo.StoredResponse,
+      keepUntil: DateTime.Utc
     ) {
-      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body}
+      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body},
+          expires_at = ${timestamp(keepUntil)}
         WHERE ${keyIs(scope, key)}`
     }, orStoreError("PgIdempotencyRepo.complete"))
 

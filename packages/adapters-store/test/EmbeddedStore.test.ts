@@ -33,7 +33,7 @@ describe("EmbeddedStore", () => {
           yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner)
           const keys = yield* IdempotencyRepo.IdempotencyRepo
           assert.strictEqual((yield* keys.claim(scope, "restart-key", "fp", now, tomorrow))._tag, "Claimed")
-          yield* keys.complete(scope, "restart-key", { status: 201, body: "{}" })
+          yield* keys.complete(scope, "restart-key", { status: 201, body: "{}" }, tomorrow)
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir })))
 
         yield* Effect.gen(function* () {

@@ -356,7 +356,7 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           fingerprint: "fp-1"
         })
         assert.strictEqual((yield* keys.claim(sandbox(), "key-0001", "fp-1", t0, later))._tag, "Claimed")
-        yield* keys.complete(scope, "key-0001", { status: 201, body: '{"id":"x"}' })
+        yield* keys.complete(scope, "key-0001", { status: 201, body: '{"id":"x"}' }, later)
         assert.deepStrictEqual(yield* keys.claim(scope, "key-0001", "fp-1", shift(later, -1), later), {
           _tag: "Completed",
           fingerprint: "fp-1",

@@ -1297,7 +1297,7 @@ const idempotencyTests = (it: It) =>
           fingerprint: "fp-1"
         })
         const response = { status: 201, body: '{"id":"q-1","amount":"5.4400"}' }
-        yield* keys.complete(scope, key, response)
+        yield* keys.complete(scope, key, response, expires)
         assert.deepStrictEqual(yield* keys.claim(scope, key, "fp-2", R.plus(now, Duration.seconds(2)), expires), {
           _tag: "Completed",
           fingerprint: "fp-1",
@@ -1315,6 +1315,24 @@ const idempotencyTests = (it: It) =>
       })
     )
 
+    it.effect("an unanswered claim lasts its own lease; an answer is kept until keepUntil", () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyRepo.IdempotencyRepo
+        const scope = yield* newScope()
+        const lease = R.plus(R.base, Duration.minutes(1))
+        const orphan = `key-${R.uuid()}`
+        const answered = `key-${R.uuid()}`
+        yield* keys.claim(scope, orphan, "fp-1", R.base, lease)
+        yield* keys.claim(scope, answered, "fp-1", R.base, lease)
+        yield* keys.complete(scope, answered, { status: 201, body: "{}" }, R.plus(R.base, day))
+        const afterLease = R.plus(R.base, Duration.minutes(2))
+        assert.deepStrictEqual(yield* keys.claim(scope, orphan, "fp-1", afterLease, R.plus(afterLease, day)), {
+          _tag: "Claimed"
+        })
+        assert.strictEqual((yield* keys.claim(scope, answered, "fp-1", afterLease, afterLease))._tag, "Completed")
+      })
+    )
+
     it.effect("keys are separate per partner and environment", () =>
       Effect.gen(function* () {
         const keys = yield* IdempotencyRepo.IdempotencyRepo
@@ -1322,7 +1340,7 @@ const idempotencyTests = (it: It) =>
         const key = `key-${R.uuid()}`
         const expires = R.plus(R.base, day)
         yield* keys.claim(scope, key, "fp-1", R.base, expires)
-        yield* keys.complete(scope, key, { status: 200, body: "{}" })
+        yield* keys.complete(scope, key, { status: 200, body: "{}" }, expires)
         for (const outsider of [yield* newScope(), R.otherEnvironment(scope)]) {
           assert.deepStrictEqual(yield* keys.claim(outsider, key, "fp-9", R.base, expires), { _tag: "Claimed" })
         }
@@ -1339,7 +1357,7 @@ const idempotencyTests = (it: It) =>
         const completed = `key-${R.uuid()}`
         yield* keys.claim(scope, inFlight, "fp-1", R.base, expires)
         yield* keys.claim(scope, completed, "fp-1", R.base, expires)
-        yield* keys.complete(scope, completed, { status: 201, body: "{}" })
+        yield* keys.complete(scope, completed, { status: 201, body: "{}" }, expires)
         const justBefore = R.plusMillis(expires, -1)
         assert.strictEqual((yield* keys.claim(scope, inFlight, "fp-2", justBefore, expires))._tag, "InFlight")
         assert.strictEqual((yield* keys.claim(scope, completed, "fp-2", justBefore, expires))._tag, "Completed")

@@ -11,6 +11,13 @@ import type { PartnerScope } from "./Partner.ts"
 
 export const retention = Duration.hours(24)
 
+/**
+ * How long a key stays claimed by a request that has not answered yet. Far longer than any
+ * request takes; once it is over, the key of a request whose process died (a crash, a kill) is
+ * free for the partner's retry instead of answering `idempotency_key_in_use` for a day.
+ */
+export const inFlightLease = Duration.minutes(1)
+
 export interface Request {
   readonly method: string
   readonly route: string
@@ -44,7 +51,7 @@ export const run = <E, R>(
       )
     )
     const now = yield* DateTime.now
-    const claim = yield* repo.claim(scope, key, print, now, DateTime.addDuration(now, retention))
+    const claim = yield* repo.claim(scope, key, print, now, DateTime.addDuration(now, inFlightLease))
     if (claim._tag !== "Claimed" && claim.fingerprint !== print) {
       return yield* new IdempotencyKeyReused({
         message: "this Idempotency-Key was already used with a different request body or route"
@@ -57,6 +64,7 @@ export const run = <E, R>(
     const response = yield* handler.pipe(
       Effect.onExit((exit) => (exit._tag === "Failure" ? repo.release(scope, key) : Effect.void))
     )
-    yield* repo.complete(scope, key, response)
+    const answeredAt = yield* DateTime.now
+    yield* repo.complete(scope, key, response, DateTime.addDuration(answeredAt, retention))
     return { response, replayed: false } satisfies Outcome
   }).pipe(Effect.withSpan("Idempotency.run"))

@@ -325,11 +325,11 @@ export class MemoryStore {
         this.keys.set(id, { fingerprint, response: null, expiresAt: expiresAt.epochMilliseconds })
         return { _tag: "Claimed" }
       }),
-    complete: (scope, key, response) =>
+    complete: (scope, key, response, keepUntil) =>
       Effect.sync(() => {
         const id = `${scope.partnerId}|${scope.environment}|${key}`
         const held = this.keys.get(id)
-        if (held) this.keys.set(id, { ...held, response })
+        if (held) this.keys.set(id, { ...held, response, expiresAt: keepUntil.epochMilliseconds })
       }),
     release: (scope, key) => Effect.sync(() => void this.keys.delete(`${scope.partnerId}|${scope.environment}|${key}`))
   })

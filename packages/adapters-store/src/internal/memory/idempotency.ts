@@ -37,13 +37,18 @@ export const makeIdempotencyRepo = (ref: StateRef): IdempotencyRepo.IdempotencyR
   const complete = Effect.fn("MemoryStore.idempotency.complete")(function* (
     scope: Partner.PartnerScope,
     key: string,
-    response: IdempotencyRepo.StoredResponse
+    response: IdempotencyRepo.StoredResponse,
+    keepUntil: DateTime.Utc
   ) {
     const id = scopedKey(scope, key)
     return yield* atomically(ref, (state: State) =>
       write({
         ...state,
-        idempotency: HashMap.modify(state.idempotency, id, (row) => ({ ...row, response }))
+        idempotency: HashMap.modify(state.idempotency, id, (row) => ({
+          ...row,
+          response,
+          expiresAt: keepUntil.epochMilliseconds
+        }))
       })
     )
   })
