@@ -12,21 +12,18 @@ import {
   type TokenRegistry
 } from "@ratelock/adapters-chain"
 import { ChainGateway, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import type * as HostConfig from "./Config.ts"
 import { HostError } from "./HostError.ts"
 import * as SandboxChain from "./sandbox/SandboxChain.ts"
 
 /**
- * The sandbox's simulated chain: on PostgreSQL its ledger lives in the same database (`sim_…`
- * tables), so every API and worker process sharing the database sees one chain; on the embedded
- * database (one process) it lives in memory.
+ * The sandbox's simulated chain: its ledger lives in the service's own database (`sim_…` tables),
+ * on PostgreSQL as on the embedded database, so every process sharing the database sees one chain
+ * and a restart, even a crash, forgets no transfer and no payout.
  */
-const sandboxChain = (settings: HostConfig.Settings) =>
-  Option.isSome(settings.databaseUrl)
-    ? SqlSimulatedChain.layerWith(SandboxChain.options(settings))
-    : SimulatedChain.layerWith(SandboxChain.options(settings))
+const sandboxChain = (settings: HostConfig.Settings) => SqlSimulatedChain.layerWith(SandboxChain.options(settings))
 
 /** Production settles a token on a chain only where that chain has a gateway with the token configured. */
 export const settlementRails = (

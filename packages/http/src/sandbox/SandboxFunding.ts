@@ -41,10 +41,17 @@ export const stillDue = Effect.fnUntraced(function* (contract: Contract.Contract
   return Money.max(Money.zero, Money.subtract(contract.totalAmount, Money.max(sent, contract.fundedAmount)))
 })
 
-/** The simulated chain records a transfer of `amount` to the contract's funding address. */
-const send = Effect.fnUntraced(function* (contract: Contract.ContractRecord, amount: Money.Decimal) {
+/**
+ * The simulated chain records a transfer of `amount` to the contract's funding address; with a
+ * `reference`, only once whatever how often it is sent.
+ */
+const send = Effect.fnUntraced(function* (
+  contract: Contract.ContractRecord,
+  amount: Money.Decimal,
+  reference?: string
+) {
   const chain = yield* SimulatedChain.SimulatedChain
-  const transfer = yield* chain.fund(railOf(contract), contract.fundingWalletAddress, amount)
+  const transfer = yield* chain.fund(railOf(contract), contract.fundingWalletAddress, amount, reference)
   return {
     fx_contract_id: contract.id,
     chain: contract.chain,
@@ -94,17 +101,19 @@ export const fund = Effect.fn("Sandbox.fund")(function* (
 })
 
 /**
- * After an inbound event was processed: in the sandbox, a `funds_in_route` with an `amount` makes
- * the simulated chain receive that transfer (confirmed after the chain's delay). A failure here is
- * logged; the event itself stays processed.
+ * After an inbound event was recorded: in the sandbox, a `funds_in_route` with an `amount` makes
+ * the simulated chain receive that transfer (confirmed after the chain's delay), once per event.
+ * A replay (`duplicate`) sends it again under the same reference: a no-op when it arrived, the
+ * transfer itself when the process died between recording the event and sending it. A failure
+ * here is logged; the event itself stays recorded, and the partner's retry sends the transfer.
  */
 export const afterInbound = Effect.fn("Sandbox.afterInbound")(
   function* (scope: Partner.PartnerScope, event: InboundEvent.InboundEvent, ack: InboundEvent.InboundAck) {
-    if (scope.environment !== "sandbox" || ack.status !== "processed") return
+    if (scope.environment !== "sandbox" || ack.status === "queued") return
     if (event.event_type !== "funds_in_route" || event.amount == null) return
     const amount = Money.roundDown(event.amount)
     if (!Money.isPositive(amount)) return
-    yield* send(yield* find(scope, event.fx_contract_id), amount)
+    yield* send(yield* find(scope, event.fx_contract_id), amount, `inbound:${ack.webhook_event_id}`)
   },
   Effect.catchCause((cause) => Effect.logError("sandbox: funds_in_route not recorded on the simulated chain", cause))
 )
