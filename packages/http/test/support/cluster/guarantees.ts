@@ -17,7 +17,10 @@ interface OutgoingRow {
   readonly status: string
 }
 
-const outgoing = (db: Database) =>
+/** What the checks read: any database with the service's tables (PostgreSQL, or an embedded one once its server stopped). */
+type Readable = Pick<Database, "query">
+
+const outgoing = (db: Readable) =>
   db.query<OutgoingRow>(
     (sql) => sql`SELECT event_id, contract_id::text, sequence, event_type, status FROM webhook_events
       WHERE direction = 'outgoing' ORDER BY contract_id, sequence`
@@ -70,7 +73,7 @@ export interface Figures {
 
 /** Every guarantee; throws with a description of the first family that fails. */
 export const check = async (
-  db: Database,
+  db: Readable,
   receiver: Receiver,
   lifecycles: ReadonlyArray<Lifecycle>
 ): Promise<Figures> => {

@@ -1,0 +1,173 @@
+/**
+ * A partner's integration as it should be written against a service that can restart under it:
+ * every request is retried until it gets an answer, on a refused or cut connection, a 5xx or 429,
+ * and `idempotency_key_in_use` (the first try is still running, or died), always with the same
+ * body and `Idempotency-Key`, so a retry can never do the thing twice.
+ */
+import { Requests } from "../../../../testkit/src/index.ts"
+import { DateTime } from "effect"
+
+export interface PartnerKey {
+  readonly keyId: string
+  readonly secret: string
+}
+
+export interface Reply {
+  readonly status: number
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field
+  readonly json: any
+}
+
+export interface Lifecycle {
+  readonly contractId: string
+  /** Exercised below the locked rate: a payout is owed. Above it: a zero payout. */
+  readonly paid: boolean
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const retryable = (reply: Reply) =>
+  reply.status >= 500 || reply.status === 429 || reply.json?.error?.code === "idempotency_key_in_use"
+
+export class PatientPartner {
+  /** Requests that had to be tried again, by cause. */
+  readonly retries = new Map<string, number>()
+  private readonly baseUrl: string
+  private readonly key: PartnerKey
+  private readonly patienceMs: number
+  constructor(baseUrl: string, key: PartnerKey, patienceMs = 120_000) {
+    this.baseUrl = baseUrl
+    this.key = key
+    this.patienceMs = patienceMs
+  }
+
+  private count(cause: string) {
+    this.retries.set(cause, (this.retries.get(cause) ?? 0) + 1)
+  }
+
+  /** One attempt: an answer, or the error that cut it off. */
+  private async once(method: string, path: string, body?: unknown, key?: string): Promise<Reply> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        "x-partner-key-id": this.key.keyId,
+        "x-partner-key-secret": this.key.secret,
+        "x-partner-environment": "sandbox",
+        ...(key === undefined ? {} : { "idempotency-key": key })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000)
+    })
+    const text = await response.text()
+    return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+  }
+
+  /** The first answer that is not worth retrying. */
+  async request(method: string, path: string, body?: unknown, key?: string): Promise<Reply> {
+    const deadline = Date.now() + this.patienceMs
+    for (;;) {
+      let cause: string
+      try {
+        const reply = await this.once(method, path, body, key)
+        if (!retryable(reply)) return reply
+        cause = `${reply.status} ${reply.json?.error?.code ?? ""}`.trim()
+      } catch (error) {
+        cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
+      }
+      this.count(cause)
+      if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer in ${this.patienceMs} ms (last: ${cause})`)
+      await sleep(100 + Math.random() * 150)
+    }
+  }
+
+  private async expect(status: number, method: string, path: string, body?: unknown, key?: string) {
+    const reply = await this.request(method, path, body, key)
+    if (reply.status !== status) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.json)}`)
+    return reply.json
+  }
+
+  /** The customer's one lock (each lifecycle has its own customer). */
+  async lockOf(customer: string) {
+    const page = await this.expect(200, "GET", `/api/v1/fx/customers/${customer}/locks`)
+    return page.items[0]
+  }
+
+  async waitStatus(customer: string, wanted: string, timeoutMs = 120_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const lock = await this.lockOf(customer)
+      if (lock?.status === wanted) return lock
+      if (Date.now() > deadline) throw new Error(`${customer}: ${lock?.status} instead of ${wanted}`)
+      await sleep(200)
+    }
+  }
+
+  /**
+   * quote → contract → `funds_in_route` with the amount (the sandbox's chain receives it) →
+   * active → exercise below or above the locked rate. A contract whose creation answered but was
+   * cut off is found through the customer's locks, as a partner's reconciliation would.
+   */
+  async lifecycle(n: number, paid: boolean): Promise<Lifecycle> {
+    const customer = `customer-${n}`
+    const quote = await this.expect(
+      201,
+      "POST",
+      "/api/v1/fx/quotes",
+      Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: customer }),
+      `quote-key-${n}`
+    )
+    const created = await this.request(
+      "POST",
+      "/api/v1/fx/contracts",
+      { quote_id: quote.id, partner_transaction_reference: `ptx-${n}` },
+      `contract-key-${n}`
+    )
+    const contract =
+      created.status === 201
+        ? created.json
+        : created.json?.error?.code === "quote_already_accepted"
+          ? await this.lockOf(customer)
+          : undefined
+    if (contract === undefined) throw new Error(`contract ${n}: ${created.status} ${JSON.stringify(created.json)}`)
+    await this.expect(
+      200,
+      "POST",
+      "/api/v1/fx/webhooks/inbound",
+      { event_type: "funds_in_route", fx_contract_id: contract.id, amount: contract.total_amount },
+      `route-${contract.id}`
+    )
+    await this.waitStatus(customer, "active")
+    await this.expect(
+      200,
+      "POST",
+      "/api/v1/fx/webhooks/inbound",
+      {
+        event_type: "contract_exercised",
+        fx_contract_id: contract.id,
+        executed_at: new Date().toISOString(),
+        live_execution_rate: (Number(quote.locked_rate) * (paid ? 0.95 : 1.05)).toFixed(6),
+        payout_wallet_address: "0x1111111111111111111111111111111111111111",
+        chain: "polygon"
+      },
+      `exercise-${contract.id}`
+    )
+    return { contractId: contract.id, paid }
+  }
+
+  /** Every outbound event of the contract, once all are delivered. */
+  async waitDelivered(contractId: string, timeoutMs = 120_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const page = await this.expect(
+        200,
+        "GET",
+        `/api/v1/fx/webhook-events?direction=outgoing&fx_contract_id=${contractId}&limit=100`
+      )
+      const events: ReadonlyArray<{ readonly status: string; readonly event_type: string }> = page.items
+      if (events.some((e) => e.event_type === "payout_settled") && events.every((e) => e.status === "delivered")) return
+      if (Date.now() > deadline) throw new Error(`${contractId}: events not delivered: ${JSON.stringify(events)}`)
+      await sleep(250)
+    }
+  }
+}
