@@ -13,7 +13,7 @@
  *
  * Each `(chain, environment)` is its own network with its own block numbers.
  */
-import { ChainGateway, Money } from "@ratelock/core"
+import { ChainGateway, type Money } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"

@@ -53,7 +53,15 @@ const ready = async (service: Service, baseUrl: string) => {
 const embeddedServer = async (confirmMs: number) => {
   const dataDir = tempDataDir()
   const receiver: Receiver = await startReceiver()
-  const created = await cliJson(dataDir, "partner", "create", "--name", "Crash Pay", "--webhook-url-sandbox", receiver.url)
+  const created = await cliJson(
+    dataDir,
+    "partner",
+    "create",
+    "--name",
+    "Crash Pay",
+    "--webhook-url-sandbox",
+    receiver.url
+  )
   const sandbox = created.environments.sandbox
   receiver.setSecret(sandbox.webhook_secret)
   const port = await freePort()

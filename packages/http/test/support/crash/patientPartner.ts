@@ -76,7 +76,8 @@ export class PatientPartner {
         cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
       }
       this.count(cause)
-      if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer in ${this.patienceMs} ms (last: ${cause})`)
+      if (Date.now() > deadline)
+        throw new Error(`${method} ${path}: no answer in ${this.patienceMs} ms (last: ${cause})`)
       await sleep(100 + Math.random() * 150)
     }
   }
