@@ -117,7 +117,18 @@ export const settings: Config.Config<Settings> = Config.all({
   productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
   demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),
-  logLevel: Config.schema(LogLevelName, "LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  // LOG_LEVEL, the earlier name, still counts when the new one is not set
+  logLevel: Config.all([
+    Config.option(Config.schema(LogLevelName, "RATELOCK_LOG_LEVEL")),
+    Config.option(Config.schema(LogLevelName, "LOG_LEVEL"))
+  ]).pipe(
+    Config.map(([level, earlier]) =>
+      Option.getOrElse(
+        Option.orElse(level, () => earlier),
+        () => "Info" as const
+      )
+    )
+  ),
   workers: Config.Boolean("RATELOCK_WORKERS").pipe(Config.withDefault(true)),
   workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis)),
   workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", Lease.defaultConcurrency)

@@ -52,7 +52,8 @@ describe("settings", () => {
         RATELOCK_SANDBOX: "false",
         RATELOCK_SANDBOX_CONFIRM_MS: "0",
         RATELOCK_WORKER_CONCURRENCY: "4",
-        LOG_LEVEL: "debug"
+        RATELOCK_LOG_LEVEL: "debug",
+        LOG_LEVEL: "error"
       })
       assert.strictEqual(s.port, 0)
       assert.strictEqual(s.dataDir, "/srv/ratelock")
@@ -83,6 +84,8 @@ describe("settings", () => {
         { RATELOCK_SANDBOX_CONFIRM_MS: "-1" },
         { RATELOCK_SANDBOX_CONFIRM_MS: "1.5" },
         { RATELOCK_WORKER_CONCURRENCY: "0" },
+        { RATELOCK_LOG_LEVEL: "loud" },
+        { RATELOCK_LOG_LEVEL: "loud", LOG_LEVEL: "warn" },
         { LOG_LEVEL: "loud" }
       ]) {
         assert.isTrue(Exit.isFailure(yield* Effect.exit(parse(env))), JSON.stringify(env))
@@ -179,6 +182,12 @@ describe("pnpm start", { timeout: 180_000 }, () => {
         headers: { ...headers, "X-Partner-Environment": "production" }
       })
       assert.strictEqual(production.status, 403)
+      // requests are logged at Debug: none at the default level
+      const mentions = (service.stdout() + service.stderr()).split("\n").filter((l) => l.includes("partners/me"))
+      assert.deepStrictEqual(
+        mentions.filter((l) => !l.includes("curl")),
+        []
+      )
 
       // a request in flight when SIGTERM arrives is finished; new connections are refused
       const head =
@@ -216,10 +225,19 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       ["Demo partner"]
     )
 
-    const again = start(dataDir)
+    const again = start(dataDir, { RATELOCK_LOG_LEVEL: "debug" })
     try {
-      await baseUrlOf(again)
+      const baseUrl = await baseUrlOf(again)
       assert.notInclude(again.stdout(), "api_key_secret")
+      // at Debug, each request is one line: method, path without its query, status, time
+      await fetch(`${baseUrl}/health?probe=1`)
+      const logged = await eventually(() => {
+        const lines = (again.stdout() + again.stderr()).split("\n").filter((l) => l.includes("/health"))
+        return lines.length > 0 ? lines : undefined
+      })
+      assert.lengthOf(logged, 1)
+      assert.match(logged[0]!, /DEBUG.*GET \/health 200 \d+ ms/)
+      assert.notInclude(logged[0]!, "probe")
       // while it runs, the CLI refuses the directory
       const refused = await cli(dataDir, "partner", "list")
       assert.strictEqual(refused.code, 1)

@@ -36,6 +36,7 @@ import * as ContractsHandlers from "./ContractsHandlers.ts"
 import * as PartnersHandlers from "./PartnersHandlers.ts"
 import * as QuotesHandlers from "./QuotesHandlers.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import * as RequestLog from "./RequestLog.ts"
 import type { Readiness } from "./Readiness.ts"
 import * as ResponseEnvelope from "./ResponseEnvelope.ts"
 import * as SandboxHandlers from "./SandboxHandlers.ts"
@@ -106,8 +107,12 @@ export const layerRoutes: Layer.Layer<
 /** The routes served on the `HttpServer`, with the envelope middleware around every request. */
 export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.serve(
   Layer.mergeAll(layerRoutes, ResponseEnvelope.layer),
-  // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
-  { routerConfig: { maxParamLength: 1024 } }
+  {
+    // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
+    routerConfig: { maxParamLength: 1024 },
+    disableLogger: true,
+    middleware: RequestLog.middleware
+  }
 )
 
 /**
