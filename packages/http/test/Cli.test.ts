@@ -142,6 +142,61 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.include(badEnvironment.stderr, "staging")
   })
 
+  it("judges the IPv4 address an IPv6 webhook URL carries, in partner create and webhook set", async () => {
+    // each form embedding the cloud metadata address 169.254.169.254 (URL normalises the host)
+    const metadata: ReadonlyArray<readonly [url: string, address: string]> = [
+      ["https://[64:ff9b::a9fe:a9fe]/h", "64:ff9b::a9fe:a9fe"], // NAT64
+      ["https://[2002:a9fe:a9fe::1]/h", "2002:a9fe:a9fe::1"], // 6to4
+      ["https://[2001:0:4136:e378:8000:63bf:5601:5601]/h", "2001:0:4136:e378:8000:63bf:5601:5601"], // Teredo client
+      ["https://[::169.254.169.254]/h", "::a9fe:a9fe"] // IPv4-compatible
+    ]
+    const refused = (address: string) => `${address} embeds 169.254.169.254, which is link-local (169.254.0.0/16)`
+
+    // public IPv6, and a public IPv4 through NAT64, are accepted
+    const created = await cliJson(
+      dataDir,
+      "partner",
+      "create",
+      "--name",
+      "Gamma FX",
+      "--webhook-url-production",
+      "https://[2606:4700::1111]/hooks",
+      "--webhook-url-sandbox",
+      "http://[64:ff9b::8.8.8.8]/hooks"
+    )
+    assert.strictEqual(created.environments.production.webhook_url, "https://[2606:4700::1111]/hooks")
+    assert.strictEqual(created.environments.sandbox.webhook_url, "http://[64:ff9b::808:808]/hooks")
+    for (const [url, address] of metadata) {
+      const result = await cli(dataDir, "partner", "create", "--name", "X", "--webhook-url-production", url)
+      assert.strictEqual(result.code, 1, url)
+      assert.include(result.stderr, `production webhook URL ${url} refused: ${refused(address)}`)
+    }
+
+    const set = (url: string) =>
+      cli(dataDir, "webhook", "set", "--partner", created.partner_id, "--environment", "production", "--url", url)
+    // and local-use NAT64 (64:ff9b:1::/48), the IPv4 address at the /48 position
+    const localUseNat64 = ["https://[64:ff9b:1:a9fe:a9:fe00::]/h", "64:ff9b:1:a9fe:a9:fe00::"] as const
+    for (const [url, address] of [...metadata, localUseNat64]) {
+      const result = await set(url)
+      assert.strictEqual(result.code, 1, url)
+      assert.include(result.stderr, `production webhook URL ${url} refused: ${refused(address)}`)
+    }
+    // a public IPv4 through 6to4 is accepted
+    const sixToFour = await set("https://[2002:808:808::1]/hooks")
+    assert.strictEqual(sixToFour.code, 0, sixToFour.stderr)
+
+    const listed: ReadonlyArray<{ name: string; webhook_urls: unknown }> = await cliJson(dataDir, "partner", "list")
+    assert.notInclude(
+      listed.map((p) => p.name),
+      "X",
+      "refused partners are not written"
+    )
+    assert.deepStrictEqual(listed.find((p) => p.name === "Gamma FX")?.webhook_urls, {
+      sandbox: "http://[64:ff9b::808:808]/hooks",
+      production: "https://[2002:808:808::1]/hooks"
+    })
+  })
+
   it("says clearly that the data directory is in use, and takes over a stale lock", async () => {
     const lockFile = join(dataDir, "ratelock.lock")
     // a running process holds it (this test's own process stands in for the server)

@@ -1,6 +1,7 @@
 /**
  * The live webhook transport against a real local receiver: status passed through, the SSRF rule
- * on the connected address (loopback only in the sandbox), https only in production, the timeout.
+ * (WebhookUrl's, the same as when the URL is set) on the address resolved at delivery and
+ * connected to (loopback only in the sandbox), https only in production, the timeout.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { WebhookTransport } from "@ratelock/core"
@@ -8,6 +9,7 @@ import { Duration, Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as WebhookClient from "../src/WebhookClient.ts"
+import * as WebhookUrl from "../src/WebhookUrl.ts"
 
 const listen = (handler: Parameters<typeof createServer>[1]) =>
   Effect.acquireRelease(
@@ -52,13 +54,49 @@ describe("WebhookClient", () => {
       const server = yield* listen((_req, res) => res.end())
       const port = (server.address() as AddressInfo).port
       const byName = yield* Effect.flip(post({ url: `https://localhost:${port}/`, environment: "production" }))
-      assert.include(byName.message, "non-public")
+      assert.match(byName.message, /^refused: localhost resolves to .*, which is loopback/)
       const literal = yield* Effect.flip(post({ url: "https://10.1.2.3/hook", environment: "production" }))
-      assert.include(literal.message, "not a public address")
+      assert.strictEqual(literal.message, "refused: 10.1.2.3 is private (10.0.0.0/8)")
       const metadata = yield* Effect.flip(post({ url: "http://169.254.169.254/latest", environment: "sandbox" }))
-      assert.include(metadata.message, "not a public address")
+      assert.include(metadata.message, "is link-local")
+      const nat64 = yield* Effect.flip(post({ url: "https://[64:ff9b::a9fe:a9fe]/", environment: "production" }))
+      assert.include(nat64.message, "64:ff9b::a9fe:a9fe embeds 169.254.169.254, which is link-local")
       const plain = yield* Effect.flip(post({ url: "http://example.com/hook", environment: "production" }))
       assert.include(plain.message, "https")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("judges the host's addresses again at delivery, and connects only to those it judged", () =>
+    Effect.gen(function* () {
+      const url = "https://hooks.rebind.test/h"
+      const answer = (addresses: ReadonlyArray<string>) => () => Effect.succeed(addresses)
+      // public when the URL is set …
+      const set = yield* Effect.provideService(
+        WebhookUrl.validate(url, "production"),
+        WebhookUrl.Resolver,
+        answer(["93.184.215.14"])
+      )
+      assert.strictEqual(set, url)
+      // … re-pointed at the metadata service (through NAT64) by delivery time
+      const rebound = yield* Effect.flip(
+        Effect.provideService(
+          post({ url, environment: "production" }),
+          WebhookUrl.Resolver,
+          answer(["64:ff9b::a9fe:a9fe"])
+        )
+      )
+      assert.strictEqual(
+        rebound.message,
+        "refused: hooks.rebind.test resolves to 64:ff9b::a9fe:a9fe, which embeds 169.254.169.254, which is link-local (169.254.0.0/16)"
+      )
+      // a name only the resolver knows reaches the receiver: the socket uses the judged answer
+      const server = yield* listen((_req, res) => {
+        res.statusCode = 202
+        res.end()
+      })
+      const local = `http://receiver.test:${(server.address() as AddressInfo).port}/`
+      const reached = yield* Effect.provideService(post({ url: local }), WebhookUrl.Resolver, answer(["127.0.0.1"]))
+      assert.strictEqual(reached.status, 202)
     }).pipe(Effect.scoped)
   )
 
