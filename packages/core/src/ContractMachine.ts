@@ -60,14 +60,23 @@ const refuse = (contract: ContractRecord, command: Command): Result.Result<never
     })
   )
 
+/** What the command does, in the partner's words: refusals reach partners, internal names must not. */
 const describe = (command: Command): string => {
   switch (command._tag) {
     case "FundsInRouteReported":
       return "funds_in_route"
     case "ExerciseReported":
       return "contract_exercised"
-    default:
-      return command._tag
+    case "FundingObserved":
+      return "receiving funds"
+    case "FundingDeadlinePassed":
+      return "ending the funding window"
+    case "PayoutSettled":
+      return "settling a payout"
+    case "PayoutFailed":
+      return "recording a failed payout"
+    case "WindowEnded":
+      return "ending the lock window"
   }
 }
 

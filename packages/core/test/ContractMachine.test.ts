@@ -289,6 +289,8 @@ describe("ContractMachine", () => {
               if (Result.isSuccess(result)) assert.fail(`accepted, moved to ${result.success.contract.status}`)
               assert.strictEqual(result.failure._tag, "InvalidContractState")
               assert.strictEqual(result.failure.code, "invalid_contract_state")
+              // the message reaches partners: it never names an internal command
+              for (const internal of allTags) assert.notInclude(result.failure.message, internal)
             } else {
               if (Result.isFailure(result)) assert.fail(`refused with ${result.failure._tag}`)
               const { contract: next, entry, event } = result.success
