@@ -5,6 +5,6 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     projects: ["packages/*"],
-    reporters: ["default"]
+    reporters: ["default", "./scripts/skippedSummary.ts"]
   }
 })

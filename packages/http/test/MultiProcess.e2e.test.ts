@@ -13,7 +13,6 @@ import { check, waitQuiet } from "./support/cluster/guarantees.ts"
 import { withCluster } from "./support/cluster/setup.ts"
 
 const databaseUrl = process.env.DATABASE_URL
-if (databaseUrl === undefined) console.warn("DATABASE_URL is not set: the multi-process test is skipped")
 
 const lifecycles = 200
 

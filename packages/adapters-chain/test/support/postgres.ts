@@ -1,19 +1,13 @@
 /**
  * Real Postgres for the SQL chain's tests: each run works in fresh databases created on the server
  * named by `DATABASE_URL` and dropped afterwards (as in the store's tests). Without `DATABASE_URL`
- * the Postgres suites are skipped with a printed notice; the PGlite ones still run.
+ * the Postgres suites are skipped (the run's last line says so); the PGlite ones still run.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 
 export const databaseUrl = process.env.DATABASE_URL
-
-if (databaseUrl === undefined) {
-  console.warn(
-    "DATABASE_URL is not set: the Postgres suites of the SQL simulated chain are skipped (PGlite still runs)"
-  )
-}
 
 const withDatabase = (url: string, database: string) => {
   const u = new URL(url)

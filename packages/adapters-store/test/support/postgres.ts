@@ -1,17 +1,13 @@
 /**
  * Real Postgres for tests: each run works in its own fresh database, created on the server named
  * by `DATABASE_URL` and dropped afterwards, so concurrent runs never collide. Without
- * `DATABASE_URL` the Postgres suites are skipped with a printed notice.
+ * `DATABASE_URL` the Postgres suites are skipped (the run's last line says so).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 
 export const databaseUrl = process.env.DATABASE_URL
-
-if (databaseUrl === undefined) {
-  console.warn("DATABASE_URL is not set: the Postgres store suites are skipped (the embedded ones still run)")
-}
 
 const withDatabase = (url: string, database: string) => {
   const u = new URL(url)
