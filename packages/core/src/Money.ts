@@ -8,8 +8,8 @@ import { BigDecimal, Option, Schema, SchemaTransformation } from "effect"
 
 export type Decimal = BigDecimal.BigDecimal
 
-/** The spec's decimal-string pattern: no exponent, no leading `+`, no bare `.`. */
-export const decimalPattern = /^-?[0-9]+([.][0-9]+)?$/
+/** The spec's decimal-string pattern: no exponent, no leading `+`, no bare `.` (`u`: so the OpenAPI document carries it). */
+export const decimalPattern = /^-?[0-9]+([.][0-9]+)?$/u
 
 /** Stablecoin amounts carry 6 decimals (USDC, USDT, EURC, BRLA). */
 export const tokenScale = 6
