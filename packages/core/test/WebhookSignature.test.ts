@@ -133,7 +133,9 @@ layer(WebhookSignature.layerWebCrypto)("WebhookSignature", (it) => {
           })
           assert.deepStrictEqual(Schema.decodeUnknownSync(WebhookSignature.OutboundHeaders)(headers), headers)
           const isOutbound = Schema.is(WebhookSignature.OutboundHeaders)
-          assert.isFalse(isOutbound({ ...headers, "x-partner-signature": headers["x-partner-signature"].toUpperCase() }))
+          assert.isFalse(
+            isOutbound({ ...headers, "x-partner-signature": headers["x-partner-signature"].toUpperCase() })
+          )
           assert.isFalse(isOutbound({ ...headers, "webhook-signature": `${headers["webhook-signature"]} ` }))
         })
     )

@@ -88,11 +88,7 @@ export const layerRoutes: Layer.Layer<
   | Digest.Digest
   | Readiness
   | HttpRouter.Request.From<"Requires", Ports>
-> = Layer.mergeAll(
-  HttpApiBuilder.layer(Api),
-  OpenApiDocument.layer,
-  HttpApiScalar.layer(Api, { path: "/docs" })
-).pipe(
+> = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, HttpApiScalar.layer(Api, { path: "/docs" })).pipe(
   Layer.provide(
     Layer.mergeAll(
       PartnersHandlers.layer,
