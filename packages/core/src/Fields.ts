@@ -11,14 +11,17 @@ import { Schema } from "effect"
 /** A UUID; its check writes `pattern` and `format: uuid`. */
 export const Uuid = Schema.String.check(Schema.isUUID())
 
-/** RFC 3339 date-time: a zone is required (`Z` or an offset); offsets are normalised to UTC. */
-const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/u
+/**
+ * RFC 3339 date-time: a zone is required (`Z` or an offset); offsets are normalised to UTC. No
+ * leap second, and offsets within ±23:59 (RFC 3339's, so JSON Schema's `date-time` agrees).
+ */
+const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/u
 
 /** The calendar fields are real: no February 30th, no hour 24 (the parser would roll them over). */
 const isRealDateTime = (s: string): boolean => {
-  const [y, mo, d, h, mi, sec] = [0, 5, 8, 11, 14, 17].map((i) => Number(s.slice(i, i + (i === 0 ? 4 : 2))))
+  const [y, mo, d, h, mi] = [0, 5, 8, 11, 14].map((i) => Number(s.slice(i, i + (i === 0 ? 4 : 2))))
   const daysInMonth = new Date(Date.UTC(y!, mo!, 0)).getUTCDate()
-  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysInMonth && h! <= 23 && mi! <= 59 && sec! <= 59
+  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysInMonth && h! <= 23 && mi! <= 59
 }
 
 /** An ISO-8601 date-time on the wire, a `DateTime.Utc` in the program; encoded as UTC with `Z`. */

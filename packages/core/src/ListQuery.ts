@@ -12,7 +12,9 @@ const Limit = Schema.String.check(Schema.isPattern(/^[0-9]{1,3}$/u, { expected: 
   Schema.decodeTo(Schema.NumberFromString),
   Schema.decodeTo(PageLimit.annotate({ default: defaultPageLimit }))
 )
-const Cursor = Schema.String.check(isCharacters(1, 512))
+const Cursor = Schema.String.check(isCharacters(1, 512)).annotate({
+  description: "The next_cursor of the previous page, as it was given"
+})
 
 export const ListQuotesQuery = Schema.Struct({
   status: Schema.optionalKey(QuoteStatus),
