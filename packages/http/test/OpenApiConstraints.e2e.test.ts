@@ -1,8 +1,8 @@
 /**
  * The document's request constraints hold on the real server, driven by the document itself:
  * for every path, query and header parameter and every request body property, each `minLength`,
- * `maxLength`, `minimum`, `maximum`, `pattern`, `format`, `enum` (and the `type` of a body field
- * or a number) is sent over HTTP a value just outside it (one the document's own schema refuses,
+ * `maxLength`, `minimum`, `maximum`, `pattern`, `format`, `enum` (its own or in its `allOf`, and
+ * the `type` of a body field or a number) is sent over HTTP a value just outside it (one the document's own schema refuses,
  * chosen with Ajv) on an otherwise valid request: the server answers 422 with a `detail` item
  * whose `loc` names that field. The same request with the field valid, and with the value at
  * each length and integer bound, is not refused for that field: the document's bounds are the
@@ -55,22 +55,55 @@ const candidates = (keyword: Keyword, schema: Json): ReadonlyArray<unknown> => {
     case "enum":
       return ["not-in-the-enum"]
     default:
-      // the partner's examples, a calendar date that does not exist, a NUL
-      return ["5.4e0", "next tuesday", "2026-02-30T10:00:00Z", "not-a-uuid", "nul\u0000-in-the-middle"]
+      // the partner's examples, a calendar date that does not exist, signs, a NUL
+      return ["5.4e0", "next tuesday", "2026-02-30T10:00:00Z", "not-a-uuid", "0", "-1", "nul\u0000-in-the-middle"]
   }
 }
 
-/** Whether a keyword is tried: a string parameter cannot be sent anything but a string. */
-const applies = (site: Site, keyword: Keyword) =>
-  keyword === "type" ? site.where === "body" || site.schema.type !== "string" : site.schema[keyword] !== undefined
+/** One constraint of a field: a keyword of its schema, or of a member of its `allOf`. */
+interface Constraint {
+  readonly keyword: Keyword
+  readonly label: string
+  /** The field's schema without this constraint. */
+  readonly rest: Json
+  readonly value: unknown
+}
 
-/** A value outside `keyword` only (else outside it and more). */
-const outside = (site: Site, keyword: Keyword): unknown => {
-  const alone =
-    keyword === "type" ? { type: site.schema.type } : { type: site.schema.type, [keyword]: site.schema[keyword] }
-  const { [keyword]: _, ...rest } = site.schema
-  const refused = candidates(keyword, site.schema).filter((value) => !valid(alone, value))
-  return refused.find((value) => keyword === "type" || valid(rest, value)) ?? refused[0]
+/** A site's constraints; `type` only where another type can be sent (not in a string parameter). */
+const constraintsOf = (site: Site): Array<Constraint> => {
+  const { allOf = [], ...own } = site.schema
+  const withAllOf = (schema: Json, members: ReadonlyArray<Json>) =>
+    members.length === 0 ? schema : { ...schema, allOf: members }
+  return [
+    ...keywords
+      .filter((k) => (k === "type" ? site.where === "body" || own.type !== "string" : own[k] !== undefined))
+      .map((keyword) => {
+        const { [keyword]: _, ...rest } = own
+        return { keyword, label: keyword, rest: keyword === "type" ? {} : withAllOf(rest, allOf), value: own[keyword] }
+      }),
+    ...allOf.flatMap((member: Json, i: number) =>
+      keywords
+        .filter((k) => member[k] !== undefined)
+        .map((keyword) => ({
+          keyword,
+          label: `allOf/${i}/${keyword}`,
+          rest: withAllOf(
+            own,
+            allOf.filter((_: Json, j: number) => j !== i)
+          ),
+          value: member[keyword]
+        }))
+    )
+  ]
+}
+
+/** A value outside the constraint only (else outside it and more). */
+const outside = (site: Site, constraint: Constraint): unknown => {
+  const alone = { type: site.schema.type, [constraint.keyword]: constraint.value }
+  const refused = candidates(constraint.keyword, { ...site.schema, [constraint.keyword]: constraint.value }).filter(
+    (value) => !valid(alone, value)
+  )
+  return refused.find((value) => valid(constraint.rest, value)) ?? refused[0]
 }
 
 /** The values at each length and integer bound, inside: not to be refused for this field. */
@@ -117,8 +150,7 @@ const sitesOf = (doc: Json, bodies: Record<string, ReadonlyArray<Body>>): Array<
       const ofOperation = bodies[`${method} ${path}`]
       for (const parameter of operation.parameters ?? []) {
         const site = { method, path, where: parameter.in, name: parameter.name, schema: parameter.schema }
-        if (keywords.some((k) => applies({ ...site, body: undefined }, k)))
-          sites.push({ ...site, body: ofOperation?.[0] })
+        if (constraintsOf({ ...site, body: undefined }).length > 0) sites.push({ ...site, body: ofOperation?.[0] })
       }
       const body = operation.requestBody?.content?.["application/json"]?.schema
       if (body === undefined) continue
@@ -193,18 +225,18 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "300 seconds" })("Ope
             const reply = yield* send(doc, site, value)
             assert.notInclude(locs(reply), locOf(site), `${what} = ${JSON.stringify(value)}: ${reply.text}`)
           }
-          for (const keyword of keywords.filter((k) => applies(site, k))) {
-            const value = outside(site, keyword)
-            assert.isFalse(valid(site.schema, value), `${what} ${keyword}: ${JSON.stringify(value)}`)
+          for (const constraint of constraintsOf(site)) {
+            const value = outside(site, constraint)
+            assert.isFalse(valid(site.schema, value), `${what} ${constraint.label}: ${JSON.stringify(value)}`)
             if (unsendable(site, value)) {
-              skipped.push(`${locOf(site)} ${keyword}`)
+              skipped.push(`${locOf(site)} ${constraint.label}`)
               continue
             }
             const reply = yield* send(doc, site, value)
-            const about = `${what} ${keyword} ${JSON.stringify(value)}: ${reply.text}`
+            const about = `${what} ${constraint.label} ${JSON.stringify(value)}: ${reply.text}`
             assert.strictEqual(reply.status, 422, about)
             assert.include(locs(reply), locOf(site), about)
-            tried.push(`${what} ${keyword}`)
+            tried.push(`${what} ${constraint.label}`)
           }
         }
         // the partner's findings are among them
@@ -214,6 +246,9 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "300 seconds" })("Ope
           "GET /api/v1/fx/quotes query.limit maximum",
           "GET /api/v1/fx/quotes query.limit type",
           "POST /api/v1/fx/quotes body.notional_amount pattern",
+          "POST /api/v1/fx/quotes body.notional_amount allOf/0/pattern",
+          "POST /api/v1/fx/quotes body.provider_extra_spread allOf/0/pattern",
+          "POST /api/v1/fx/webhooks/inbound body.live_execution_rate allOf/0/pattern",
           "POST /api/v1/fx/quotes body.window_start format",
           "POST /api/v1/fx/contracts body.quote_id format",
           "GET /api/v1/fx/webhook-events query.fx_contract_id format"

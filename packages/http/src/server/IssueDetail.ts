@@ -23,7 +23,12 @@ const patternType = (payload: { readonly source?: unknown; readonly flags?: unkn
   const kind = regex.test("2026-11-21T10:00:00Z")
     ? "datetime_parsing"
     : regex.test("5.25")
-      ? "decimal_parsing"
+      ? // a decimal, or the sign of one
+        !regex.test("0")
+        ? "greater_than"
+        : !regex.test("-1")
+          ? "greater_than_equal"
+          : "decimal_parsing"
       : regex.test("25")
         ? "int_parsing"
         : "string_pattern_mismatch"
