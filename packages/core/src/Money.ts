@@ -4,7 +4,7 @@
  * Nothing here touches binary floating point except `fromModel`, the single place where a
  * float64 model output (an option value, a forward) becomes a decimal.
  */
-import { BigDecimal, Option, Schema, SchemaAST, SchemaTransformation } from "effect"
+import { BigDecimal, Option, Schema, type SchemaAST, SchemaTransformation } from "effect"
 
 export type Decimal = BigDecimal.BigDecimal
 
