@@ -11,8 +11,6 @@ import { HttpApi, type HttpApiGroup } from "effect/http-api"
 type Parameter = { readonly name: string; readonly in: string; schema?: unknown }
 type Operation = { readonly operationId?: string; readonly parameters?: ReadonlyArray<Parameter> }
 
-const valueTypes = new Set(["integer", "number", "boolean"])
-
 /** The JSON Schema of each property's decoded value, for the properties decoded to a number or boolean. */
 const numericValues = (schema: Schema.Top | undefined): Map<string, Record<string, unknown>> => {
   const values = new Map<string, Record<string, unknown>>()
@@ -21,8 +19,7 @@ const numericValues = (schema: Schema.Top | undefined): Map<string, Record<strin
   for (const property of decoded.propertySignatures) {
     // a datetime decodes to a `DateTime`, which has no JSON Schema: only plain values are looked at
     if (!["Number", "Boolean"].includes(property.type._tag)) continue
-    const value = Schema.toJsonSchemaDocument(Schema.make(property.type)).schema
-    if (typeof value.type === "string" && valueTypes.has(value.type)) values.set(String(property.name), value)
+    values.set(String(property.name), Schema.toJsonSchemaDocument(Schema.make(property.type)).schema)
   }
   return values
 }
