@@ -1,7 +1,7 @@
 /**
  * Events the partner posts to `POST /api/v1/fx/webhooks/inbound`, and the acknowledgement.
  */
-import { BigDecimal, Schema } from "effect"
+import { Schema } from "effect"
 import { BoundedString, Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
 import { Chain, FundsCurrency, PayoutCurrency } from "./Rail.ts"
@@ -28,9 +28,7 @@ export const ContractExercised = Schema.Struct({
   event_type: Schema.Literal("contract_exercised"),
   fx_contract_id: Uuid,
   executed_at: Datetime,
-  live_execution_rate: Money.DecimalString.check(
-    Schema.isGreaterThanBigDecimal(BigDecimal.make(0n, 0), { expected: "a decimal string greater than 0" })
-  ),
+  live_execution_rate: Money.PositiveDecimalString,
   payout_wallet_address: ChainString,
   payout_currency: Schema.optionalKey(PayoutCurrency),
   chain: Chain

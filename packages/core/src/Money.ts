@@ -4,12 +4,12 @@
  * Nothing here touches binary floating point except `fromModel`, the single place where a
  * float64 model output (an option value, a forward) becomes a decimal.
  */
-import { BigDecimal, Option, Schema, SchemaTransformation } from "effect"
+import { BigDecimal, Option, Schema, type SchemaAST, SchemaTransformation } from "effect"
 
 export type Decimal = BigDecimal.BigDecimal
 
-/** The spec's decimal-string pattern: no exponent, no leading `+`, no bare `.`. */
-export const decimalPattern = /^-?[0-9]+([.][0-9]+)?$/
+/** The spec's decimal-string pattern: no exponent, no leading `+`, no bare `.` (`u`: so the OpenAPI document carries it). */
+export const decimalPattern = /^-?[0-9]+([.][0-9]+)?$/u
 
 /** Stablecoin amounts carry 6 decimals (USDC, USDT, EURC, BRLA). */
 export const tokenScale = 6
@@ -93,18 +93,37 @@ export const roundDownSignificant = (value: Decimal, significant: number): Decim
   return roundDown(value, significant - magnitude)
 }
 
+const isDecimal = Schema.isPattern(decimalPattern, { expected: 'a decimal string such as "5.4424"' })
+
 /**
  * A decimal string on the wire (`"5.4424"`), a `BigDecimal` in the program. Encoding keeps the
- * value's scale and never uses exponent notation.
+ * value's scale and never uses exponent notation. `sign`: a further check of the text, judged
+ * only once it is a decimal (one issue for a malformed one).
  */
-export const DecimalString = Schema.String.check(
-  Schema.isPattern(decimalPattern, { expected: 'a decimal string such as "5.4424"' })
-).pipe(
-  Schema.decodeTo(
-    Schema.BigDecimal,
-    SchemaTransformation.transform({
-      decode: (s: string) => BigDecimal.fromStringUnsafe(s),
-      encode: format
-    })
+const decimalString = (...sign: ReadonlyArray<SchemaAST.Filter<string>>) =>
+  Schema.String.check(sign.length === 0 ? isDecimal : isDecimal.abort(), ...sign).pipe(
+    Schema.decodeTo(
+      Schema.BigDecimal,
+      SchemaTransformation.transform({
+        decode: (s: string) => BigDecimal.fromStringUnsafe(s),
+        encode: format
+      })
+    )
   )
+
+export const DecimalString = decimalString()
+
+/**
+ * Above 0 and at least 0, written as patterns of the decimal's text (not comparisons of the
+ * decoded value) so the OpenAPI document states them: above 0 is no minus sign and a digit other
+ * than 0; at least 0 allows a minus sign only before zeros (`"-0"` is 0).
+ */
+export const positivePattern = /^(?![0.]+$)[0-9]+([.][0-9]+)?$/u
+export const nonNegativePattern = /^(-(?=[0.]+$))?[0-9]+([.][0-9]+)?$/u
+
+export const PositiveDecimalString = decimalString(
+  Schema.isPattern(positivePattern, { expected: "a decimal string greater than 0" })
+)
+export const NonNegativeDecimalString = decimalString(
+  Schema.isPattern(nonNegativePattern, { expected: "a decimal string of 0 or more" })
 )

@@ -2,7 +2,7 @@
  * `POST /api/v1/fx/quotes` request body, with the spec's field names, enumerations and limits.
  * Cross-field and time rules (window order, rate age ...) live in `QuoteRules`.
  */
-import { BigDecimal, Schema } from "effect"
+import { Schema } from "effect"
 import { Direction, NotionalCurrency } from "./Corridor.ts"
 import { BoundedString, Datetime } from "./Fields.ts"
 import * as Money from "./Money.ts"
@@ -14,26 +14,19 @@ export type ContractType = typeof ContractType.Type
 export const StrikeMode = Schema.Literals(["cip_fair", "live_spot", "custom"])
 export type StrikeMode = typeof StrikeMode.Type
 
-const Positive = Money.DecimalString.check(
-  Schema.isGreaterThanBigDecimal(BigDecimal.make(0n, 0), { expected: "a decimal string greater than 0" })
-)
-const NonNegative = Money.DecimalString.check(
-  Schema.isGreaterThanOrEqualToBigDecimal(BigDecimal.make(0n, 0), { expected: "a decimal string of 0 or more" })
-)
-
 export const QuoteRequest = Schema.Struct({
   customer_reference_id: BoundedString(256),
   customer_name: BoundedString(256),
   contract_type: ContractType,
   direction: Direction,
   notional_currency: NotionalCurrency,
-  notional_amount: Positive,
-  provider_rate: Positive,
-  market_rate: Positive,
+  notional_amount: Money.PositiveDecimalString,
+  provider_rate: Money.PositiveDecimalString,
+  market_rate: Money.PositiveDecimalString,
   market_rate_timestamp: Datetime,
-  provider_extra_spread: Schema.optionalKey(Schema.NullOr(NonNegative)),
+  provider_extra_spread: Schema.optionalKey(Schema.NullOr(Money.NonNegativeDecimalString)),
   strike_mode: Schema.optionalKey(StrikeMode),
-  target_strike: Schema.optionalKey(Schema.NullOr(Positive)),
+  target_strike: Schema.optionalKey(Schema.NullOr(Money.PositiveDecimalString)),
   window_start: Datetime,
   window_end: Datetime,
   chain: Chain,

@@ -52,14 +52,23 @@ export class WebhookVerificationError extends Schema.TaggedError<WebhookVerifica
   { reason: VerificationFailure, message: Schema.String }
 ) {}
 
-/** The full header set of one outbound delivery (a type alias, so it is also a plain header record). */
-export type OutboundHeaders = {
-  readonly "content-type": "application/json"
-  readonly "x-partner-signature": string
-  readonly "webhook-id": string
-  readonly "webhook-timestamp": string
-  readonly "webhook-signature": string
-}
+const EVENT_ID = /^[\x21-\x7e]+$/u
+const TIMESTAMP = /^[0-9]{1,15}$/u
+
+/**
+ * The full header set of one outbound delivery, as {@link headers} writes it: the schema the
+ * OpenAPI document describes deliveries with. An HMAC-SHA256 is 32 bytes: 64 hex digits, or 44
+ * base64 characters (one `=` of padding).
+ */
+export const OutboundHeaders = Schema.Struct({
+  "content-type": Schema.Literal("application/json"),
+  "x-partner-signature": Schema.String.check(Schema.isPattern(/^[0-9a-f]{64}$/u)),
+  "webhook-id": Schema.String.check(Schema.isPattern(EVENT_ID)),
+  "webhook-timestamp": Schema.String.check(Schema.isPattern(TIMESTAMP)),
+  "webhook-signature": Schema.String.check(Schema.isPattern(/^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$/u))
+})
+/** A type alias of plain strings, so it is also a plain header record. */
+export type OutboundHeaders = typeof OutboundHeaders.Type
 
 export interface SignInput {
   /** The event id, sent as `webhook-id`: visible ASCII, no spaces. */
@@ -82,8 +91,6 @@ export interface VerifyInput<B extends string | Uint8Array> {
   readonly tolerance?: Duration.Input | undefined
 }
 
-const EVENT_ID = /^[\x21-\x7e]+$/
-const TIMESTAMP = /^[0-9]{1,15}$/
 const REQUIRED_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const
 
 /** A new secret: `whsec_` + base64 of 32 bytes from `SecureRandom`. */

@@ -120,6 +120,26 @@ layer(WebhookSignature.layerWebCrypto)("WebhookSignature", (it) => {
       })
     )
 
+    it.effect.prop(
+      "what headers writes is what the OutboundHeaders schema (the OpenAPI document's) describes",
+      { eventId: EventId, secrets: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3 })) },
+      ({ eventId, secrets }) =>
+        Effect.gen(function* () {
+          const headers = yield* WebhookSignature.headers({
+            eventId,
+            body: "{}",
+            secrets: [NEW, ...[OLD, OTHER].slice(0, secrets - 1)],
+            timestamp: 1700000000
+          })
+          assert.deepStrictEqual(Schema.decodeUnknownSync(WebhookSignature.OutboundHeaders)(headers), headers)
+          const isOutbound = Schema.is(WebhookSignature.OutboundHeaders)
+          assert.isFalse(
+            isOutbound({ ...headers, "x-partner-signature": headers["x-partner-signature"].toUpperCase() })
+          )
+          assert.isFalse(isOutbound({ ...headers, "webhook-signature": `${headers["webhook-signature"]} ` }))
+        })
+    )
+
     it.effect("takes the timestamp from Clock when not given", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(1_700_000_123_999)

@@ -45,6 +45,28 @@ layer(serverLayer({ quoteTtl: "1 second" }), { excludeTestServices: true, timeou
       })
     )
 
+    it.effect(
+      "a decimal of the wrong sign: greater_than, greater_than_equal; a malformed one only decimal_parsing",
+      () =>
+        Effect.gen(function* () {
+          const { baseUrl, a } = yield* TestServer
+          const body = yield* quoteBody({
+            notional_amount: "0.00",
+            provider_rate: "-0",
+            provider_extra_spread: "-0.01"
+          })
+          const reply = yield* request(baseUrl, "POST", "/api/v1/fx/quotes", { key: a.sandbox, body })
+          assert.deepStrictEqual(locs(reply.json.detail), [
+            "body.notional_amount:greater_than",
+            "body.provider_extra_spread:greater_than_equal",
+            "body.provider_rate:greater_than"
+          ])
+          const zero = yield* quoteBody({ provider_extra_spread: "-0.000", market_rate: "5.4e0" })
+          const malformed = yield* request(baseUrl, "POST", "/api/v1/fx/quotes", { key: a.sandbox, body: zero })
+          assert.deepStrictEqual(locs(malformed.json.detail), ["body.market_rate:decimal_parsing"])
+        })
+    )
+
     it.effect("the rules beyond the shape: window order, rate age, custom strike", () =>
       Effect.gen(function* () {
         const { baseUrl, a } = yield* TestServer

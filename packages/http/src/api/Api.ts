@@ -6,10 +6,12 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { RequestDecoding } from "@ratelock/core"
 import { ContractsGroup, PartnersGroup, QuotesGroup, SandboxGroup, SystemGroup, WebhooksGroup } from "./Groups.ts"
 import { optionalBodies } from "./OptionalBody.ts"
+import { eventSchemas, outboundWebhooks } from "./OutboundWebhooks.ts"
+import { parameterValues } from "./ParameterValues.ts"
 import { credentialSchemes } from "./Security.ts"
 import { RequestValidation } from "./Validation.ts"
 
-export class Api extends HttpApi.make("ratelock")
+const Routes = HttpApi.make("ratelock")
   .add(PartnersGroup)
   .add(QuotesGroup)
   .add(ContractsGroup)
@@ -21,12 +23,15 @@ export class Api extends HttpApi.make("ratelock")
   // report every failure of a request, and refuse unknown body properties
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotate(HttpApi.PayloadParseOptions, RequestDecoding.parseOptions)
-  .annotateMerge(
-    OpenApi.annotations({
-      title: "Ratelock Partner API",
-      version: "0.1.0",
-      description:
-        "FX rate locks for partner platforms: quotes, contracts, inbound events and webhook audit; sandbox helpers to drive a contract's life.",
-      transform: (spec) => optionalBodies(credentialSchemes(spec))
-    })
-  ) {}
+
+export class Api extends Routes.annotate(HttpApi.AdditionalSchemas, eventSchemas).annotateMerge(
+  OpenApi.annotations({
+    title: "Ratelock Partner API",
+    version: "0.1.0",
+    description:
+      "FX rate locks for partner platforms: quotes, contracts, inbound events and webhook audit; sandbox helpers to drive a contract's life.",
+    // the server the document is read from
+    servers: [{ url: "/" }],
+    transform: (spec) => outboundWebhooks(optionalBodies(credentialSchemes(parameterValues(Routes)(spec))))
+  })
+) {}

@@ -41,7 +41,8 @@ export class PartnersGroup extends HttpApiGroup.make("partners")
     )
   )
   .middleware(PartnerAuth)
-  .prefix("/api/v1") {}
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "The partner and API key behind the credentials") {}
 
 export class QuotesGroup extends HttpApiGroup.make("quotes")
   .add(
@@ -63,7 +64,8 @@ export class QuotesGroup extends HttpApiGroup.make("quotes")
     }).annotate(OpenApi.Summary, "Get a quote")
   )
   .middleware(PartnerAuth)
-  .prefix("/api/v1") {}
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "Priced rate locks, valid for a short time") {}
 
 export class ContractsGroup extends HttpApiGroup.make("contracts")
   .add(
@@ -81,7 +83,8 @@ export class ContractsGroup extends HttpApiGroup.make("contracts")
     }).annotate(OpenApi.Summary, "A customer's locks, newest first")
   )
   .middleware(PartnerAuth)
-  .prefix("/api/v1") {}
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "Binding rate locks made from quotes") {}
 
 export const ListPayoutEventsQuery = Schema.Struct({
   since: Schema.optionalKey(Fields.Datetime),
@@ -115,7 +118,8 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     }).annotate(OpenApi.Summary, "Queue a fresh delivery attempt of an outgoing event")
   )
   .middleware(PartnerAuth)
-  .prefix("/api/v1") {}
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "Inbound events from the partner, and the audit of events both ways") {}
 
 const sandboxContract = { fx_contract_id: Fields.Uuid }
 
@@ -152,15 +156,18 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
   // innermost first: authentication runs, then the sandbox check, then decoding
   .middleware(Sandbox.SandboxOnly)
   .middleware(PartnerAuth)
-  .prefix("/api/v1") {}
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "Sandbox keys only: drive a contract's life on the simulated chain") {}
 
 const Health = Schema.Struct({ status: Schema.Literal("ok") })
 const Ready = Schema.Struct({ status: Schema.Literal("ready"), database: Schema.Literal("ok") })
 
-export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
-  HttpApiEndpoint.get("health", "/health", { success: Health }).annotate(OpenApi.Summary, "Liveness"),
-  HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: Unavailable }).annotate(
-    OpenApi.Summary,
-    "Readiness: database reachable, migrations applied"
+export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("health", "/health", { success: Health }).annotate(OpenApi.Summary, "Liveness"),
+    HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: Unavailable }).annotate(
+      OpenApi.Summary,
+      "Readiness: database reachable, migrations applied"
+    )
   )
-) {}
+  .annotate(OpenApi.Description, "Health checks, without credentials") {}

@@ -23,7 +23,12 @@ const patternType = (payload: { readonly source?: unknown; readonly flags?: unkn
   const kind = regex.test("2026-11-21T10:00:00Z")
     ? "datetime_parsing"
     : regex.test("5.25")
-      ? "decimal_parsing"
+      ? // a decimal, or the sign of one
+        !regex.test("0")
+        ? "greater_than"
+        : !regex.test("-1")
+          ? "greater_than_equal"
+          : "decimal_parsing"
       : regex.test("25")
         ? "int_parsing"
         : "string_pattern_mismatch"
@@ -34,12 +39,13 @@ const patternType = (payload: { readonly source?: unknown; readonly flags?: unkn
 const at = (input: unknown, key: PropertyKey): unknown =>
   Predicate.isObject(input) || Array.isArray(input) ? (input as Record<PropertyKey, unknown>)[key] : undefined
 
-const lengthOf = (input: unknown) => (typeof input === "string" || Array.isArray(input) ? input.length : 0)
+/** Characters (code points), as the length checks count them. */
+const charactersOf = (input: unknown) => (typeof input === "string" ? [...input].length : 0)
 
 /** What a check says about itself: which check it is, and its bounds. */
 interface FilterAnnotations {
   readonly representation?: { readonly id?: string; readonly payload?: Readonly<Record<string, unknown>> }
-  readonly format?: unknown
+  readonly toJsonSchema?: (context: { readonly type: undefined; readonly schemas: [] }) => unknown
   readonly arbitraryConstraint?: {
     readonly minimum?: unknown
     readonly maximum?: unknown
@@ -57,15 +63,18 @@ const filterType = (issue: SchemaIssue.Filter, input: unknown): string => {
       return "uuid_parsing"
     case "effect/schema/isPattern":
       return patternType(payload)
-    case "effect/schema/isMinLength":
+    case "effect/schema/isMinCodePoints":
       return "string_too_short"
-    case "effect/schema/isMaxLength":
+    case "effect/schema/isMaxCodePoints":
       return "string_too_long"
-    case "effect/schema/isBetweenLength":
-    case "effect/schema/isLengthBetween":
-      return lengthOf(input) < Number(payload.minimum) ? "string_too_short" : "string_too_long"
+    case "effect/schema/isBetweenCodePoints":
+      return charactersOf(input) < Number(payload.minimum) ? "string_too_short" : "string_too_long"
   }
-  if (annotations.format === "date-time") return "datetime_parsing"
+  // the calendar check of a datetime: it documents itself as JSON Schema's `date-time` format
+  const documented = annotations.toJsonSchema?.({ type: undefined, schemas: [] })
+  if (Predicate.isObject(documented) && "format" in documented && documented.format === "date-time") {
+    return "datetime_parsing"
+  }
   const bounds = annotations.arbitraryConstraint ?? {}
   const n = typeof input === "string" && input.trim() !== "" ? Number(input) : input
   if (typeof n === "number" && typeof bounds.minimum === "number" && n < bounds.minimum) {

@@ -33,6 +33,7 @@ import type { PartnerAuth } from "../api/Security.ts"
 import type { RequestValidation } from "../api/Validation.ts"
 import * as Authentication from "./Authentication.ts"
 import * as ContractsHandlers from "./ContractsHandlers.ts"
+import * as OpenApiDocument from "./OpenApiDocument.ts"
 import * as PartnersHandlers from "./PartnersHandlers.ts"
 import * as QuotesHandlers from "./QuotesHandlers.ts"
 import { RateLimiter } from "./RateLimiter.ts"
@@ -88,10 +89,7 @@ export const layerRoutes: Layer.Layer<
   | Digest.Digest
   | Readiness
   | HttpRouter.Request.From<"Requires", Ports>
-> = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
-  HttpApiScalar.layer(Api, { path: "/docs" })
-).pipe(
+> = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, HttpApiScalar.layer(Api, { path: "/docs" })).pipe(
   Layer.provide(
     Layer.mergeAll(
       PartnersHandlers.layer,

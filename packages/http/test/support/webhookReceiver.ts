@@ -2,7 +2,8 @@
  * A partner's webhook receiver for end-to-end tests: a real `node:http` server on 127.0.0.1 that
  * verifies every delivery twice, with the official `standardwebhooks` library (`webhook-id`,
  * `webhook-timestamp`, `webhook-signature`) and by recomputing `X-Partner-Signature` (hex
- * HMAC-SHA256 of the raw body, keyed with the secret string's UTF-8 bytes), then records it.
+ * HMAC-SHA256 of the raw body, keyed with the secret string's UTF-8 bytes), checks its body and
+ * headers against the OpenAPI document's `webhooks`, then records it.
  *
  * A contract's deliveries can be scripted: answer 500 to the next few, or hold one until the test
  * releases it (then 200). Anything unscripted is answered 204.
@@ -14,6 +15,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
+import { deliveryProblem } from "./webhookDocument.ts"
 
 export interface Attempt {
   readonly eventId: string
@@ -75,7 +77,7 @@ const verify = (secret: string, body: string, req: IncomingMessage): string | un
   const given = Buffer.from(header(req, "x-partner-signature"), "hex")
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "x-partner-signature mismatch"
   if (header(req, "content-type") !== "application/json") return "content-type is not application/json"
-  return undefined
+  return deliveryProblem((name) => (req.headers[name] === undefined ? undefined : header(req, name)), JSON.parse(body))
 }
 
 const listen = (handler: Parameters<typeof createServer>[1]) =>
