@@ -65,6 +65,21 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Part
         const reply = yield* request(baseUrl, "GET", "/docs")
         assert.strictEqual(reply.status, 200)
         assert.match(reply.headers.get("content-type") ?? "", /text\/html/)
+        // the three credential headers selected together, the environment filled in
+        assert.include(
+          reply.text,
+          '"preferredSecurityScheme":[["partnerKeyId","partnerKeySecret","partnerEnvironment"]]'
+        )
+        assert.include(reply.text, '"securitySchemes":{"partnerEnvironment":{"value":"sandbox"}}')
+        // system fonts (Scalar's own come from fonts.scalar.com), and a favicon of ours
+        assert.include(reply.text, '"withDefaultFonts":false')
+        assert.include(reply.text, '"favicon":"/favicon.svg"')
+        for (const path of ["/favicon.ico", "/favicon.svg"]) {
+          const icon = yield* request(baseUrl, "GET", path)
+          assert.strictEqual(icon.status, 200, path)
+          assert.strictEqual(icon.headers.get("content-type"), "image/svg+xml")
+          assert.match(icon.text, /^<svg /)
+        }
       })
     )
   })

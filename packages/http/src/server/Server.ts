@@ -26,13 +26,14 @@ import { Layer } from "effect"
 import type { FileSystem, Path } from "effect"
 import { type Digest, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import type { SandboxOnly } from "../api/Sandbox.ts"
 import type { PartnerAuth } from "../api/Security.ts"
 import type { RequestValidation } from "../api/Validation.ts"
 import * as Authentication from "./Authentication.ts"
 import * as ContractsHandlers from "./ContractsHandlers.ts"
+import * as DocsPage from "./DocsPage.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 import * as PartnersHandlers from "./PartnersHandlers.ts"
 import * as QuotesHandlers from "./QuotesHandlers.ts"
@@ -89,7 +90,7 @@ export const layerRoutes: Layer.Layer<
   | Digest.Digest
   | Readiness
   | HttpRouter.Request.From<"Requires", Ports>
-> = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, HttpApiScalar.layer(Api, { path: "/docs" })).pipe(
+> = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, DocsPage.layer).pipe(
   Layer.provide(
     Layer.mergeAll(
       PartnersHandlers.layer,
