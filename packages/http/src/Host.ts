@@ -43,17 +43,19 @@ const services = (settings: HostConfig.Settings) =>
 export const baseUrl = (address: NetAddress.SocketAddress): string =>
   address._tag === "UnixPathAddress" ? HttpServer.formatAddress(address) : `http://localhost:${address.port}`
 
+/** The demo partner's credentials when this start created it, then the ready line: the start-up is done. */
 const announce = (settings: HostConfig.Settings) =>
   Effect.gen(function* () {
     const url = baseUrl((yield* HttpServer.HttpServer).address)
+    if (settings.demoPartner && settings.sandbox) {
+      const demo = yield* DemoPartner.ensure()
+      if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
+    }
     const production = settings.productionChains.length > 0 ? settings.productionChains.join(", ") : "off"
     yield* Effect.logInfo(
       `Ratelock ready on ${url} (${HostConfig.describeStore(settings)}; ` +
         `sandbox ${settings.sandbox ? "on, simulated chains" : "off"}; production ${production})`
     )
-    if (!settings.demoPartner || !settings.sandbox) return
-    const demo = yield* DemoPartner.ensure()
-    if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
   })
 
 const cannotListen = (port: number, cause: unknown) =>
