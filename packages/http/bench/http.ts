@@ -172,7 +172,7 @@ const ratelock = (store: Store, shared = false) => {
   )
   return Server.layer.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provide(shared ? RateLimitShares.layerSql({ replicaId: "bench-shared" }) : Layer.empty),
+    Layer.provide(shared ? RateLimitShares.layerSql("bench-shared") : Layer.empty),
     Layer.provideMerge(ports),
     Layer.provide(settings)
   )

@@ -85,7 +85,7 @@ const workers = (settings: HostConfig.Settings) =>
  * store has one process, which enforces the whole budget.
  */
 const rateLimitShares = (settings: HostConfig.Settings) =>
-  Option.isSome(settings.databaseUrl) ? RateLimitShares.layerSql({ replicaId: processName() }) : Layer.empty
+  Option.isSome(settings.databaseUrl) ? RateLimitShares.layerSql(processName()) : Layer.empty
 
 /**
  * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the

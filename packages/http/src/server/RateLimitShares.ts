@@ -5,8 +5,8 @@
  * Alone (the default: the embedded store, tests) a replica enforces the whole budget. With
  * `layerSql` every API replica heartbeats its row of `api_replicas` once a second with the
  * requests per second it saw per key, and reads the other live rows: its share of a key is its
- * part of the key's requests across replicas. The shares of a key sum to one, and follow how the
- * load balancer spreads the key's traffic (evenly, unevenly, or all to one replica) within two
+ * part of the key's requests across replicas. A key's shares sum to at most one, and follow how
+ * the load balancer spreads the key's traffic (evenly, unevenly, or all to one replica) within two
  * heartbeats. No request waits on the database: a request counts itself and reads its share in
  * memory.
  */
@@ -64,28 +64,24 @@ export const next = (own: Demand, others: ReadonlyArray<Demand>, previous: Share
   return { replicas: 1 + others.length, byKey, parts }
 }
 
-export interface SqlOptions {
-  /** This replica's row: unique among the live replicas (the host name and process id). */
-  readonly replicaId: string
-  /** Between heartbeats (default 1 s). */
-  readonly every?: Duration.Duration | undefined
-  /** How long a row counts without a heartbeat (default 5 s): then a stopped replica's share is the others'. */
-  readonly expiresAfter?: Duration.Duration | undefined
-}
+/** Between heartbeats. */
+const every = Duration.seconds(1)
+
+/** How long a row counts without a heartbeat: then a stopped replica's share goes to the others. */
+const rowLife = Duration.seconds(5)
 
 /**
  * Shares from the `api_replicas` table, one statement a second: this replica's row upserted (its
  * demand, expiry and the live replicas it counts), rows expired for a minute deleted, and the other
  * live rows read. A failed heartbeat is logged and the shares stay as they were. The row is deleted
- * when the layer is released, so the others take its share at their next heartbeat.
+ * when the layer is released, so the others take its share within two of their heartbeats.
+ * `replicaId` names this replica's row: unique among the live ones (the host name and process id).
  */
-export const layerSql = (options: SqlOptions): Layer.Layer<never, never, SqlClient.SqlClient> =>
+export const layerSql = (replicaId: string): Layer.Layer<never, never, SqlClient.SqlClient> =>
   Layer.effect(
     RateLimitShares,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const id = options.replicaId
-      const expiresMillis = Duration.toMillis(options.expiresAfter ?? Duration.seconds(5))
       let counts = new Map<string, number>()
       let since = yield* Clock.currentTimeMillis
       let shares = alone
@@ -98,15 +94,15 @@ export const layerSql = (options: SqlOptions): Layer.Layer<never, never, SqlClie
         since = now
         const rows = yield* sql<{ readonly demand: Record<string, number> }>`
           WITH others AS (
-            SELECT demand FROM api_replicas WHERE id <> ${id} AND expires_at > now()
+            SELECT demand FROM api_replicas WHERE id <> ${replicaId} AND expires_at > now()
           ), beat AS (
             INSERT INTO api_replicas (id, expires_at, replicas, demand)
-            VALUES (${id}, now() + ${expiresMillis}::integer * interval '1 millisecond',
+            VALUES (${replicaId}, now() + ${Duration.toMillis(rowLife)}::integer * interval '1 millisecond',
               (SELECT count(*) + 1 FROM others), ${JSON.stringify(Object.fromEntries(own))}::jsonb)
             ON CONFLICT (id) DO UPDATE
               SET expires_at = EXCLUDED.expires_at, replicas = EXCLUDED.replicas, demand = EXCLUDED.demand
           ), swept AS (
-            DELETE FROM api_replicas WHERE id <> ${id} AND expires_at < now() - interval '1 minute'
+            DELETE FROM api_replicas WHERE id <> ${replicaId} AND expires_at < now() - interval '1 minute'
           )
           SELECT demand FROM others`
         shares = next(
@@ -118,8 +114,8 @@ export const layerSql = (options: SqlOptions): Layer.Layer<never, never, SqlClie
 
       // the first heartbeat before the first request: a replica starts knowing the others
       yield* heartbeat
-      yield* Effect.addFinalizer(() => Effect.ignore(sql`DELETE FROM api_replicas WHERE id = ${id}`))
-      yield* Effect.forkScoped(Effect.forever(Effect.delay(heartbeat, options.every ?? Duration.seconds(1))))
+      yield* Effect.addFinalizer(() => Effect.ignore(sql`DELETE FROM api_replicas WHERE id = ${replicaId}`))
+      yield* Effect.forkScoped(Effect.forever(Effect.delay(heartbeat, every)))
       return {
         requested: (key: string) => {
           counts.set(key, (counts.get(key) ?? 0) + 1)
