@@ -6,6 +6,7 @@
  * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`,
  * `listPayoutWork`)
  * a private span of time (`workerEpoch`). Tests run one after another; every instant is explicit.
+ * The first-partner race needs an empty store: it builds a fresh one of the same layer.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
