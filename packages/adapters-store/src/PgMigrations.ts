@@ -424,6 +424,21 @@ const checksOnDomains: ReadonlyArray<string> = [
   )
 ]
 
+/**
+ * The API replicas running on this database, for the per-key rate limit they share
+ * (`@ratelock/http`'s `RateLimitShares`): each replica upserts its row every second with an expiry
+ * a few seconds on, the requests per second it saw per API key over its last second (`demand`,
+ * a JSON object), and the live replicas it counted (itself included).
+ */
+const apiReplicas: ReadonlyArray<string> = [
+  `CREATE TABLE api_replicas (
+    id text PRIMARY KEY,
+    expires_at timestamptz(3) NOT NULL,
+    replicas integer NOT NULL,
+    demand jsonb NOT NULL
+  )`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -436,7 +451,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "3_late_funds_watch": statements(lateFundsWatch),
   "4_conflict_guard": statements(conflictGuard),
   "5_funding_index_sequences": statements(fundingIndexSequences),
-  "6_checks_on_domains": statements(checksOnDomains)
+  "6_checks_on_domains": statements(checksOnDomains),
+  "7_api_replicas": statements(apiReplicas)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -23,9 +23,51 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertPartner = Effect.fn("PgPartnerRepo.insertPartner")(function* (partner: PartnerRepo.PartnerRecord) {
-      yield* sql`INSERT INTO partners ${sql.insert(partnerToRow(partner))}`
-    }, orStoreError("PgPartnerRepo.insertPartner"))
+    /** The endpoint's URL and its secrets, replacing the previous ones (inside the caller's transaction). */
+    const writeEndpoint = (endpoint: PartnerRepo.WebhookEndpoint) =>
+      Effect.gen(function* () {
+        yield* sql`INSERT INTO webhook_endpoints (partner_id, environment, url)
+          VALUES (${endpoint.partnerId}, ${endpoint.environment}, ${endpoint.url})
+          ON CONFLICT (partner_id, environment) DO UPDATE SET url = EXCLUDED.url`
+        yield* sql`DELETE FROM webhook_secrets
+          WHERE partner_id = ${endpoint.partnerId} AND environment = ${endpoint.environment}`
+        const secrets = secretRows(endpoint)
+        if (Array.isReadonlyArrayNonEmpty(secrets)) yield* sql`INSERT INTO webhook_secrets ${sql.insert(secrets)}`
+      })
+
+    /** The partner, then its keys, then its endpoints (inside the caller's transaction). */
+    const writePartner = (partner: PartnerRepo.PartnerRecord, credentials: PartnerRepo.PartnerCredentials) =>
+      Effect.gen(function* () {
+        yield* sql`INSERT INTO partners ${sql.insert(partnerToRow(partner))}`
+        const keys: ReadonlyArray<Record<string, unknown>> = credentials.apiKeys.map(apiKeyToRow)
+        if (Array.isReadonlyArrayNonEmpty(keys)) yield* sql`INSERT INTO api_keys ${sql.insert(keys)}`
+        yield* Effect.forEach(credentials.webhookEndpoints, writeEndpoint, { discard: true })
+      })
+
+    const insertPartner = Effect.fn("PgPartnerRepo.insertPartner")(
+      function* (
+        partner: PartnerRepo.PartnerRecord,
+        credentials: PartnerRepo.PartnerCredentials = PartnerRepo.noCredentials
+      ) {
+        yield* writePartner(partner, credentials)
+      },
+      sql.withTransaction,
+      orStoreError("PgPartnerRepo.insertPartner")
+    )
+
+    // the table lock (which only other writers of `partners` wait on) makes "no partner yet" hold
+    // until the commit: a second caller reads the table after the first one committed
+    const insertFirstPartner = Effect.fn("PgPartnerRepo.insertFirstPartner")(
+      function* (partner: PartnerRepo.PartnerRecord, credentials: PartnerRepo.PartnerCredentials) {
+        yield* sql`LOCK TABLE partners IN SHARE ROW EXCLUSIVE MODE`
+        const rows = yield* sql<{ readonly taken: boolean }>`SELECT EXISTS (SELECT 1 FROM partners) AS taken`
+        if (rows[0]?.taken !== false) return false
+        yield* writePartner(partner, credentials)
+        return true
+      },
+      sql.withTransaction,
+      orStoreError("PgPartnerRepo.insertFirstPartner")
+    )
 
     const findPartner = Effect.fn("PgPartnerRepo.findPartner")(function* (id: string) {
       if (!isUuid(id)) return Option.none()
@@ -63,13 +105,7 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
 
     const saveWebhookEndpoint = Effect.fn("PgPartnerRepo.saveWebhookEndpoint")(
       function* (endpoint: PartnerRepo.WebhookEndpoint) {
-        yield* sql`INSERT INTO webhook_endpoints (partner_id, environment, url)
-          VALUES (${endpoint.partnerId}, ${endpoint.environment}, ${endpoint.url})
-          ON CONFLICT (partner_id, environment) DO UPDATE SET url = EXCLUDED.url`
-        yield* sql`DELETE FROM webhook_secrets
-          WHERE partner_id = ${endpoint.partnerId} AND environment = ${endpoint.environment}`
-        const secrets = secretRows(endpoint)
-        if (Array.isReadonlyArrayNonEmpty(secrets)) yield* sql`INSERT INTO webhook_secrets ${sql.insert(secrets)}`
+        yield* writeEndpoint(endpoint)
       },
       sql.withTransaction,
       orStoreError("PgPartnerRepo.saveWebhookEndpoint")
@@ -86,6 +122,7 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
 
     return PartnerRepo.PartnerRepo.of({
       insertPartner,
+      insertFirstPartner,
       findPartner,
       listPartners,
       listApiKeys,

@@ -6,11 +6,12 @@
  * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`,
  * `listPayoutWork`)
  * a private span of time (`workerEpoch`). Tests run one after another; every instant is explicit.
+ * The first-partner race needs an empty store: it builds a fresh one of the same layer.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { Duration, Effect, Exit, Option } from "effect"
-import type { DateTime, Layer } from "effect"
+import { Duration, Effect, Exit, Layer, Option } from "effect"
+import type { DateTime } from "effect"
 import {
   type Contract,
   ContractRepo,
@@ -1503,8 +1504,117 @@ const payoutTests = (it: It) =>
 // Partners
 // ---------------------------------------------------------------------------------------------
 
-const partnerTests = (it: It) =>
+/** A partner with a key per environment and a sandbox webhook endpoint, not yet stored. */
+const partnerWithCredentials = (name: string) => {
+  const partner: PartnerRepo.PartnerRecord = { id: R.uuid(), name, createdAt: R.base }
+  const key = (environment: Partner.Environment, createdAt: DateTime.Utc): PartnerRepo.ApiKeyRecord => ({
+    id: R.uuid(),
+    partnerId: partner.id,
+    environment,
+    secretHash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    createdAt,
+    revokedAt: null
+  })
+  const credentials: PartnerRepo.PartnerCredentials = {
+    // oldest first, as `listApiKeys` lists them
+    apiKeys: [key("sandbox", R.base), key("production", R.plusMillis(R.base, 1))],
+    webhookEndpoints: [
+      {
+        partnerId: partner.id,
+        environment: "sandbox",
+        url: "http://localhost:9000/hooks",
+        secrets: [{ secret: "whsec_bmV3", validUntil: null }]
+      }
+    ]
+  }
+  return { partner, credentials }
+}
+
+/** What the store holds of a partner: the partner, its keys and its sandbox endpoint. */
+const storedPartner = (partnerId: string) =>
+  Effect.gen(function* () {
+    const partners = yield* PartnerRepo.PartnerRepo
+    return R.plain({
+      partner: Option.getOrNull(yield* partners.findPartner(partnerId)),
+      keys: yield* partners.listApiKeys(partnerId),
+      endpoint: Option.getOrNull(yield* partners.findWebhookEndpoint({ partnerId, environment: "sandbox" }))
+    })
+  })
+
+const partnerTests = (it: It, store: Layer.Layer<Repos, unknown>) =>
   describe("PartnerRepo", () => {
+    it.effect("a partner with its keys and webhook endpoints is written all or nothing", () =>
+      Effect.gen(function* () {
+        const partners = yield* PartnerRepo.PartnerRepo
+        const first = partnerWithCredentials("Whole Pay")
+        yield* partners.insertPartner(first.partner, first.credentials)
+        assert.deepStrictEqual(
+          yield* storedPartner(first.partner.id),
+          R.plain({
+            partner: first.partner,
+            keys: first.credentials.apiKeys,
+            endpoint: first.credentials.webhookEndpoints[0]
+          })
+        )
+
+        // the second key's id is taken: the insert fails after the partner and its first key
+        const broken = partnerWithCredentials("Half Pay")
+        const [sandboxKey] = broken.credentials.apiKeys
+        const failed = yield* Effect.exit(
+          partners.insertPartner(broken.partner, {
+            ...broken.credentials,
+            apiKeys: [sandboxKey!, { ...first.credentials.apiKeys[1]!, partnerId: broken.partner.id }]
+          })
+        )
+        assert.isTrue(Exit.isFailure(failed))
+        assert.deepStrictEqual(yield* storedPartner(broken.partner.id), { partner: null, keys: [], endpoint: null })
+        assert.isTrue(Option.isNone(yield* partners.findApiKey(sandboxKey!.id)))
+        assert.strictEqual(
+          Option.getOrThrow(yield* partners.findApiKey(first.credentials.apiKeys[1]!.id)).partnerId,
+          first.partner.id
+        )
+      })
+    )
+
+    it.effect("the first partner: written only while the store has none, by exactly one of racing callers", () =>
+      Effect.gen(function* () {
+        const partners = yield* PartnerRepo.PartnerRepo
+        // this store has partners: nothing is written
+        yield* newScope()
+        const late = partnerWithCredentials("Late Pay")
+        assert.isFalse(yield* partners.insertFirstPartner(late.partner, late.credentials))
+        assert.deepStrictEqual(yield* storedPartner(late.partner.id), { partner: null, keys: [], endpoint: null })
+
+        // on an empty store of the same kind, eight callers at once: one writes, whole
+        const racers = Array.from({ length: 8 }, (_, i) => partnerWithCredentials(`Racer ${i}`))
+        const outcome = yield* Effect.gen(function* () {
+          const empty = yield* PartnerRepo.PartnerRepo
+          const wrote = yield* Effect.forEach(racers, (r) => empty.insertFirstPartner(r.partner, r.credentials), {
+            concurrency: "unbounded"
+          })
+          const listed = yield* empty.listPartners()
+          const winner = racers[wrote.indexOf(true)]
+          return {
+            writers: wrote.filter(Boolean).length,
+            listed: listed.map((p) => p.id),
+            winner: winner?.partner.id,
+            stored: winner === undefined ? null : yield* storedPartner(winner.partner.id),
+            expected:
+              winner === undefined
+                ? null
+                : R.plain({
+                    partner: winner.partner,
+                    keys: winner.credentials.apiKeys,
+                    endpoint: winner.credentials.webhookEndpoints[0]
+                  })
+          }
+        }).pipe(Effect.provide(Layer.fresh(store)))
+        assert.strictEqual(outcome.writers, 1)
+        assert.deepStrictEqual(outcome.listed, [outcome.winner])
+        assert.deepStrictEqual(outcome.stored, outcome.expected)
+      })
+    )
+
     it.effect("partners and API keys: insert, find, revoke", () =>
       Effect.gen(function* () {
         const partners = yield* PartnerRepo.PartnerRepo
@@ -1600,5 +1710,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     outboxTests(it)
     idempotencyTests(it)
     payoutTests(it)
-    partnerTests(it)
+    partnerTests(it, store)
   })

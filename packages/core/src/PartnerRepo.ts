@@ -37,8 +37,26 @@ export interface WebhookEndpoint {
   readonly secrets: ReadonlyArray<WebhookSecret>
 }
 
+/** What a partner is created with: its API keys and webhook endpoints, all of this partner. */
+export interface PartnerCredentials {
+  readonly apiKeys: ReadonlyArray<ApiKeyRecord>
+  readonly webhookEndpoints: ReadonlyArray<WebhookEndpoint>
+}
+
+/** A partner created bare (tests, fixtures): keys and endpoints come later. */
+export const noCredentials: PartnerCredentials = { apiKeys: [], webhookEndpoints: [] }
+
 export interface PartnerRepoShape {
-  readonly insertPartner: (partner: PartnerRecord) => Effect.Effect<void, StoreError>
+  /** Writes the partner with its credentials, all or nothing (one transaction). */
+  readonly insertPartner: (partner: PartnerRecord, credentials?: PartnerCredentials) => Effect.Effect<void, StoreError>
+  /**
+   * `insertPartner` only while the store holds no partner at all; true when it wrote. Of callers
+   * racing on one store (servers starting together on one database), exactly one writes.
+   */
+  readonly insertFirstPartner: (
+    partner: PartnerRecord,
+    credentials: PartnerCredentials
+  ) => Effect.Effect<boolean, StoreError>
   readonly findPartner: (id: string) => Effect.Effect<Option.Option<PartnerRecord>, StoreError>
   /** Every partner, oldest first (operators list them; the count stays small). */
   readonly listPartners: () => Effect.Effect<ReadonlyArray<PartnerRecord>, StoreError>

@@ -11,15 +11,21 @@
  *   quote), with a partner's sandbox key seeded through `PartnerRepo`; and `GET /health` (no
  *   credentials, no database), the floor the HTTP stack itself sets.
  *
+ * - the shared rate limit: `partners/me` on PostgreSQL on two servers over one fresh database, one
+ *   with each process's own limiter (as above), one with `RateLimitShares.layerSql` (heartbeats
+ *   into `api_replicas`, with a second live replica row so each request's share is computed from
+ *   two replicas' demand), measured in turn three times (per-process, shared, …): the
+ *   ratio of the shared limiter's requests/s to the per-process one's, from the same run.
+ *
  * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
  * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
  * main thread, autocannon in a worker thread.
  *
  * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
  * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
- * 10) and `BENCH_WARMUP_SECONDS` (default 2) change the durations; `BENCH_ONLY=embedded` or
- * `BENCH_ONLY=postgres` runs one store (with the bare reference), `BENCH_ROUTE=health`, `me` or
- * `quotes` one route, e.g. under `--cpu-prof`.
+ * 10) and `BENCH_WARMUP_SECONDS` (default 2) change the durations; `BENCH_ONLY=embedded`,
+ * `BENCH_ONLY=postgres` or `BENCH_ONLY=shared` runs one part (with the bare reference),
+ * `BENCH_ROUTE=health`, `me` or `quotes` one route, e.g. under `--cpu-prof`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
@@ -36,6 +42,7 @@ import { cpus } from "node:os"
 import { Requests } from "../../testkit/src/index.ts"
 import * as Credentials from "../src/server/Credentials.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
+import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
 import * as Server from "../src/server/Server.ts"
 
@@ -46,7 +53,7 @@ const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 const only = process.env.BENCH_ONLY
 const onlyRoute = process.env.BENCH_ROUTE
-const targets = { meRatio: 0.6, quotesPostgres: 1_500 } as const
+const targets = { meRatio: 0.6, quotesPostgres: 1_500, sharedLimitRatio: 0.95 } as const
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -67,6 +74,8 @@ interface Row {
   readonly requests: number
   readonly non2xx: number
   readonly errors: number
+  /** This process's main thread (the server's) CPU time per request, in microseconds. */
+  readonly cpuMicros: number
 }
 
 const fire = (baseUrl: string, call: Call, seconds: number) =>
@@ -87,11 +96,16 @@ const int = (n: number) => Math.round(n).toLocaleString("en-US")
 /** autocannon's latency histogram counts whole milliseconds: 0 is under 1 ms. */
 const ms = (n: number) => (n < 1 ? "<1 ms" : `${int(n)} ms`)
 
-/** Warm-up, then the measured run of `call` against `baseUrl`. */
-const measure = (server: string, route: string, baseUrl: string, call: () => Call) =>
+/**
+ * Warm-up (unless `warm` is false), then the measured run of `call` against `baseUrl`, with the
+ * main thread's CPU time over it: the servers run on it, autocannon in a worker thread.
+ */
+const measure = (server: string, route: string, baseUrl: string, call: () => Call, warm = true) =>
   Effect.gen(function* () {
-    yield* fire(baseUrl, call(), warmupSeconds)
+    if (warm) yield* fire(baseUrl, call(), warmupSeconds)
+    const cpuBefore = process.threadCpuUsage()
     const r = yield* fire(baseUrl, call(), measureSeconds)
+    const cpu = process.threadCpuUsage(cpuBefore)
     const row: Row = {
       server,
       route,
@@ -100,11 +114,13 @@ const measure = (server: string, route: string, baseUrl: string, call: () => Cal
       p99: r.latency.p99,
       requests: r.requests.total,
       non2xx: r.non2xx,
-      errors: r.errors
+      errors: r.errors,
+      cpuMicros: (cpu.user + cpu.system) / Math.max(1, r.requests.total)
     }
     console.log(
       `  · ${route}: ${int(row.perSecond)} req/s, p50 ${ms(row.p50)}, p99 ${ms(row.p99)}, ` +
-        `${int(row.requests)} requests, non-2xx ${row.non2xx}, errors ${row.errors}`
+        `${int(row.requests)} requests, non-2xx ${row.non2xx}, errors ${row.errors}, ` +
+        `main-thread CPU ${int(row.cpuMicros)} µs/request`
     )
     return row
   })
@@ -139,8 +155,11 @@ const bare: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
 
 type Store = Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient, unknown>
 
-/** `Server.layer` on `store`, as the host composes it; request logs off, a budget never exhausted. */
-const ratelock = (store: Store) => {
+/**
+ * `Server.layer` on `store`, as the host composes it; request logs off, a budget never exhausted,
+ * shared with the other replicas on the database when `shared` (as the host does on PostgreSQL).
+ */
+const ratelock = (store: Store, shared = false) => {
   const ports = Layer.mergeAll(
     Readiness.layerSql.pipe(Layer.provideMerge(store)),
     SimulatedChain.layer,
@@ -153,6 +172,7 @@ const ratelock = (store: Store) => {
   )
   return Server.layer.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(shared ? RateLimitShares.layerSql("bench-shared") : Layer.empty),
     Layer.provideMerge(ports),
     Layer.provide(settings)
   )
@@ -269,6 +289,45 @@ const postgres = Effect.scoped(
 
 const embedded = routes("the embedded store (PGlite in memory)", EmbeddedStore.layer({}))
 
+/** A running server's base URL. */
+const baseUrlOf = Effect.map(HttpServer.HttpServer, (s) =>
+  s.address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${s.address.port}`
+)
+
+/**
+ * `partners/me` with each process's own limiter and with the shared one, on two servers over one
+ * database, in turn three times; the second replica the shared one counts is a row that stays live.
+ */
+const sharedLimit = Effect.scoped(
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(databaseUrl)
+    const store = () =>
+      PgStore.layer.pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(db.url), maxConnections: poolSize })))
+    const perProcess = yield* Layer.build(ratelock(store()))
+    const shared = yield* Layer.build(ratelock(store(), true))
+    const credentials = yield* Effect.provide(seedPartner, perProcess)
+    const sql = yield* Effect.provide(SqlClient.SqlClient, perProcess)
+    yield* sql`INSERT INTO api_replicas (id, expires_at, replicas, demand)
+      VALUES ('bench-other', now() + interval '1 day', 2, ${JSON.stringify({ [credentials["x-partner-key-id"]]: 1 })}::jsonb)`
+    const servers = [
+      ["partners/me per-process", yield* Effect.provide(baseUrlOf, perProcess)],
+      ["partners/me shared", yield* Effect.provide(baseUrlOf, shared)]
+    ] as const
+    console.log(`\n━━ Shared rate limit on PostgreSQL (database ${db.name}): per-process and shared limiter in turn ━━`)
+    const rows: Array<Row> = []
+    const call = () => ({ method: "GET", path: "/api/v1/partners/me", headers: credentials }) as const
+    // both warmed up before either is measured: the first measured run is not the colder one
+    for (const [, baseUrl] of servers) yield* fire(baseUrl, call(), warmupSeconds)
+    for (const round of [1, 2, 3]) {
+      for (const [route, baseUrl] of servers) {
+        rows.push(yield* measure("PostgreSQL", `GET ${route} (${round})`, baseUrl, call, false))
+      }
+    }
+    yield* Effect.sleep("1 second")
+    return rows
+  })
+)
+
 // ---------------------------------------------------------------------------------------------
 
 const pad = (s: string, n: number) => s.padEnd(n)
@@ -284,24 +343,25 @@ const main = Effect.gen(function* () {
     Effect.flatMap(bare, (url) => measure("bare node:http", "GET /", url, () => ({ method: "GET", path: "/" })))
   )
   const rows: Array<Row> = [bareRow]
-  if (only !== "postgres") rows.push(...(yield* embedded))
-  if (only !== "embedded") rows.push(...(yield* postgres))
+  if (only === undefined || only === "embedded") rows.push(...(yield* embedded))
+  if (only === undefined || only === "postgres") rows.push(...(yield* postgres))
+  if (only === undefined || only === "shared") rows.push(...(yield* sharedLimit))
 
   const server = (r: Row) =>
     r.server.startsWith("PostgreSQL") ? "PostgreSQL" : r.server.startsWith("the embedded") ? "PGlite" : "bare"
   console.log(`\n━━ Summary ━━`)
   console.log(
-    `${pad("server", 11)} ${pad("route", 24)} ${lpad("req/s", 8)} ${lpad("p50", 9)} ${lpad("p99", 9)} ${lpad("non-2xx", 8)} ${lpad("vs bare", 8)}`
+    `${pad("server", 11)} ${pad("route", 32)} ${lpad("req/s", 8)} ${lpad("p50", 9)} ${lpad("p99", 9)} ${lpad("non-2xx", 8)} ${lpad("vs bare", 8)} ${lpad("CPU µs", 7)}`
   )
   for (const r of rows) {
     console.log(
-      `${pad(server(r), 11)} ${pad(r.route, 24)} ${lpad(int(r.perSecond), 8)} ${lpad(ms(r.p50), 9)} ${lpad(ms(r.p99), 9)} ` +
-        `${lpad(String(r.non2xx + r.errors), 8)} ${lpad((r.perSecond / bareRow.perSecond).toFixed(2), 8)}`
+      `${pad(server(r), 11)} ${pad(r.route, 32)} ${lpad(int(r.perSecond), 8)} ${lpad(ms(r.p50), 9)} ${lpad(ms(r.p99), 9)} ` +
+        `${lpad(String(r.non2xx + r.errors), 8)} ${lpad((r.perSecond / bareRow.perSecond).toFixed(2), 8)} ${lpad(int(r.cpuMicros), 7)}`
     )
   }
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED")
   console.log("\nTargets:")
-  for (const r of rows.filter((r) => r.route.includes("partners/me"))) {
+  for (const r of rows.filter((r) => r.route === "GET /api/v1/partners/me")) {
     const ratio = r.perSecond / bareRow.perSecond
     console.log(
       `  partners/me on ${server(r)} ≥ ${targets.meRatio} × bare: ${ratio.toFixed(2)} — ${verdict(ratio >= targets.meRatio)}`
@@ -310,6 +370,21 @@ const main = Effect.gen(function* () {
   for (const r of rows.filter((r) => r.route.includes("quotes") && server(r) === "PostgreSQL")) {
     console.log(
       `  quotes on PostgreSQL ≥ ${int(targets.quotesPostgres)}/s: ${int(r.perSecond)}/s — ${verdict(r.perSecond >= targets.quotesPostgres)}`
+    )
+  }
+  // summed over the rounds: requests per second, and main-thread CPU per request (requests-weighted)
+  const sumOf = (label: string, f: (r: Row) => number) =>
+    rows.filter((r) => r.route.startsWith(`GET partners/me ${label}`)).reduce((sum, r) => sum + f(r), 0)
+  if (sumOf("per-process", (r) => r.requests) > 0) {
+    const cpuPerRequest = (label: string) =>
+      sumOf(label, (r) => r.cpuMicros * r.requests) / sumOf(label, (r) => r.requests)
+    const throughput = sumOf("shared", (r) => r.perSecond) / sumOf("per-process", (r) => r.perSecond)
+    const capacity = cpuPerRequest("per-process") / cpuPerRequest("shared")
+    console.log(
+      `  partners/me with the shared limit ≥ ${targets.sharedLimitRatio} × per-process (same run): ` +
+        `requests/s ${throughput.toFixed(3)} × — ${verdict(throughput >= targets.sharedLimitRatio)}; ` +
+        `by main-thread CPU per request (${int(cpuPerRequest("shared"))} vs ${int(cpuPerRequest("per-process"))} µs) ` +
+        `${capacity.toFixed(3)} × — ${verdict(capacity >= targets.sharedLimitRatio)}`
     )
   }
   const failed = rows.filter((r) => r.non2xx + r.errors > 0)

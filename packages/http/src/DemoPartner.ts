@@ -16,19 +16,21 @@ export interface Credentials {
   readonly api_key_secret: string
 }
 
-/** Creates the demo partner when the database has no partner; its sandbox credentials, once. */
+/**
+ * Creates the demo partner when the database has no partner; its sandbox credentials, once. Of
+ * servers starting together on one database, exactly one creates it (and prints them).
+ */
 export const ensure = Effect.fn("DemoPartner.ensure")(function* (): Effect.fn.Return<
   Option.Option<Credentials>,
   Operator.Failure,
   PartnerRepo.PartnerRepo | IdGenerator.IdGenerator | SecureRandom.SecureRandom | Digest.Digest
 > {
-  const partners = yield* (yield* PartnerRepo.PartnerRepo).listPartners()
-  if (partners.length > 0) return Option.none()
-  const created = yield* Operator.createPartner({ name, environments: ["sandbox"] })
-  const sandbox = created.environments.sandbox
-  if (sandbox === undefined) return Option.none()
+  const repo = yield* PartnerRepo.PartnerRepo
+  const demo = yield* Operator.newPartner({ name, environments: ["sandbox"] })
+  const sandbox = demo.created.environments.sandbox
+  if (sandbox === undefined || !(yield* repo.insertFirstPartner(demo.partner, demo.credentials))) return Option.none()
   return Option.some({
-    partnerId: created.partner_id,
+    partnerId: demo.partner.id,
     api_key_id: sandbox.api_key_id,
     api_key_secret: sandbox.api_key_secret
   })

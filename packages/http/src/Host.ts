@@ -20,6 +20,7 @@ import * as HostConfig from "./Config.ts"
 import { HostError } from "./HostError.ts"
 import * as DemoPartner from "./DemoPartner.ts"
 import type * as Operator from "./Operator.ts"
+import * as RateLimitShares from "./server/RateLimitShares.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
 import * as Services from "./Services.ts"
@@ -43,17 +44,19 @@ const services = (settings: HostConfig.Settings) =>
 export const baseUrl = (address: NetAddress.SocketAddress): string =>
   address._tag === "UnixPathAddress" ? HttpServer.formatAddress(address) : `http://localhost:${address.port}`
 
+/** The demo partner's credentials when this start created it, then the ready line: the start-up is done. */
 const announce = (settings: HostConfig.Settings) =>
   Effect.gen(function* () {
     const url = baseUrl((yield* HttpServer.HttpServer).address)
+    if (settings.demoPartner && settings.sandbox) {
+      const demo = yield* DemoPartner.ensure()
+      if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
+    }
     const production = settings.productionChains.length > 0 ? settings.productionChains.join(", ") : "off"
     yield* Effect.logInfo(
       `Ratelock ready on ${url} (${HostConfig.describeStore(settings)}; ` +
         `sandbox ${settings.sandbox ? "on, simulated chains" : "off"}; production ${production})`
     )
-    if (!settings.demoPartner || !settings.sandbox) return
-    const demo = yield* DemoPartner.ensure()
-    if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
   })
 
 const cannotListen = (port: number, cause: unknown) =>
@@ -64,8 +67,8 @@ const cannotListen = (port: number, cause: unknown) =>
 /** Why the service could not start. */
 export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Operator.Failure
 
-/** This process's name on the work it claims. */
-const workerOwner = () => `${hostname()}:${process.pid}`
+/** This process's name on the work it claims and on its `api_replicas` row. */
+const processName = () => `${hostname()}:${process.pid}`
 
 /** The lifecycle workers, unless `RATELOCK_WORKERS=false` (API-only replicas). */
 const workers = (settings: HostConfig.Settings) =>
@@ -73,9 +76,16 @@ const workers = (settings: HostConfig.Settings) =>
     ? Workers.layer({
         pollInterval: settings.workerPoll,
         concurrency: settings.workerConcurrency,
-        owner: workerOwner()
+        owner: processName()
       }).pipe(Layer.provide(WebhookClient.layer))
     : Layer.empty
+
+/**
+ * On PostgreSQL, API replicas share each key's budget (`RateLimitShares.layerSql`); the embedded
+ * store has one process, which enforces the whole budget.
+ */
+const rateLimitShares = (settings: HostConfig.Settings) =>
+  Option.isSome(settings.databaseUrl) ? RateLimitShares.layerSql(processName()) : Layer.empty
 
 /**
  * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the
@@ -96,7 +106,7 @@ export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, S
       Workers.layer({
         pollInterval: settings.workerPoll,
         concurrency: settings.workerConcurrency,
-        owner: workerOwner(),
+        owner: processName(),
         leaseFor: Option.getOrUndefined(lease)
       })
     ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
@@ -109,6 +119,7 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     Layer.provide(
       NodeHttpServer.layer(createServer, { port: settings.port, gracefulShutdownTimeout: settings.shutdownGrace })
     ),
+    Layer.provide(rateLimitShares(settings)),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),
     Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))

@@ -71,19 +71,28 @@ const requirePartner = Effect.fnUntraced(function* (partnerId: string) {
   return partner.value
 })
 
-const issueKey = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment) {
+/** A new key's record (the secret's hash) and what the operator is shown (the secret, once). */
+const newKey = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment) {
   const id = yield* (yield* IdGenerator.IdGenerator).uuid
   const secret = yield* Credentials.newSecret
-  const createdAt = yield* DateTime.now
-  yield* (yield* PartnerRepo.PartnerRepo).insertApiKey({
+  const record: PartnerRepo.ApiKeyRecord = {
     id,
     partnerId,
     environment,
     secretHash: yield* Credentials.hashSecret(secret),
-    createdAt,
+    createdAt: yield* DateTime.now,
     revokedAt: null
-  })
-  return { partner_id: partnerId, environment, api_key_id: id, api_key_secret: secret } satisfies IssuedKey
+  }
+  return {
+    record,
+    issued: { partner_id: partnerId, environment, api_key_id: id, api_key_secret: secret } satisfies IssuedKey
+  }
+})
+
+const issueKey = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment) {
+  const key = yield* newKey(partnerId, environment)
+  yield* (yield* PartnerRepo.PartnerRepo).insertApiKey(key.record)
+  return key.issued
 })
 
 /** Saves `url` (already validated) with a new secret; earlier secrets keep signing for the overlap. */
@@ -108,11 +117,19 @@ const saveWebhook = Effect.fnUntraced(function* (partnerId: string, environment:
   return { webhook_url: url, webhook_secret: secret } satisfies IssuedWebhook
 })
 
+export interface NewPartner {
+  readonly partner: PartnerRepo.PartnerRecord
+  readonly credentials: PartnerRepo.PartnerCredentials
+  /** What the operator is shown: the secrets, once. */
+  readonly created: CreatedPartner
+}
+
 /**
  * A new partner with one API key per environment (both unless `environments` says otherwise) and,
- * where a URL is given, its webhook URL and secret. URLs are checked before anything is written.
+ * where a URL is given, its webhook URL and secret, ready to be written in one go. URLs and the
+ * name are checked here, before anything is written.
  */
-export const createPartner = Effect.fn("Operator.createPartner")(function* (input: {
+export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
   readonly name: string
   readonly webhookUrls?: Partial<Record<Partner.Environment, string>> | undefined
   readonly environments?: ReadonlyArray<Partner.Environment> | undefined
@@ -127,28 +144,43 @@ export const createPartner = Effect.fn("Operator.createPartner")(function* (inpu
     const url = input.webhookUrls?.[env]
     if (url !== undefined) urls[env] = yield* WebhookUrl.validate(url, env)
   }
-  const repo = yield* PartnerRepo.PartnerRepo
   const id = yield* (yield* IdGenerator.IdGenerator).uuid
   const createdAt = yield* DateTime.now
-  yield* repo.insertPartner({ id, name, createdAt })
+  const apiKeys: Array<PartnerRepo.ApiKeyRecord> = []
+  const webhookEndpoints: Array<PartnerRepo.WebhookEndpoint> = []
   const issued: Partial<Record<Partner.Environment, EnvironmentCredentials>> = {}
   for (const env of envs) {
-    const key = yield* issueKey(id, env)
+    const key = yield* newKey(id, env)
+    apiKeys.push(key.record)
     const url = urls[env]
-    const webhook = url === undefined ? null : yield* saveWebhook(id, env, url)
+    const webhook = url === undefined ? null : { url, secret: yield* WebhookSignature.generateSecret }
+    if (webhook !== null) {
+      webhookEndpoints.push({
+        partnerId: id,
+        environment: env,
+        url: webhook.url,
+        secrets: [{ secret: webhook.secret, validUntil: null }]
+      })
+    }
     issued[env] = {
-      api_key_id: key.api_key_id,
-      api_key_secret: key.api_key_secret,
-      webhook_url: webhook?.webhook_url ?? null,
-      webhook_secret: webhook?.webhook_secret ?? null
+      api_key_id: key.issued.api_key_id,
+      api_key_secret: key.issued.api_key_secret,
+      webhook_url: webhook?.url ?? null,
+      webhook_secret: webhook?.secret ?? null
     }
   }
   return {
-    partner_id: id,
-    name,
-    created_at: DateTime.formatIso(createdAt),
-    environments: issued
-  } satisfies CreatedPartner
+    partner: { id, name, createdAt },
+    credentials: { apiKeys, webhookEndpoints },
+    created: { partner_id: id, name, created_at: DateTime.formatIso(createdAt), environments: issued }
+  } satisfies NewPartner
+})
+
+/** `newPartner`, written with its keys and webhook endpoints in one transaction: all or nothing. */
+export const createPartner = Effect.fn("Operator.createPartner")(function* (input: Parameters<typeof newPartner>[0]) {
+  const { partner, credentials, created } = yield* newPartner(input)
+  yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner, credentials)
+  return created
 })
 
 /** Every partner, oldest first, with its keys (revoked ones too) and webhook URLs. */

@@ -8,7 +8,8 @@
  * PGlite, `Readiness.layerAlways` on memory), and an `HttpServer` with its platform services
  * (`NodeHttpServer.layer` gives them all). The settings are references with defaults,
  * overridable with `Layer.succeed`: `BodyLimit`, `RateLimitConfig`, `ChainAvailability`, and
- * core's `QuotePolicy`.
+ * core's `QuotePolicy`; `RateLimitShares.layerSql` shares each key's budget with the other API
+ * replicas on the same database (alone by default).
  */
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import type {

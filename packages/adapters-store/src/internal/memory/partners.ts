@@ -7,17 +7,46 @@ import type { DateTime } from "effect"
 import { PartnerRepo, StoreError } from "@ratelock/core"
 import type { Partner } from "@ratelock/core"
 import { scopedKey } from "./scope.ts"
-import { atomically, read, type State, type StateRef, write } from "./state.ts"
+import { atomically, done, read, type State, type StateRef, type Step, write } from "./state.ts"
 
 const duplicate = (what: string, id: string) =>
   Exit.fail(new StoreError.StoreError({ message: `${what} ${id} already exists` }))
 
+/** The state with the partner, its keys and its endpoints; a duplicate id fails the whole step. */
+const withPartner = (
+  state: State,
+  partner: PartnerRepo.PartnerRecord,
+  credentials: PartnerRepo.PartnerCredentials
+): Step<void, StoreError.StoreError> => {
+  if (HashMap.has(state.partners, partner.id)) return duplicate("partner", partner.id)
+  let apiKeys = state.apiKeys
+  for (const key of credentials.apiKeys) {
+    if (HashMap.has(apiKeys, key.id)) return duplicate("API key", key.id)
+    apiKeys = HashMap.set(apiKeys, key.id, key)
+  }
+  let webhookEndpoints = state.webhookEndpoints
+  for (const endpoint of credentials.webhookEndpoints) {
+    webhookEndpoints = HashMap.set(webhookEndpoints, scopedKey(endpoint), endpoint)
+  }
+  return write({ ...state, partners: HashMap.set(state.partners, partner.id, partner), apiKeys, webhookEndpoints })
+}
+
 export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => {
-  const insertPartner = Effect.fn("MemoryStore.partners.insertPartner")(function* (partner: PartnerRepo.PartnerRecord) {
+  const insertPartner = Effect.fn("MemoryStore.partners.insertPartner")(function* (
+    partner: PartnerRepo.PartnerRecord,
+    credentials: PartnerRepo.PartnerCredentials = PartnerRepo.noCredentials
+  ) {
+    return yield* atomically(ref, (state) => withPartner(state, partner, credentials))
+  })
+
+  const insertFirstPartner = Effect.fn("MemoryStore.partners.insertFirstPartner")(function* (
+    partner: PartnerRepo.PartnerRecord,
+    credentials: PartnerRepo.PartnerCredentials
+  ) {
     return yield* atomically(ref, (state) =>
-      HashMap.has(state.partners, partner.id)
-        ? duplicate("partner", partner.id)
-        : write({ ...state, partners: HashMap.set(state.partners, partner.id, partner) })
+      HashMap.size(state.partners) > 0
+        ? done(false, state)
+        : Exit.map(withPartner(state, partner, credentials), ([, next]) => [true, next] as const)
     )
   })
 
@@ -82,6 +111,7 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
 
   return PartnerRepo.PartnerRepo.of({
     insertPartner,
+    insertFirstPartner,
     findPartner,
     listPartners,
     listApiKeys,
