@@ -6,10 +6,19 @@
  * `test/StoreContract.ts`.
  */
 import { Context, Effect, Layer, Ref } from "effect"
-import { ContractRepo, EventRepo, IdempotencyRepo, PartnerRepo, PayoutRepo, QuoteRepo } from "@ratelock/core"
+import {
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  PartnerRepo,
+  PayoutRepo,
+  QuoteRepo,
+  WebhookInboxRepo
+} from "@ratelock/core"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
+import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
@@ -23,6 +32,7 @@ export const layerMemory: Layer.Layer<
   | IdempotencyRepo.IdempotencyRepo
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
+  | WebhookInboxRepo.WebhookInboxRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -31,7 +41,8 @@ export const layerMemory: Layer.Layer<
       Context.add(EventRepo.EventRepo, makeEventRepo(ref)),
       Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
-      Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref))
+      Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
+      Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref))
     )
   })
 )

@@ -439,6 +439,22 @@ const apiReplicas: ReadonlyArray<string> = [
   )`
 ]
 
+/**
+ * The sandbox's webhook inbox (`WebhookInbox` in core): deliveries to the service's own receiver,
+ * the newest 100 per partner kept.
+ */
+const sandboxWebhookInbox: ReadonlyArray<string> = [
+  `CREATE TABLE sandbox_webhook_inbox (
+    id uuid PRIMARY KEY,
+    partner_id uuid NOT NULL REFERENCES partners (id),
+    received_at timestamptz(3) NOT NULL,
+    headers json NOT NULL,
+    body text NOT NULL,
+    signature_problem text
+  )`,
+  `CREATE INDEX sandbox_webhook_inbox_newest ON sandbox_webhook_inbox (partner_id, received_at DESC, id DESC)`
+]
+
 /** Runs statements one by one (the extended protocol takes one statement per query). */
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -452,7 +468,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "4_conflict_guard": statements(conflictGuard),
   "5_funding_index_sequences": statements(fundingIndexSequences),
   "6_checks_on_domains": statements(checksOnDomains),
-  "7_api_replicas": statements(apiReplicas)
+  "7_api_replicas": statements(apiReplicas),
+  "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

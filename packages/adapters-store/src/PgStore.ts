@@ -4,7 +4,15 @@
  * `layerConfig` connects to `DATABASE_URL`.
  */
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { ContractRepo, EventRepo, IdempotencyRepo, PartnerRepo, PayoutRepo, QuoteRepo } from "@ratelock/core"
+import type {
+  ContractRepo,
+  EventRepo,
+  IdempotencyRepo,
+  PartnerRepo,
+  PayoutRepo,
+  QuoteRepo,
+  WebhookInboxRepo
+} from "@ratelock/core"
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as PgContractRepo from "./PgContractRepo.ts"
@@ -14,6 +22,7 @@ import * as PgMigrations from "./PgMigrations.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
+import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
 
 /** The services every store provides. */
 export type Repos =
@@ -23,6 +32,7 @@ export type Repos =
   | IdempotencyRepo.IdempotencyRepo
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
+  | WebhookInboxRepo.WebhookInboxRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -39,7 +49,7 @@ export const migrate: Effect.Effect<
   PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
 )
 
-/** The six repositories over a `PgClient`, after migrating its database. */
+/** The seven repositories over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -50,7 +60,8 @@ export const layer: Layer.Layer<
   PgEventRepo.layer,
   PgIdempotencyRepo.layer,
   PgPayoutRepo.layer,
-  PgPartnerRepo.layer
+  PgPartnerRepo.layer,
+  PgWebhookInboxRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

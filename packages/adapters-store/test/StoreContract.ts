@@ -24,7 +24,8 @@ import {
   type Partner,
   PayoutRepo,
   QuoteRepo,
-  type StoreError
+  type StoreError,
+  WebhookInboxRepo
 } from "@ratelock/core"
 import * as R from "./support/records.ts"
 
@@ -35,6 +36,7 @@ export type Repos =
   | IdempotencyRepo.IdempotencyRepo
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
+  | WebhookInboxRepo.WebhookInboxRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -1695,6 +1697,38 @@ const partnerTests = (it: It, store: Layer.Layer<Repos, unknown>) =>
   })
 
 // ---------------------------------------------------------------------------------------------
+// The sandbox's webhook inbox
+// ---------------------------------------------------------------------------------------------
+
+const inboxTests = (it: It) =>
+  describe("WebhookInboxRepo", () => {
+    it.effect("keeps each partner's newest deliveries, newest first, as received", () =>
+      Effect.gen(function* () {
+        const inbox = yield* WebhookInboxRepo.WebhookInboxRepo
+        const [a, b] = [yield* newScope(), yield* newScope()]
+        const delivery = (partnerId: string, second: number): WebhookInboxRepo.InboxDelivery => ({
+          id: R.uuid(),
+          partnerId,
+          receivedAt: R.plus(R.base, Duration.seconds(second)),
+          headers: { "webhook-id": `evt_${second}`, "x-partner-signature": "ab12" },
+          body: `{"event_type":"funds_received","n":${second}}`,
+          signatureProblem: second % 2 === 0 ? null : "x-partner-signature does not match any secret"
+        })
+        const sent = [1, 2, 3, 4, 5].map((second) => delivery(a.partnerId, second))
+        for (const d of sent) yield* inbox.record(d, 3)
+        yield* inbox.record(delivery(b.partnerId, 9), 3)
+        assert.deepStrictEqual(yield* inbox.list(a.partnerId, 10), [sent[4]!, sent[3]!, sent[2]!])
+        assert.deepStrictEqual(yield* inbox.list(a.partnerId, 2), [sent[4]!, sent[3]!])
+        assert.deepStrictEqual(
+          (yield* inbox.list(b.partnerId, 10)).map((d) => d.body),
+          ['{"event_type":"funds_received","n":9}']
+        )
+        assert.deepStrictEqual(yield* inbox.list(R.uuid(), 10), [])
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
@@ -1711,4 +1745,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     idempotencyTests(it)
     payoutTests(it)
     partnerTests(it, store)
+    inboxTests(it)
   })

@@ -52,6 +52,12 @@ export class WebhookEventNotFound extends Schema.TaggedError<WebhookEventNotFoun
   }
 }
 
+export class WebhookInboxNotFound extends Schema.TaggedError<WebhookInboxNotFound>()("WebhookInboxNotFound", message) {
+  get code() {
+    return "webhook_inbox_not_found" as const
+  }
+}
+
 export class QuoteExpired extends Schema.TaggedError<QuoteExpired>()("QuoteExpired", message) {
   get code() {
     return "quote_expired" as const
@@ -114,6 +120,7 @@ export type ApiError =
   | QuoteNotFound
   | ContractNotFound
   | WebhookEventNotFound
+  | WebhookInboxNotFound
   | QuoteExpired
   | QuoteNotAccepted
   | QuoteAlreadyAccepted

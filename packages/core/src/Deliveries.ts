@@ -21,7 +21,7 @@ export const body = (event: OutgoingEvent, deliveredAt: DateTime.Utc): string =>
 }
 
 /** Secrets that still sign at `now`, newest first (a rotated-out one signs until its `validUntil`). */
-const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
+export const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
   endpoint.secrets
     .filter((s) => s.validUntil === null || s.validUntil.epochMilliseconds > now.epochMilliseconds)
     .map((s) => s.secret)

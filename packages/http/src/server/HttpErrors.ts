@@ -18,6 +18,7 @@ export const statusByTag: Readonly<Record<Tag, 400 | 404 | 409 | 422>> = {
   QuoteNotFound: 404,
   ContractNotFound: 404,
   WebhookEventNotFound: 404,
+  WebhookInboxNotFound: 404,
   QuoteExpired: 409,
   QuoteNotAccepted: 409,
   QuoteAlreadyAccepted: 409,
@@ -35,7 +36,7 @@ export const isWireError = (u: unknown): u is WireError =>
 /** The HTTP error a failure becomes, by type: what a handler's error channel turns into. */
 export type HttpErrorOf<E> = E extends { readonly _tag: "ValidationError" }
   ? ValidationFailed
-  : E extends { readonly _tag: "QuoteNotFound" | "ContractNotFound" | "WebhookEventNotFound" }
+  : E extends { readonly _tag: "QuoteNotFound" | "ContractNotFound" | "WebhookEventNotFound" | "WebhookInboxNotFound" }
     ? NotFound
     : E extends { readonly _tag: "OutsideWindow" | "FundingAmountInvalid" }
       ? BadRequest

@@ -12,7 +12,8 @@ import type {
   Ledger,
   PartnerRepo,
   PayoutRepo,
-  Quote
+  Quote,
+  WebhookInboxRepo
 } from "@ratelock/core"
 import type { Leased } from "./lease.ts"
 
@@ -50,6 +51,8 @@ export interface State {
   readonly apiKeys: HashMap.HashMap<string, PartnerRepo.ApiKeyRecord>
   /** `partner|environment` → its endpoint. */
   readonly webhookEndpoints: HashMap.HashMap<string, PartnerRepo.WebhookEndpoint>
+  /** partner id → its sandbox inbox, newest first. */
+  readonly inbox: HashMap.HashMap<string, ReadonlyArray<WebhookInboxRepo.InboxDelivery>>
 }
 
 export const empty: State = {
@@ -69,7 +72,8 @@ export const empty: State = {
   idempotency: HashMap.empty(),
   partners: HashMap.empty(),
   apiKeys: HashMap.empty(),
-  webhookEndpoints: HashMap.empty()
+  webhookEndpoints: HashMap.empty(),
+  inbox: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>
