@@ -9,7 +9,7 @@ import { Array as Arr, DateTime, Effect, Option, Schema } from "effect"
 import type { Mac } from "effect/crypto"
 import { WebhookInboxNotFound } from "./ApiError.ts"
 import { liveSecrets } from "./Deliveries.ts"
-import { Datetime } from "./Fields.ts"
+import { Datetime, Uuid } from "./Fields.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import type { PartnerScope } from "./Partner.ts"
 import { PartnerRepo } from "./PartnerRepo.ts"
@@ -28,7 +28,8 @@ export const InboxItem = Schema.Struct({
   /** `webhook-id`: the event's `event_id`. */
   event_id: Schema.NullOr(Schema.String),
   event_type: Schema.NullOr(Schema.String),
-  fx_contract_id: Schema.NullOr(Schema.String),
+  /** The payload's `fx_contract_id`, when it is one. */
+  fx_contract_id: Schema.NullOr(Uuid),
   /** Both signatures verified with the partner's sandbox webhook secrets. */
   signature_verified: Schema.Boolean,
   /** Why not, when they did not. */
@@ -58,12 +59,10 @@ const problemOf = (headers: Readonly<Record<string, string>>, body: string, live
     const secrets = live
     const partner = headers["x-partner-signature"]
     if (partner === undefined) return "missing header x-partner-signature"
-    const checks = yield* Effect.all(
-      [
-        Effect.result(WebhookSignature.verifyPartnerSignature(body, partner, secrets)),
-        Effect.result(WebhookSignature.verify({ headers, body, secrets }))
-      ] as const
-    )
+    const checks = yield* Effect.all([
+      Effect.result(WebhookSignature.verifyPartnerSignature(body, partner, secrets)),
+      Effect.result(WebhookSignature.verify({ headers, body, secrets }))
+    ] as const)
     const failed = checks.find((check) => check._tag === "Failure")
     return failed?._tag === "Failure" ? failed.failure.message : null
   })
@@ -115,13 +114,15 @@ const field = (payload: Schema.Json, name: string): string | null => {
   return typeof value === "string" ? value : null
 }
 
+const isUuid = Schema.is(Uuid)
+
 const toItem = (delivery: InboxDelivery): InboxItem => {
   const payload = parsed(delivery.body)
   return {
     received_at: delivery.receivedAt,
     event_id: delivery.headers["webhook-id"] ?? field(payload, "event_id"),
     event_type: field(payload, "event_type"),
-    fx_contract_id: field(payload, "fx_contract_id"),
+    fx_contract_id: Option.getOrNull(Option.filter(Option.fromNullishOr(field(payload, "fx_contract_id")), isUuid)),
     signature_verified: delivery.signatureProblem === null,
     signature_problem: delivery.signatureProblem,
     headers: delivery.headers,

@@ -49,8 +49,9 @@ const announce = (settings: HostConfig.Settings) =>
   Effect.gen(function* () {
     const url = baseUrl((yield* HttpServer.HttpServer).address)
     if (settings.demoPartner && settings.sandbox) {
-      const demo = yield* DemoPartner.ensure()
+      const demo = yield* DemoPartner.ensure(url)
       if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
+      else yield* Effect.forEach(yield* DemoPartner.reminder(), (line) => Effect.logInfo(line))
     }
     const production = settings.productionChains.length > 0 ? settings.productionChains.join(", ") : "off"
     yield* Effect.logInfo(

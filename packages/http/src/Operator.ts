@@ -130,6 +130,8 @@ export interface NewPartner {
  * name are checked here, before anything is written.
  */
 export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
+  /** The partner's id, when it must be known beforehand (in its webhook URL, say); default a new one. */
+  readonly id?: string | undefined
   readonly name: string
   readonly webhookUrls?: Partial<Record<Partner.Environment, string>> | undefined
   readonly environments?: ReadonlyArray<Partner.Environment> | undefined
@@ -144,7 +146,7 @@ export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
     const url = input.webhookUrls?.[env]
     if (url !== undefined) urls[env] = yield* WebhookUrl.validate(url, env)
   }
-  const id = yield* (yield* IdGenerator.IdGenerator).uuid
+  const id = input.id ?? (yield* (yield* IdGenerator.IdGenerator).uuid)
   const createdAt = yield* DateTime.now
   const apiKeys: Array<PartnerRepo.ApiKeyRecord> = []
   const webhookEndpoints: Array<PartnerRepo.WebhookEndpoint> = []

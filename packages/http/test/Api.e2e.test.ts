@@ -40,11 +40,14 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Part
           "partnerKeySecret"
         ])
         assert.strictEqual(spec.components.securitySchemes.partnerKeyId.name, "X-Partner-Key-Id")
+        const inboxReceiver = "/api/v1/sandbox/webhook-inbox/{partner_id}"
         const partnerRoutes = Object.entries<Record<string, { security: unknown; responses: object }>>(
           spec.paths
-        ).filter(([path]) => path.startsWith("/api/v1"))
-        // the spec's 10 operations and the 3 sandbox helpers
-        assert.strictEqual(partnerRoutes.flatMap(([, item]) => Object.keys(item)).length, 13)
+        ).filter(([path]) => path.startsWith("/api/v1") && path !== inboxReceiver)
+        // the spec's 10 operations, the 3 sandbox helpers and the sandbox's webhook inbox
+        assert.strictEqual(partnerRoutes.flatMap(([, item]) => Object.keys(item)).length, 14)
+        // the inbox's receiver is a webhook receiver: it trusts signatures, not credentials
+        assert.deepStrictEqual(spec.paths[inboxReceiver].post.security, [])
         for (const [, item] of partnerRoutes) {
           for (const operation of Object.values(item)) {
             assert.deepStrictEqual(operation.security, [

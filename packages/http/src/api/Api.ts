@@ -4,7 +4,15 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { RequestDecoding } from "@ratelock/core"
-import { ContractsGroup, PartnersGroup, QuotesGroup, SandboxGroup, SystemGroup, WebhooksGroup } from "./Groups.ts"
+import {
+  ContractsGroup,
+  PartnersGroup,
+  QuotesGroup,
+  SandboxGroup,
+  SandboxInboxGroup,
+  SystemGroup,
+  WebhooksGroup
+} from "./Groups.ts"
 import { optionalBodies } from "./OptionalBody.ts"
 import { eventSchemas, outboundWebhooks } from "./OutboundWebhooks.ts"
 import { parameterValues } from "./ParameterValues.ts"
@@ -17,6 +25,7 @@ const Routes = HttpApi.make("ratelock")
   .add(ContractsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(SandboxInboxGroup)
   .add(SystemGroup)
   // after the groups: it applies to the groups added so far
   .middleware(RequestValidation)

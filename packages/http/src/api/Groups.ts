@@ -14,7 +14,8 @@ import {
   Partner,
   Quote,
   QuoteRequest,
-  WebhookEventRecord
+  WebhookEventRecord,
+  WebhookInbox
 } from "@ratelock/core"
 import {
   BadRequest,
@@ -151,13 +152,41 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
       headers: OptionalIdempotencyKey,
       success: Sandbox.SandboxPayoutFailure.pipe(HttpApiSchema.status(202)),
       error: [...posting, NotFound]
-    }).annotate(OpenApi.Summary, "Sandbox: the simulated chain rejects the contract's next payout transaction")
+    }).annotate(OpenApi.Summary, "Sandbox: the simulated chain rejects the contract's next payout transaction"),
+    HttpApiEndpoint.get("webhookInbox", "/sandbox/webhook-inbox", {
+      query: { limit: ListQuery.ListWebhookEventsQuery.fields.limit },
+      success: WebhookInbox.InboxPage,
+      error: [...always, NotFound]
+    }).annotate(
+      OpenApi.Summary,
+      "Sandbox: what your sandbox webhook delivered to the service's own inbox, newest first, with whether each signature verified"
+    )
   )
   // innermost first: authentication runs, then the sandbox check, then decoding
   .middleware(Sandbox.SandboxOnly)
   .middleware(PartnerAuth)
   .prefix("/api/v1")
   .annotate(OpenApi.Description, "Sandbox keys only: drive a contract's life on the simulated chain") {}
+
+/**
+ * The receiving end of the sandbox's webhook inbox: where a sandbox webhook can point (the demo
+ * partner's does). No credentials: like any webhook receiver it trusts the signatures instead,
+ * and records whether they verified.
+ */
+export class SandboxInboxGroup extends HttpApiGroup.make("sandboxInbox")
+  .add(
+    HttpApiEndpoint.post("receive", "/sandbox/webhook-inbox/:partner_id", {
+      params: { partner_id: Fields.Uuid },
+      payload: Schema.Json,
+      success: WebhookInbox.Received,
+      error: [ValidationFailed, PayloadTooLarge, InternalError, NotFound]
+    }).annotate(
+      OpenApi.Summary,
+      "Sandbox: the webhook inbox's receiver (point a sandbox webhook here; the signatures are checked and the delivery kept)"
+    )
+  )
+  .prefix("/api/v1")
+  .annotate(OpenApi.Description, "The sandbox's own webhook receiver, without credentials") {}
 
 const Health = Schema.Struct({ status: Schema.Literal("ok") })
 const Ready = Schema.Struct({ status: Schema.Literal("ready"), database: Schema.Literal("ok") })

@@ -4,7 +4,13 @@
  * (`SandboxOnly`); each POST is idempotent under an optional `Idempotency-Key`.
  */
 import type { SimulatedChain } from "@ratelock/adapters-chain"
-import { Contract, type ContractRepo, type IdempotencyRepo, type IdGenerator } from "@ratelock/core"
+import {
+  Contract,
+  type ContractRepo,
+  type IdempotencyRepo,
+  type IdGenerator,
+  type WebhookInboxRepo
+} from "@ratelock/core"
 import { Effect } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpServerRequest } from "effect/http"
@@ -13,6 +19,7 @@ import { Api } from "../api/Api.ts"
 import { SandboxPayoutFailure, type SandboxOnly, SandboxTransfer } from "../api/Sandbox.ts"
 import { type AuthenticatedPartner, CurrentPartner } from "../api/Security.ts"
 import * as SandboxFunding from "../sandbox/SandboxFunding.ts"
+import * as SandboxInbox from "../sandbox/SandboxInbox.ts"
 import * as SandboxOutcomes from "../sandbox/SandboxOutcomes.ts"
 import type { GroupLayer } from "./GroupLayer.ts"
 import { mapErrors } from "./HttpErrors.ts"
@@ -45,7 +52,8 @@ export const layer: GroupLayer<
   | SimulatedChain.SimulatedChain
   | IdempotencyRepo.IdempotencyRepo
   | IdGenerator.IdGenerator
-  | Digest.Digest,
+  | Digest.Digest
+  | WebhookInboxRepo.WebhookInboxRepo,
   SandboxOnly
 > = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
   handlers
@@ -70,6 +78,11 @@ export const layer: GroupLayer<
           202,
           SandboxOutcomes.failNextPayout(partner, call.params.fx_contract_id)
         )
+      )
+    )
+    .handle("webhookInbox", ({ query, request }) =>
+      Effect.flatMap(CurrentPartner, (partner) => SandboxInbox.list(partner.partnerId, request, query.limit)).pipe(
+        mapErrors
       )
     )
 )

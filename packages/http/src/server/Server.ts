@@ -20,12 +20,13 @@ import type {
   IdGenerator,
   MarketData,
   PartnerRepo,
-  QuoteRepo
+  QuoteRepo,
+  WebhookInboxRepo
 } from "@ratelock/core"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Layer } from "effect"
 import type { FileSystem, Path } from "effect"
-import { type Digest, SecureRandom } from "effect/crypto"
+import { type Digest, type Mac, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
@@ -43,6 +44,7 @@ import * as RequestLog from "./RequestLog.ts"
 import type { Readiness } from "./Readiness.ts"
 import * as ResponseEnvelope from "./ResponseEnvelope.ts"
 import * as SandboxHandlers from "./SandboxHandlers.ts"
+import * as SandboxInboxHandlers from "./SandboxInboxHandlers.ts"
 import * as SandboxOnlyLayer from "./SandboxOnly.ts"
 import * as SchemaErrors from "./SchemaErrors.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
@@ -60,6 +62,8 @@ export type Ports =
   | MarketData.MarketData
   | IdGenerator.IdGenerator
   | Digest.Digest
+  | Mac.Mac
+  | WebhookInboxRepo.WebhookInboxRepo
   | Readiness
 
 /** What serving needs besides the ports: `NodeHttpServer.layer` provides all of it. */
@@ -99,6 +103,7 @@ export const layerRoutes: Layer.Layer<
       ContractsHandlers.layer,
       WebhooksHandlers.layer,
       SandboxHandlers.layer,
+      SandboxInboxHandlers.layer,
       SystemHandlers.layer
     ).pipe(Layer.provide(layerMiddleware))
   )
@@ -116,11 +121,13 @@ export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.ser
 )
 
 /**
- * The crypto the server needs (and `IdGenerator.layer` on top of it): SHA-256 on `node:crypto`
+ * The crypto the server needs (and `IdGenerator.layer` on top of it): SHA-256 and HMAC (the
+ * sandbox inbox checks signatures) on `node:crypto`
  * (the same digests as Web Crypto, computed synchronously: `crypto.subtle.digest` sends each call
  * to Node's threadpool, the largest cost of authenticating a request), randomness on Web Crypto.
  */
-export const layerCrypto: Layer.Layer<Digest.Digest | SecureRandom.SecureRandom> = Layer.mergeAll(
+export const layerCrypto: Layer.Layer<Digest.Digest | Mac.Mac | SecureRandom.SecureRandom> = Layer.mergeAll(
   NodeCrypto.layerDigest,
+  NodeCrypto.layerMac,
   SecureRandom.layerWebCrypto
 )
