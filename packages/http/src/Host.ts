@@ -7,7 +7,7 @@
  * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the database closes,
  * then the data-directory lock goes.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { MarketData } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"

@@ -2,7 +2,7 @@
  * `pnpm start`: the Ratelock service. Settings come from the environment (see README, "Running
  * it"); SIGINT / SIGTERM stop it gracefully and it then exits 0.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Exit, Layer, Runtime } from "effect"
 import * as Host from "./Host.ts"
 
