@@ -10,7 +10,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { MarketData } from "@ratelock/core"
-import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
@@ -111,6 +111,8 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     ),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),
+    // the log level for the start's own steps too (the store's included), not only the API's
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel)),
     Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))
   )
 

@@ -17,11 +17,26 @@ export const clientLayer = (s: Settings): Layer.Layer<PgClient.PgClient | SqlCli
   Option.match(s.databaseUrl, {
     onSome: (url) => PgClient.layer({ url, maxConnections: s.databasePoolSize }),
     // the lock is taken before the database opens, and released after it closes
-    onNone: () => Layer.unwrap(Effect.as(DataDirLock.acquire(s.dataDir), PgliteClient.layer({ dataDir: s.dataDir })))
+    onNone: () =>
+      Layer.unwrap(
+        Effect.gen(function* () {
+          yield* DataDirLock.acquire(s.dataDir)
+          yield* Effect.logDebug(`data directory ${s.dataDir} locked`)
+          return PgliteClient.layer({ dataDir: s.dataDir }).pipe(
+            Layer.tap(() => Effect.logDebug("embedded database open"))
+          )
+        })
+      )
   })
 
-/** Every repository, on a database migrated when the layer is built. */
+/**
+ * Every repository, on a database migrated when the layer is built. The start's steps are logged
+ * at debug level, for the time each takes (`pnpm bench:restart` reads them).
+ */
 export const layer = (
   s: Settings
 ): Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient, ClientError | PgMigrator.MigrationError> =>
-  PgStore.layer.pipe(Layer.provideMerge(clientLayer(s)))
+  PgStore.layer.pipe(
+    Layer.tap(() => Effect.logDebug("schema up to date")),
+    Layer.provideMerge(clientLayer(s))
+  )
