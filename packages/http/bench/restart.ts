@@ -160,6 +160,12 @@ const steps = [
 const fmt = (ms: number) => `${Math.round(ms)} ms`
 
 let service = startService()
+// Ctrl-C stops the detached service too
+process.once("SIGINT", () => {
+  if (running(service)) process.kill(-service.child.pid!, "SIGKILL")
+  rmSync(parent, { recursive: true, force: true })
+  process.exit(130)
+})
 try {
   const firstReady = await whenReady(service, 120_000)
   console.log(`First start (initdb, migrations, demo partner): ${fmt(firstReady - service.spawnedAt)}`)
