@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs"
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`, 100 on Linux). */
 const ticks = 100
 
-const cpuOf = (pid: number | string): number => {
+/** The CPU seconds a process has used so far (0 once it is gone). */
+export const cpuOf = (pid: number | string): number => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")

@@ -7,10 +7,10 @@
  * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the database closes,
  * then the data-directory lock goes.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { MarketData } from "@ratelock/core"
-import { Config, Console, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
@@ -123,6 +123,8 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     Layer.provide(rateLimitShares(settings)),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),
+    // the log level for the start's own steps too (the store's included), not only the API's
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel)),
     Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))
   )
 

@@ -5,7 +5,7 @@
 import { IdGenerator } from "@ratelock/core"
 import { SecureRandom } from "effect/crypto"
 import { Layer } from "effect"
-import { NodeCrypto } from "@effect/platform-node"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 
 // SHA-256 and HMAC on node:crypto run inline; WebCrypto's go through the thread pool on every
 // call (every API-key check, and two signatures on every webhook delivery)

@@ -15,7 +15,13 @@ export type ClientError = SqlError.SqlError | DataDirLock.DataDirInUse
 
 /** The embedded database in the data directory, under its lock (taken before it opens, released after it closes). */
 const embeddedClient = (s: Settings) =>
-  Layer.unwrap(Effect.as(DataDirLock.acquire(s.dataDir), PgliteClient.layer({ dataDir: s.dataDir })))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      yield* DataDirLock.acquire(s.dataDir)
+      yield* Effect.logDebug(`data directory ${s.dataDir} locked`)
+      return PgliteClient.layer({ dataDir: s.dataDir }).pipe(Layer.tap(() => Effect.logDebug("embedded database open")))
+    })
+  )
 
 /** The database client alone (no migrations): what `ratelock migrate` runs on. */
 export const clientLayer = (s: Settings): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, ClientError> =>
@@ -24,10 +30,14 @@ export const clientLayer = (s: Settings): Layer.Layer<PgClient.PgClient | SqlCli
     onNone: () => embeddedClient(s)
   })
 
-/** Every repository, on a database migrated when the layer is built. */
+/**
+ * Every repository, on a database migrated (and, embedded, recovered) when the layer is built. The
+ * start's steps are logged at debug level, for the time each takes (`pnpm bench:restart` reads them).
+ */
 export const layer = (
   s: Settings
 ): Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient, ClientError | PgMigrator.MigrationError> =>
-  Option.isSome(s.databaseUrl)
+  (Option.isSome(s.databaseUrl)
     ? PgStore.layer.pipe(Layer.provideMerge(clientLayer(s)))
     : EmbeddedStore.layerRecovered(embeddedClient(s))
+  ).pipe(Layer.tap(() => Effect.logDebug("schema up to date")))

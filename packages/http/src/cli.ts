@@ -1,7 +1,8 @@
 /**
  * `pnpm ratelock <command>`: the operator CLI (see `OperatorCli.ts` and the README).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect } from "effect"
 import * as OperatorCli from "./OperatorCli.ts"
 

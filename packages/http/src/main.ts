@@ -1,13 +1,11 @@
 /**
- * `pnpm start`: the Ratelock service. Settings come from the environment (see README, "Running
- * it"); SIGINT / SIGTERM stop it gracefully and it then exits 0.
+ * `pnpm start`: the Ratelock service (`serve.ts`), with Node's compile cache on first: V8's
+ * compiled code of the modules is kept between starts (under this package's
+ * `node_modules/.cache`), so a restart does not compile them all again. Where that directory
+ * cannot be written the start goes on without it.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Exit, Layer, Runtime } from "effect"
-import * as Host from "./Host.ts"
+import { enableCompileCache } from "node:module"
+import { join } from "node:path"
 
-NodeRuntime.runMain(Layer.launch(Host.layerConfig), {
-  // a signal interrupts the service: that is its normal end, not a failure
-  teardown: (exit, onExit) =>
-    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-})
+enableCompileCache(join(import.meta.dirname, "..", "node_modules", ".cache", "node-compile-cache"))
+await import("./serve.ts")

@@ -3,16 +3,18 @@
  * directory, one command after another on the same database.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { Effect } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
+import * as DataDirLock from "../src/DataDirLock.ts"
 import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
 
 afterAll(removeTempDirs)
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-/** The pid of a process that has ended: a lock naming it is stale. */
+/** The pid of a process that has ended. */
 const deadPid = () => {
   const ended = spawnSync(process.execPath, ["-e", "0"])
   return ended.pid
@@ -197,23 +199,31 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     })
   })
 
-  it("says clearly that the data directory is in use, and takes over a stale lock", async () => {
-    const lockFile = join(dataDir, "ratelock.lock")
+  it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {
+    const lockFile = join(dataDir, DataDirLock.fileName)
     // a running process holds it (this test's own process stands in for the server)
-    writeFileSync(lockFile, `${process.pid}\n`)
-    const refused = await cli(dataDir, "partner", "list")
-    assert.strictEqual(refused.code, 1)
-    assert.include(
-      refused.stderr,
-      `The data directory ${dataDir} is in use by another Ratelock process (pid ${process.pid})`
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* DataDirLock.acquire(dataDir)
+          const refused = yield* Effect.promise(() => cli(dataDir, "partner", "list"))
+          assert.strictEqual(refused.code, 1)
+          assert.include(
+            refused.stderr,
+            `The data directory ${dataDir} is in use by another Ratelock process (pid ${process.pid})`
+          )
+          assert.strictEqual(refused.stdout, "")
+        })
+      )
     )
-    assert.strictEqual(refused.stdout, "")
-    assert.isTrue(existsSync(lockFile), "another process's lock is left alone")
 
-    writeFileSync(lockFile, `${deadPid()}\n`)
-    const listed = await cli(dataDir, "partner", "list")
-    assert.strictEqual(listed.code, 0, listed.stderr)
-    assert.include(listed.stdout, "Acme Pay")
-    assert.isFalse(existsSync(lockFile), "released after the command")
+    // what a lock file says is no lock: a pid that has ended, or a live one that holds no lock
+    for (const pid of [deadPid(), process.pid, 1]) {
+      writeFileSync(lockFile, `${pid}\n`)
+      const listed = await cli(dataDir, "partner", "list")
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.include(listed.stdout, "Acme Pay")
+      assert.strictEqual(readFileSync(lockFile, "utf8"), "", "no holder left named after the command")
+    }
   })
 })

@@ -6,13 +6,23 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { QuotePolicy } from "@ratelock/core"
 import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { Requests } from "../../testkit/src/index.ts"
 import * as HostConfig from "../src/Config.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
-import { baseUrlOf, cli, eventually, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
+import {
+  baseUrlOf,
+  cli,
+  eventually,
+  processState,
+  removeTempDirs,
+  type Service,
+  start,
+  startUnreaped,
+  tempDataDir
+} from "./support/process.ts"
 
 afterAll(removeTempDirs)
 
@@ -95,20 +105,23 @@ describe("settings", () => {
 })
 
 describe("DataDirLock", () => {
-  it.effect("one holder at a time, released with its scope", () =>
+  it.effect("one holder at a time, released with its scope; the pid it wrote decides nothing", () =>
     Effect.gen(function* () {
       const dir = tempDataDir()
       const file = join(dir, DataDirLock.fileName)
       yield* Effect.scoped(
         Effect.gen(function* () {
           yield* DataDirLock.acquire(dir)
-          assert.strictEqual(Number.parseInt(readFileSync(file, "utf8"), 10), process.pid)
+          assert.strictEqual(readFileSync(file, "utf8"), `${process.pid}\n`)
+          // each acquisition opens the file anew, and the lock belongs to the open file
           const second = yield* Effect.flip(Effect.scoped(DataDirLock.acquire(dir)))
           assert.strictEqual(second.pid, process.pid)
-          assert.include(second.message, "is in use by another Ratelock process")
+          assert.include(second.message, `is in use by another Ratelock process (pid ${process.pid})`)
         })
       )
-      assert.isFalse(existsSync(file))
+      assert.strictEqual(readFileSync(file, "utf8"), "", "the file stays, without a holder")
+      // a pid left in the file, even a live one, is no lock
+      writeFileSync(file, `${process.pid}\n`)
       yield* Effect.scoped(DataDirLock.acquire(dir))
     })
   )
@@ -211,7 +224,7 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       assert.include(response, '"status":"created"')
 
       assert.strictEqual(await service.exited, 0)
-      assert.isFalse(existsSync(join(dataDir, DataDirLock.fileName)), "the lock is released")
+      assert.strictEqual(readFileSync(join(dataDir, DataDirLock.fileName), "utf8"), "", "no holder left named")
     } finally {
       service.child.kill("SIGKILL")
     }
@@ -241,22 +254,84 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       // while it runs, the CLI refuses the directory
       const refused = await cli(dataDir, "partner", "list")
       assert.strictEqual(refused.code, 1)
-      assert.include(refused.stderr, "is in use by another Ratelock process")
+      assert.include(refused.stderr, `is in use by another Ratelock process (pid ${again.child.pid})`)
       assert.strictEqual(await stop(again), 0)
     } finally {
       again.child.kill("SIGKILL")
     }
   })
 
-  it("refuses to start on a directory in use, or with a production chain it has no settings for", async () => {
-    writeFileSync(join(dataDir, DataDirLock.fileName), `${process.pid}\n`)
-    const locked = start(dataDir)
-    assert.strictEqual(await locked.exited, 1)
-    assert.include(locked.stdout() + locked.stderr(), "is in use by another Ratelock process")
-
+  it("refuses to start with a production chain it has no settings for", async () => {
     const production = start(tempDataDir(), { RATELOCK_PRODUCTION_CHAINS: "solana" })
     assert.strictEqual(await production.exited, 1)
     assert.include(production.stdout() + production.stderr(), "cannot start the production chains")
     assert.include(production.stdout() + production.stderr(), "RATELOCK_SOLANA_RPC_URL")
+  })
+})
+
+const isReady = async (baseUrl: string) => (await fetch(`${baseUrl}/ready`)).status === 200
+
+describe("the data-directory lock across processes", { timeout: 180_000 }, () => {
+  it("a restart right after a kill -9 of the service's process group serves at its first attempt", async () => {
+    const dataDir = tempDataDir()
+    const killed = startUnreaped(dataDir)
+    let restarted: Service | undefined
+    try {
+      assert.isTrue(await isReady(await baseUrlOf(killed)))
+      const pid = await killed.pid
+      process.kill(-pid, "SIGKILL")
+      await eventually(() => (processState(pid) === "Z" ? true : undefined), 30_000, "the service to die")
+
+      restarted = start(dataDir)
+      assert.isTrue(await isReady(await baseUrlOf(restarted)), restarted.stderr())
+      // the dead service still has its pid, which a pid file would have taken for a live holder
+      assert.strictEqual(processState(pid), "Z")
+      assert.strictEqual(await stop(restarted), 0)
+    } finally {
+      restarted?.child.kill("SIGKILL")
+      killed.child.kill("SIGKILL")
+      await killed.pid.then(
+        (pid) => processState(pid) !== undefined && process.kill(-pid, "SIGKILL"),
+        () => undefined
+      )
+    }
+  })
+
+  it("a lock file naming a live process that holds no lock blocks nothing", async () => {
+    const dataDir = tempDataDir()
+    const first = start(dataDir)
+    await baseUrlOf(first)
+    assert.strictEqual(await stop(first), 0)
+
+    // pid reuse: the pid a service wrote now belongs to another process (here: this one, then pid 1)
+    for (const pid of [process.pid, 1]) {
+      writeFileSync(join(dataDir, DataDirLock.fileName), `${pid}\n`)
+      const service = start(dataDir)
+      try {
+        assert.isTrue(await isReady(await baseUrlOf(service)), service.stderr())
+        assert.strictEqual(await stop(service), 0)
+      } finally {
+        service.child.kill("SIGKILL")
+      }
+    }
+  })
+
+  it("two services racing to start on one directory: one serves, the other is refused", async () => {
+    const dataDir = tempDataDir()
+    const both = [start(dataDir), start(dataDir)] as const
+    try {
+      const loser = await Promise.race(both.map((service) => service.exited.then(() => service)))
+      const winner = both[0] === loser ? both[1] : both[0]
+      assert.strictEqual(await loser.exited, 1)
+      // the winner's pid, unless the loser read the file before the winner wrote it
+      assert.match(
+        loser.stdout() + loser.stderr(),
+        new RegExp(`is in use by another Ratelock process( \\(pid ${winner.child.pid}\\))?, probably the server`)
+      )
+      assert.isTrue(await isReady(await baseUrlOf(winner)), winner.stderr())
+      assert.strictEqual(await stop(winner), 0)
+    } finally {
+      for (const service of both) service.child.kill("SIGKILL")
+    }
   })
 })

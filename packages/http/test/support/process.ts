@@ -4,7 +4,7 @@
  * for the store suites).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -65,19 +65,53 @@ export interface Service {
   readonly exited: Promise<number | null>
 }
 
-/** Starts `pnpm start`'s command: the service on `dataDir`, port chosen by the system. */
-export const start = (dataDir: string, extra: Record<string, string> = {}): Service => {
-  const child = spawn(process.execPath, ["--conditions=source", "src/main.ts"], {
-    cwd: packageDir,
-    env: environment(dataDir, { PORT: "0", ...extra }),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+/** A started process, its output collected. */
+const serviceOf = (child: ChildProcess): Service => {
   let out = ""
   let err = ""
   child.stdout?.on("data", (chunk) => (out += String(chunk)))
   child.stderr?.on("data", (chunk) => (err += String(chunk)))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   return { child, stdout: () => out, stderr: () => err, exited }
+}
+
+const serviceArgs = ["--conditions=source", "src/main.ts"]
+
+/** Starts `pnpm start`'s command: the service on `dataDir`, port chosen by the system. */
+export const start = (dataDir: string, extra: Record<string, string> = {}): Service =>
+  serviceOf(
+    spawn(process.execPath, serviceArgs, {
+      cwd: packageDir,
+      env: environment(dataDir, { PORT: "0", ...extra }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
+
+/**
+ * `start` under a supervisor that never reaps it: `sh` runs the service in a process group of
+ * its own (`setsid`), prints its pid, then becomes `sleep`, which never waits for children. Once
+ * killed, the service stays a zombie that keeps its pid until the supervisor is killed (`child`).
+ */
+export const startUnreaped = (dataDir: string): Service & { readonly pid: Promise<number> } => {
+  const script = 'setsid "$@" & echo "service pid $!"; exec sleep 600'
+  const service = serviceOf(
+    spawn("sh", ["-c", script, "sh", process.execPath, ...serviceArgs], {
+      cwd: packageDir,
+      env: environment(dataDir, { PORT: "0" }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
+  const pid = eventually(() => /service pid (\d+)/.exec(service.stdout())?.[1], 30_000, "the service's pid")
+  return { ...service, pid: pid.then(Number) }
+}
+
+/** The state letter of a process in `/proc` (`Z`: ended, not yet reaped), undefined once gone. */
+export const processState = (pid: number): string | undefined => {
+  try {
+    return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1]
+  } catch {
+    return undefined
+  }
 }
 
 /** Waits until `test` returns a value, polling every 100 ms. */
@@ -91,10 +125,15 @@ export const eventually = async <A>(test: () => A | undefined, timeoutMs = 30_00
   }
 }
 
-/** The base URL the service printed once it was ready. */
+/** The base URL the service printed once it was ready; fails at once if it ends before. */
 export const baseUrlOf = (service: Service) =>
-  eventually(
-    () => /Ratelock ready on (http:\/\/localhost:\d+)/.exec(service.stdout() + service.stderr())?.[1],
-    60_000,
-    `the service to start (stdout: ${service.stdout()} stderr: ${service.stderr()})`
-  )
+  Promise.race([
+    eventually(
+      () => /Ratelock ready on (http:\/\/localhost:\d+)/.exec(service.stdout() + service.stderr())?.[1],
+      60_000,
+      "the service to start"
+    ),
+    service.exited.then((code) => {
+      throw new Error(`the service exited ${code} (stdout: ${service.stdout()} stderr: ${service.stderr()})`)
+    })
+  ])
