@@ -1,10 +1,12 @@
 import { defineConfig } from "vitest/config"
+import { onConsoleLog } from "./scripts/expectedNoise.ts"
 
 export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     projects: ["packages/*"],
-    reporters: ["default", "./scripts/skippedSummary.ts"]
+    reporters: ["default", "./scripts/skippedSummary.ts"],
+    onConsoleLog
   }
 })
