@@ -51,7 +51,10 @@ const announce = (settings: HostConfig.Settings) =>
     if (settings.demoPartner && settings.sandbox) {
       const demo = yield* DemoPartner.ensure(url)
       if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
-      else yield* Effect.forEach(yield* DemoPartner.reminder(), (line) => Effect.logInfo(line))
+      else {
+        const reminder = yield* DemoPartner.reminder()
+        if (Option.isSome(reminder)) yield* Effect.logInfo(reminder.value)
+      }
     }
     const production = settings.productionChains.length > 0 ? settings.productionChains.join(", ") : "off"
     yield* Effect.logInfo(

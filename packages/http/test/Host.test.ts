@@ -233,8 +233,9 @@ describe("pnpm start", { timeout: 180_000 }, () => {
   it("reopens the same directory: the CLI sees the demo partner, a second start prints no credentials", async () => {
     const listed = await cli(dataDir, "partner", "list", "--json")
     assert.strictEqual(listed.code, 0, listed.stderr)
+    const partners: ReadonlyArray<{ partner_id: string; name: string }> = JSON.parse(listed.stdout)
     assert.deepStrictEqual(
-      JSON.parse(listed.stdout).map((p: { name: string }) => p.name),
+      partners.map((p) => p.name),
       ["Demo partner"]
     )
 
@@ -242,6 +243,12 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     try {
       const baseUrl = await baseUrlOf(again)
       assert.notInclude(again.stdout(), "api_key_secret")
+      // the credentials were shown once: it says how to get a new key for the demo partner
+      assert.include(
+        again.stdout() + again.stderr(),
+        `lost its sandbox credentials? Stop the server, then pnpm ratelock key create --partner ${partners[0]!.partner_id} --environment sandbox`,
+        again.stdout() + again.stderr()
+      )
       // at Debug, each request is one line: method, path without its query, status, time
       await fetch(`${baseUrl}/health?probe=1`)
       const logged = await eventually(() => {
