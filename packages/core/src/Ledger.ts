@@ -2,35 +2,40 @@
  * The double-entry ledger of a contract's money: what each transition moves between accounts.
  * Debits are positive, credits negative; the entries of one transition sum to zero per currency.
  */
-import type { DateTime } from "effect"
+import { type DateTime, Schema } from "effect"
 import type { ContractRecord } from "./Contract.ts"
 import type { Command, Transition } from "./ContractMachine.ts"
 import * as Money from "./Money.ts"
 import type { FundsCurrency } from "./Rail.ts"
 
-export type Account =
-  /** Tokens sitting on the contracts' funding addresses (asset). */
-  | "funding_wallet"
-  /** Funds received before the contract is fully funded (owed back to the partner until then). */
-  | "partner_prepayment"
-  /** Premiums and forward fees earned. */
-  | "premium_income"
-  /** Forward deposits held for the partner (liability). */
-  | "deposits_held"
-  /** Deposits kept when a forward's window ended with no exercise. */
-  | "forfeited_deposits"
-  /** FX deltas paid to customers (expense). */
-  | "payout_expense"
-  /** The hot wallet payouts are sent from (asset). */
-  | "payout_wallet"
+/**
+ * The accounts: `funding_wallet`, tokens sitting on the contracts' funding addresses (asset);
+ * `partner_prepayment`, funds received before the contract is fully funded (owed back to the
+ * partner until then); `premium_income`, premiums and forward fees earned; `deposits_held`,
+ * forward deposits held for the partner (liability); `forfeited_deposits`, deposits kept when a
+ * forward's window ended with no exercise; `payout_expense`, FX deltas paid to customers
+ * (expense); `payout_wallet`, the hot wallet payouts are sent from (asset).
+ */
+export const Account = Schema.Literals([
+  "funding_wallet",
+  "partner_prepayment",
+  "premium_income",
+  "deposits_held",
+  "forfeited_deposits",
+  "payout_expense",
+  "payout_wallet"
+])
+export type Account = typeof Account.Type
 
-export type EntryKind =
-  | "funds_received"
-  | "premium_received"
-  | "deposit_held"
-  | "deposit_released"
-  | "deposit_forfeited"
-  | "payout_paid"
+export const EntryKind = Schema.Literals([
+  "funds_received",
+  "premium_received",
+  "deposit_held",
+  "deposit_released",
+  "deposit_forfeited",
+  "payout_paid"
+])
+export type EntryKind = typeof EntryKind.Type
 
 export interface LedgerEntry {
   readonly contractId: string

@@ -11,14 +11,13 @@ import type { Environment } from "./Partner.ts"
 import type { Chain, FundsCurrency } from "./Rail.ts"
 import type { StoreError } from "./StoreError.ts"
 
-export type PayoutStatus =
-  /** Computed, nothing signed yet. */
-  | "pending"
-  /** Signed transaction persisted; it may or may not have reached the chain. */
-  | "prepared"
-  | "confirmed"
-  /** Given up after the retry schedule: an operator takes over. */
-  | "failed"
+/**
+ * `pending`: computed, nothing signed yet. `prepared`: signed transaction persisted; it may or may
+ * not have reached the chain. `confirmed`. `failed`: given up after the retry schedule, an
+ * operator takes over.
+ */
+export const PayoutStatus = Schema.Literals(["pending", "prepared", "confirmed", "failed"])
+export type PayoutStatus = typeof PayoutStatus.Type
 
 export interface PayoutRecord {
   readonly id: string

@@ -1,0 +1,80 @@
+/**
+ * The SQL schema's enumerations are core's literal lists: every `ratelock_…` domain with a
+ * `VALUE IN (…)` check, and the outgoing events' CHECK, hold exactly the values core's schemas
+ * allow. A value added in core without a migration (or dropped in a migration alone) fails here,
+ * before a store refuses a real row.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import {
+  Contract,
+  InboundEvent,
+  Ledger,
+  OutboundEvent,
+  Partner,
+  PayoutRepo,
+  Quote,
+  QuoteRequest,
+  Rail,
+  WebhookEventRecord
+} from "@ratelock/core"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import * as EmbeddedStore from "../src/EmbeddedStore.ts"
+
+/** Each domain, and the core list it must equal. */
+const domains: Record<string, ReadonlyArray<string>> = {
+  ratelock_environment: Partner.Environment.literals,
+  ratelock_chain: Rail.Chain.literals,
+  ratelock_settlement_currency: Rail.SettlementCurrency.literals,
+  ratelock_funds_currency: Rail.FundsCurrency.literals,
+  ratelock_contract_type: QuoteRequest.ContractType.literals,
+  ratelock_contract_status: Contract.ContractStatus.literals,
+  ratelock_quote_status: Quote.QuoteStatus.literals,
+  ratelock_strike_mode: QuoteRequest.StrikeMode.literals,
+  ratelock_event_direction: WebhookEventRecord.EventDirection.literals,
+  ratelock_payout_status: PayoutRepo.PayoutStatus.literals,
+  ratelock_ledger_kind: Ledger.EntryKind.literals,
+  ratelock_ledger_account: Ledger.Account.literals
+}
+
+const quoted = (definition: string) => [...definition.matchAll(/'([^']*)'/g)].map((m) => m[1]!).sort()
+const sorted = (values: ReadonlyArray<string>) => [...values].sort()
+
+describe("SQL enumerations", () => {
+  it.live(
+    "every enumerated domain holds core's values, no more, no fewer",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly name: string; readonly definition: string }>`
+          SELECT t.typname AS name, pg_get_constraintdef(c.oid) AS definition
+          FROM pg_constraint c JOIN pg_type t ON t.oid = c.contypid
+          WHERE t.typname LIKE 'ratelock_%' AND pg_get_constraintdef(c.oid) LIKE '%''%'`
+        assert.deepStrictEqual(rows.map((r) => r.name).sort(), Object.keys(domains).sort())
+        for (const row of rows) assert.deepStrictEqual(quoted(row.definition), sorted(domains[row.name]!), row.name)
+      }).pipe(Effect.provide(EmbeddedStore.layer())),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the webhook events' CHECK names core's event types and statuses, no more, no fewer",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ readonly definition: string }>`
+          SELECT pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c
+          WHERE c.conrelid = 'webhook_events'::regclass AND pg_get_constraintdef(c.oid) LIKE '%funds_received%'`
+        const inbound = InboundEvent.InboundEvent.members.map((m) => m.fields.event_type.literal)
+        const outbound = OutboundEvent.OutboundEvent.members.map((m) => m.fields.event_type.literal)
+        // CASE direction WHEN 'incoming' THEN event_type IN (inbound) AND status IN (…) ELSE (outbound, …)
+        const expected = new Set([
+          "incoming",
+          ...inbound,
+          ...outbound,
+          ...WebhookEventRecord.WebhookEventStatus.literals
+        ])
+        assert.deepStrictEqual([...new Set(quoted(row!.definition))].sort(), [...expected].sort())
+      }).pipe(Effect.provide(EmbeddedStore.layer())),
+    { timeout: 60_000 }
+  )
+})
