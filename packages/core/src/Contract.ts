@@ -24,6 +24,11 @@ export const ContractStatus = Schema.Literals([
 ])
 export type ContractStatus = typeof ContractStatus.Type
 
+/** The statuses in which a contract waits for its funding: the funding pass watches them. */
+export const awaitingFunds: ReadonlyArray<ContractStatus> = ["quote_created", "funds_in_route"]
+
+export const isAwaitingFunds = (status: ContractStatus): boolean => awaitingFunds.includes(status)
+
 const contractFields = {
   id: Uuid,
   service_contract_reference: Schema.String,
@@ -53,6 +58,13 @@ export const LockResponse = Schema.Struct({
   partner_transaction_reference: Schema.optionalKey(Schema.NullOr(Schema.String))
 }).annotate({ identifier: "FxLockResponse" })
 export type LockResponse = typeof LockResponse.Type
+
+/** The chain, environment and token a contract is funded and paid on. */
+export const railOf = (c: {
+  readonly chain: Chain
+  readonly environment: Environment
+  readonly settlementCurrency: SettlementCurrency
+}) => ({ chain: c.chain, environment: c.environment, token: c.settlementCurrency })
 
 /** One entry of a contract's history, written with every transition. */
 export interface HistoryEntry {

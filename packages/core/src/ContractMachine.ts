@@ -6,7 +6,7 @@
 import { DateTime, Result } from "effect"
 import { ContractMismatch, FundingAmountInvalid, InvalidContractState, OutsideWindow } from "./ApiError.ts"
 import type { TransitionRefusal } from "./ApiError.ts"
-import type { ContractRecord, ContractStatus, HistoryEntry } from "./Contract.ts"
+import { type ContractRecord, type ContractStatus, type HistoryEntry, isAwaitingFunds } from "./Contract.ts"
 import { includes } from "./Corridor.ts"
 import type { ContractExercised, FundsInRoute } from "./InboundEvent.ts"
 import * as Money from "./Money.ts"
@@ -103,14 +103,12 @@ const move = (
   })
 }
 
-const awaitingFunds = (s: ContractStatus) => s === "quote_created" || s === "funds_in_route"
-
 /** Amount still due before the contract activates. */
 export const amountDue = (contract: ContractRecord): Money.Decimal =>
   Money.max(Money.zero, Money.subtract(contract.totalAmount, contract.fundedAmount))
 
 const fundsInRoute = (c: ContractRecord, event: FundsInRoute, at: DateTime.Utc) => {
-  if (!awaitingFunds(c.status)) return refuse(c, { _tag: "FundsInRouteReported", event, at })
+  if (!isAwaitingFunds(c.status)) return refuse(c, { _tag: "FundsInRouteReported", event, at })
   if (event.chain != null && event.chain !== c.chain) {
     return Result.fail(
       new ContractMismatch({ message: `chain ${event.chain} differs from the contract's chain ${c.chain}` })
@@ -145,7 +143,7 @@ const fundsInRoute = (c: ContractRecord, event: FundsInRoute, at: DateTime.Utc) 
 }
 
 const fundingObserved = (c: ContractRecord, command: Extract<Command, { _tag: "FundingObserved" }>) => {
-  if (!awaitingFunds(c.status)) return refuse(c, command)
+  if (!isAwaitingFunds(c.status)) return refuse(c, command)
   const funded = Money.sum(c.fundedAmount, command.amount)
   if (Money.lessThan(funded, c.totalAmount)) {
     return move(c, c.status, command.at, `partial funding ${Money.format(command.amount)} confirmed`, null, {
@@ -177,7 +175,7 @@ const fundingObserved = (c: ContractRecord, command: Extract<Command, { _tag: "F
 }
 
 const fundingDeadline = (c: ContractRecord, at: DateTime.Utc) => {
-  if (!awaitingFunds(c.status)) return refuse(c, { _tag: "FundingDeadlinePassed", at })
+  if (!isAwaitingFunds(c.status)) return refuse(c, { _tag: "FundingDeadlinePassed", at })
   return Money.isZero(c.fundedAmount)
     ? move(c, "failed", at, "funding deadline passed with no confirmed funds", null)
     : move(c, "defaulted", at, `funding deadline passed with ${Money.format(c.fundedAmount)} confirmed`, null)

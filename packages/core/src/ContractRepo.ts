@@ -91,8 +91,8 @@ export interface FundingWatch {
   readonly createdAt: DateTime.Utc
 }
 
-/** The statuses a funding pass watches. */
-export const awaitingFunds: ReadonlyArray<ContractStatus> = ["quote_created", "funds_in_route"]
+/** The statuses a funding pass watches (`Contract.awaitingFunds`). */
+export { awaitingFunds } from "./Contract.ts"
 
 /** A contract's funding watch, given where its observation left off. */
 export const fundingWatch = (contract: ContractRecord, cursor: string | null): FundingWatch => ({

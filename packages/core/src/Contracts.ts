@@ -32,7 +32,11 @@ export const create = Effect.fn("Contracts.create")(function* (scope: PartnerSco
     return yield* new QuoteExpired({ message: `quote ${quote.id} expired at ${DateTime.formatIso(quote.expiresAt)}` })
   }
 
-  const rail = { chain: quote.chain, environment: scope.environment, token: quote.settlementCurrency }
+  const rail = Contract.railOf({
+    chain: quote.chain,
+    environment: scope.environment,
+    settlementCurrency: quote.settlementCurrency
+  })
   const index = yield* contracts.allocateFundingIndex(rail)
   const fundingWalletAddress = yield* (yield* ChainGateway).fundingAddress(rail, index)
   const ids = yield* IdGenerator

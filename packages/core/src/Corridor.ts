@@ -3,6 +3,7 @@
  * written (`USD_TO_BRL` ≈ 5.4). The customer sells BASE and buys QUOTE.
  */
 import { Schema } from "effect"
+import * as Money from "./Money.ts"
 
 export const Currency = Schema.Literals(["USD", "BRL", "MXN", "EUR", "NGN"])
 export type Currency = typeof Currency.Type
@@ -35,6 +36,13 @@ export const pair = (direction: Direction): Pair => {
   const [base, quote] = direction.split("_TO_") as [Currency, Currency]
   return { base, quote }
 }
+
+/**
+ * An amount written in `currency` (a side of `direction`) in BASE units: as it is when written in
+ * BASE, else divided by `rate` (QUOTE per BASE).
+ */
+export const inBase = (amount: Money.Decimal, currency: Currency, direction: Direction, rate: Money.Decimal) =>
+  currency === pair(direction).base ? amount : Money.divide(amount, rate)
 
 /** `true` when the currency is one side of the direction. */
 export const includes = (direction: Direction, currency: Currency): boolean => {

@@ -8,7 +8,7 @@ import { DateTime, Duration, Effect, Option, Random } from "effect"
 import { EventRepo, type OutgoingEvent } from "./EventRepo.ts"
 import * as Lease from "./Lease.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
-import { PartnerRepo, type WebhookEndpoint } from "./PartnerRepo.ts"
+import { PartnerRepo, type WebhookEndpoint, type WebhookSecret } from "./PartnerRepo.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
@@ -20,11 +20,13 @@ export const body = (event: OutgoingEvent, deliveredAt: DateTime.Utc): string =>
   return JSON.stringify({ event_type, event_id, delivered_at: DateTime.formatIso(deliveredAt), ...rest })
 }
 
-/** Secrets that still sign at `now`, newest first (a rotated-out one signs until its `validUntil`). */
+/** Whether a webhook secret still signs at `now`: the current one, or a rotated-out one until its `validUntil`. */
+export const isLiveSecret = (secret: WebhookSecret, now: DateTime.Utc): boolean =>
+  secret.validUntil === null || secret.validUntil.epochMilliseconds > now.epochMilliseconds
+
+/** Secrets that still sign at `now`, newest first. */
 export const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
-  endpoint.secrets
-    .filter((s) => s.validUntil === null || s.validUntil.epochMilliseconds > now.epochMilliseconds)
-    .map((s) => s.secret)
+  endpoint.secrets.filter((s) => isLiveSecret(s, now)).map((s) => s.secret)
 
 /** When the next attempt goes out, or `null` when there is none left (retries used, or past 24 h). */
 export const nextAttemptAt = Effect.fnUntraced(function* (event: OutgoingEvent, attempts: number, now: DateTime.Utc) {

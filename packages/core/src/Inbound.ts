@@ -15,6 +15,7 @@ import { canonicalJson } from "./IdempotencyFingerprint.ts"
 import type { InboundAck, InboundEvent } from "./InboundEvent.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import type { PartnerScope } from "./Partner.ts"
+import { retryStale } from "./StoreError.ts"
 
 export interface Delivery {
   readonly idempotencyKey: string
@@ -81,5 +82,5 @@ const handle = Effect.fnUntraced(function* (scope: PartnerScope, delivery: Deliv
  * arriving twice at once) makes the commit stale: it is re-read and decided again.
  */
 export const ingest = Effect.fn("Inbound.ingest")(function* (scope: PartnerScope, delivery: Delivery) {
-  return yield* handle(scope, delivery).pipe(Effect.retry({ while: (e) => e._tag === "StaleContract", times: 5 }))
+  return yield* handle(scope, delivery).pipe(retryStale)
 })

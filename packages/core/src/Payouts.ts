@@ -22,6 +22,7 @@ import * as Money from "./Money.ts"
 import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "./Rail.ts"
 import * as Settlement from "./Settlement.ts"
+import { retryStale } from "./StoreError.ts"
 
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
@@ -32,15 +33,14 @@ const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environmen
  * someone else finished the job: nothing to do.
  */
 const applyToCurrent = (contractId: string, command: ContractMachine.Command, known?: ContractRecord) => {
-  const stale = (e: { readonly _tag: string }) => e._tag === "StaleContract"
   const current = Effect.gen(function* () {
     const contract = yield* (yield* ContractRepo).findById(contractId)
     if (Option.isNone(contract)) return
     yield* applyCommand(contract.value, command)
-  }).pipe(Effect.retry({ while: stale, times: 10 }))
+  }).pipe(retryStale)
   const first = known === undefined ? current : applyCommand(known, command).pipe(Effect.asVoid)
   return first.pipe(
-    Effect.catchIf(stale, () => current),
+    Effect.catchTag("StaleContract", () => current),
     Effect.catchTag("InvalidContractState", () => Effect.void)
   )
 }

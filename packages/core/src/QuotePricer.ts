@@ -7,7 +7,7 @@
  * pricing.md says: the locked rate down to the pair's precision, charges up to 6 decimals.
  */
 import { BigDecimal, type DateTime, Option } from "effect"
-import { pair, ratePrecision, type Direction } from "./Corridor.ts"
+import { inBase, pair, ratePrecision, type Direction } from "./Corridor.ts"
 import type { CorridorParameters } from "./MarketData.ts"
 import * as Money from "./Money.ts"
 import * as Pricing from "./Pricing.ts"
@@ -159,7 +159,7 @@ export const price = (input: PricerInput): PricedQuote => {
 
   const { base } = pair(request.direction)
   const notionalIsBase = request.notional_currency === base
-  const notionalBase = notionalIsBase ? request.notional_amount : Money.divide(request.notional_amount, lockedRate)
+  const notionalBase = inBase(request.notional_amount, request.notional_currency, request.direction, lockedRate)
   if (Money.greaterThan(notionalBase, corridor.notionalLimitBase)) {
     return failed(
       request,

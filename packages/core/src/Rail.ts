@@ -30,6 +30,10 @@ export const fiatOf = (token: FundsCurrency): Currency => {
   }
 }
 
+/** Whether two addresses on `chain` are the same: EVM's compare without case (checksummed or not), Solana's exactly. */
+export const sameAddress = (chain: Chain, a: string, b: string): boolean =>
+  chain === "solana" ? a === b : a.toLowerCase() === b.toLowerCase()
+
 /** Token decimals per (token, chain); `undefined` where the token is not issued on that chain. */
 const decimalsTable: Record<FundsCurrency, Partial<Record<Chain, number>>> = {
   USDC: { ethereum: 6, polygon: 6, solana: 6 },

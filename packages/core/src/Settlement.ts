@@ -4,7 +4,7 @@
  * The customer sells BASE: a fall of the rate below the locked rate is paid, a rise is theirs.
  * Everything here is exact; the payout rounds down to the token's 6 decimals.
  */
-import { type Currency, type Direction, pair } from "./Corridor.ts"
+import { type Currency, type Direction, inBase, pair } from "./Corridor.ts"
 import * as Money from "./Money.ts"
 
 export interface Lock {
@@ -22,7 +22,7 @@ const notionalInBase = (lock: Lock): boolean => lock.notionalCurrency === pair(l
 
 /** The notional in BASE units: as is when written in BASE, else `notional / locked_rate`. */
 export const notionalBase = (lock: Lock): Money.Decimal =>
-  notionalInBase(lock) ? covered(lock) : Money.divide(covered(lock), lock.lockedRate)
+  inBase(covered(lock), lock.notionalCurrency, lock.direction, lock.lockedRate)
 
 /**
  * The delta as an exact fraction `numerator / denominator`, so that every later step divides

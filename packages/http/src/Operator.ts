@@ -3,7 +3,7 @@
  * issue and revoke API keys, set webhook URLs. Secrets are returned once and stored only as
  * hashes (API key secrets) or as issued (webhook secrets, which sign every delivery).
  */
-import { IdGenerator, type Partner, PartnerRepo, type StoreError, WebhookSignature } from "@ratelock/core"
+import { Deliveries, IdGenerator, type Partner, PartnerRepo, type StoreError, WebhookSignature } from "@ratelock/core"
 import { Data, DateTime, Duration, Effect, Option } from "effect"
 import * as Credentials from "./server/Credentials.ts"
 import * as WebhookUrl from "./WebhookUrl.ts"
@@ -105,7 +105,7 @@ const saveWebhook = Effect.fnUntraced(function* (partnerId: string, environment:
     onNone: () => [],
     onSome: (endpoint) =>
       endpoint.secrets
-        .filter((s) => s.validUntil === null || DateTime.isGreaterThan(s.validUntil, now))
+        .filter((s) => Deliveries.isLiveSecret(s, now))
         .map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? until }))
   })
   yield* repo.saveWebhookEndpoint({

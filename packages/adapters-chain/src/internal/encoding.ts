@@ -37,7 +37,3 @@ const evmAddress = /^0x[0-9a-fA-F]{40}$/
 
 export const isAddress = (chain: Rail.Chain, text: string): boolean =>
   isEvm(chain) ? evmAddress.test(text) : Base58.decode(text)?.length === 32
-
-/** EVM addresses compare without case (checksummed or not); Solana's are case-sensitive. */
-export const sameAddress = (chain: Rail.Chain, a: string, b: string): boolean =>
-  isEvm(chain) ? a.toLowerCase() === b.toLowerCase() : a === b

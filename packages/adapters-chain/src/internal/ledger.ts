@@ -5,7 +5,7 @@
  */
 import type { ChainGateway, Money } from "@ratelock/core"
 import { DateTime, type Option, Schema } from "effect"
-import { sameAddress } from "./encoding.ts"
+import { Rail } from "@ratelock/core"
 
 /** A transfer the simulated chain recorded (index 0: one transfer per transaction), confirmed at `confirmedAt`. */
 export interface SimulatedTransfer extends ChainGateway.ConfirmedTransfer {
@@ -91,7 +91,7 @@ export const transfersInto = (
       t.rail.chain === rail.chain &&
       t.rail.environment === rail.environment &&
       t.rail.token === rail.token &&
-      sameAddress(rail.chain, t.address, address)
+      Rail.sameAddress(rail.chain, t.address, address)
   )
 
 /**

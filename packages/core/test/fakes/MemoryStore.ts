@@ -175,9 +175,7 @@ export class MemoryStore {
       Effect.sync(() =>
         [...this.contracts.values()]
           .filter(
-            (c) =>
-              (c.status === "quote_created" || c.status === "funds_in_route") &&
-              c.fundingDeadline.epochMilliseconds < now.epochMilliseconds
+            (c) => Contract.isAwaitingFunds(c.status) && c.fundingDeadline.epochMilliseconds < now.epochMilliseconds
           )
           .slice(0, limit)
       ),

@@ -1,7 +1,7 @@
 /**
- * The partner's contract a sandbox helper acts on, and the simulated chain's rail it is paid on.
+ * The partner's contract a sandbox helper acts on.
  */
-import { ApiError, type ChainGateway, type Contract, ContractRepo, type Partner, type StoreError } from "@ratelock/core"
+import { ApiError, type Contract, ContractRepo, type Partner, type StoreError } from "@ratelock/core"
 import { Effect, Option } from "effect"
 
 /** The contract in the partner's scope, or 404 `contract_not_found`. */
@@ -16,10 +16,4 @@ export const find = Effect.fnUntraced(function* (
   const found = yield* (yield* ContractRepo.ContractRepo).find(scope, contractId)
   if (Option.isNone(found)) return yield* new ApiError.ContractNotFound({ message: `contract ${contractId} not found` })
   return found.value
-})
-
-export const railOf = (c: Contract.ContractRecord): ChainGateway.Rail => ({
-  chain: c.chain,
-  environment: c.environment,
-  token: c.settlementCurrency
 })

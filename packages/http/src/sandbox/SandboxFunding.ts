@@ -8,34 +8,28 @@ import { SimulatedChain } from "@ratelock/adapters-chain"
 import {
   ApiError,
   type ChainGateway,
-  type Contract,
+  Contract,
   type ContractRepo,
   type InboundEvent,
   Money,
+  Rail,
   type Partner,
   type StoreError
 } from "@ratelock/core"
 import { Effect } from "effect"
 import type { SandboxTransfer } from "../api/Sandbox.ts"
-import { find, railOf } from "./SandboxContract.ts"
-
-const awaitingFunds: ReadonlyArray<Contract.ContractStatus> = ["quote_created", "funds_in_route"]
-
-const sameAddress = (c: Contract.ContractRecord, address: string) =>
-  c.chain === "solana"
-    ? address === c.fundingWalletAddress
-    : address.toLowerCase() === c.fundingWalletAddress.toLowerCase()
+import { find } from "./SandboxContract.ts"
 
 /** What is still due: the total less what was confirmed, or sent and still confirming, if more. */
 export const stillDue = Effect.fnUntraced(function* (contract: Contract.ContractRecord) {
-  const rail = railOf(contract)
+  const rail = Contract.railOf(contract)
   const sent = (yield* (yield* SimulatedChain.SimulatedChain).transfers)
     .filter(
       (t) =>
         t.rail.chain === rail.chain &&
         t.rail.environment === rail.environment &&
         t.rail.token === rail.token &&
-        sameAddress(contract, t.address)
+        Rail.sameAddress(contract.chain, t.address, contract.fundingWalletAddress)
     )
     .reduce((total, t) => Money.sum(total, t.amount), Money.zero)
   return Money.max(Money.zero, Money.subtract(contract.totalAmount, Money.max(sent, contract.fundedAmount)))
@@ -51,7 +45,7 @@ const send = Effect.fnUntraced(function* (
   reference?: string
 ) {
   const chain = yield* SimulatedChain.SimulatedChain
-  const transfer = yield* chain.fund(railOf(contract), contract.fundingWalletAddress, amount, reference)
+  const transfer = yield* chain.fund(Contract.railOf(contract), contract.fundingWalletAddress, amount, reference)
   return {
     fx_contract_id: contract.id,
     chain: contract.chain,
@@ -81,7 +75,7 @@ export const fund = Effect.fn("Sandbox.fund")(function* (
   ContractRepo.ContractRepo | SimulatedChain.SimulatedChain
 > {
   const contract = yield* find(scope, contractId)
-  if (!awaitingFunds.includes(contract.status)) {
+  if (!Contract.isAwaitingFunds(contract.status)) {
     return yield* new ApiError.InvalidContractState({
       message: `contract ${contract.id} is ${contract.status}: only a contract awaiting funds can be funded`
     })

@@ -11,7 +11,7 @@ import {
   Expiry,
   type IdGenerator,
   type Partner,
-  type StoreError
+  StoreError
 } from "@ratelock/core"
 import { Effect } from "effect"
 import type { SandboxPayoutFailure } from "../api/Sandbox.ts"
@@ -31,7 +31,7 @@ export const expire = (
 > =>
   Expiry.expireNow(scope, contractId).pipe(
     // a worker moved the contract at the same moment: decide again on the new state
-    Effect.retry({ while: (e) => e._tag === "StaleContract", times: 3 }),
+    StoreError.retryStale,
     Effect.map(Contract.toLockResponse)
   )
 
