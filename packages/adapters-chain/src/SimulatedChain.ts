@@ -38,6 +38,11 @@ export interface SimulatedChainShape extends ChainGateway.ChainGatewayShape {
   ) => Effect.Effect<Ledger.SimulatedTransfer, ChainGateway.ChainError>
   /** Every transfer recorded so far, confirmed or not, oldest first. */
   readonly transfers: Effect.Effect<ReadonlyArray<Ledger.SimulatedTransfer>>
+  /** The transfers recorded into `address` on the rail (its chain, environment and token), confirmed or not, oldest first. */
+  readonly transfersInto: (
+    rail: ChainGateway.Rail,
+    address: string
+  ) => Effect.Effect<ReadonlyArray<Ledger.SimulatedTransfer>, ChainGateway.ChainError>
   /** The chain rejects the next payout broadcast, whoever's: its lookup answers `Failed`. */
   readonly failNextPayout: Effect.Effect<void>
   /**
@@ -175,6 +180,7 @@ const make = <R>(options: Options<R>) =>
       lookupPayout,
       fund,
       transfers: Effect.map(Ref.get(state), (s) => s.transfers),
+      transfersInto: (rail, address) => Effect.map(Ref.get(state), (s) => Ledger.transfersInto(s, rail, address)),
       failNextPayout: Ref.update(state, (s) => ({ ...s, failNext: true })),
       failNextPayoutOf
     })

@@ -220,6 +220,14 @@ export const make = <R>(options: Options<R>) =>
       broadcastPayout,
       lookupPayout,
       fund,
+      transfersInto: (rail, address) =>
+        Effect.map(
+          sql<Rows.TransferRow>`SELECT * FROM sim_transfers
+            WHERE chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}
+              AND address_key = ${Rows.addressKey(rail, address)}
+            ORDER BY block_number`,
+          (rows) => rows.map(Rows.toTransfer)
+        ).pipe(Rows.orUnavailable(rail.chain, "transfersInto")),
       transfers: Effect.map(
         sql<Rows.TransferRow>`SELECT * FROM sim_transfers ORDER BY recorded_at, transaction_hash`,
         (rows) => rows.map(Rows.toTransfer)

@@ -84,6 +84,26 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
       })
     )
 
+    it.effect("transfersInto lists an address's transfers on its rail, still confirming ones included", () =>
+      Effect.gen(function* () {
+        const sim = yield* SimulatedChain
+        const pol = rail("polygon")
+        const [address, other] = [
+          yield* sim.fundingAddress(pol, freshIndex()),
+          yield* sim.fundingAddress(pol, freshIndex())
+        ]
+        const first = yield* sim.fund(pol, address, amount("3"))
+        yield* sim.fund(pol, other, amount("4"))
+        yield* sim.fund({ ...pol, token: "USDT" }, address, amount("5"))
+        yield* sim.fund(rail("polygon", "production"), address, amount("6"))
+        const second = yield* sim.fund(pol, address.toUpperCase().replace("0X", "0x"), amount("7"))
+        assert.deepStrictEqual(
+          (yield* sim.transfersInto(pol, address)).map((t) => t.transactionHash),
+          [first.transactionHash, second.transactionHash]
+        )
+      })
+    )
+
     it.effect("funding is observed after the cursor, per address, token and network", () =>
       Effect.gen(function* () {
         const sim = yield* SimulatedChain

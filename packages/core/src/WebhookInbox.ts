@@ -56,12 +56,11 @@ export const Received = Schema.Struct({ received: Schema.Boolean, signature_veri
 const problemOf = (headers: Readonly<Record<string, string>>, body: string, live: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     if (!Arr.isReadonlyArrayNonEmpty(live)) return "the partner has no sandbox webhook secret"
-    const secrets = live
     const partner = headers["x-partner-signature"]
     if (partner === undefined) return "missing header x-partner-signature"
     const checks = yield* Effect.all([
-      Effect.result(WebhookSignature.verifyPartnerSignature(body, partner, secrets)),
-      Effect.result(WebhookSignature.verify({ headers, body, secrets }))
+      Effect.result(WebhookSignature.verifyPartnerSignature(body, partner, live)),
+      Effect.result(WebhookSignature.verify({ headers, body, secrets: live }))
     ] as const)
     const failed = checks.find((check) => check._tag === "Failure")
     return failed?._tag === "Failure" ? failed.failure.message : null

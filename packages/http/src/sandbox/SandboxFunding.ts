@@ -12,7 +12,6 @@ import {
   type ContractRepo,
   type InboundEvent,
   Money,
-  Rail,
   type Partner,
   type StoreError
 } from "@ratelock/core"
@@ -22,16 +21,11 @@ import { find } from "./SandboxContract.ts"
 
 /** What is still due: the total less what was confirmed, or sent and still confirming, if more. */
 export const stillDue = Effect.fnUntraced(function* (contract: Contract.ContractRecord) {
-  const rail = Contract.railOf(contract)
-  const sent = (yield* (yield* SimulatedChain.SimulatedChain).transfers)
-    .filter(
-      (t) =>
-        t.rail.chain === rail.chain &&
-        t.rail.environment === rail.environment &&
-        t.rail.token === rail.token &&
-        Rail.sameAddress(contract.chain, t.address, contract.fundingWalletAddress)
-    )
-    .reduce((total, t) => Money.sum(total, t.amount), Money.zero)
+  const chain = yield* SimulatedChain.SimulatedChain
+  const sent = (yield* chain.transfersInto(Contract.railOf(contract), contract.fundingWalletAddress)).reduce(
+    (total, t) => Money.sum(total, t.amount),
+    Money.zero
+  )
   return Money.max(Money.zero, Money.subtract(contract.totalAmount, Money.max(sent, contract.fundedAmount)))
 })
 
