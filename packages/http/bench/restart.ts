@@ -3,7 +3,7 @@
  * as an out-of-memory kill or a lost host does) and a supervisor starts it again at once.
  *
  * `pnpm start`'s command (`node --conditions=source src/main.ts`) runs on a fresh embedded data
- * directory, detached in a process group of its own, with `LOG_LEVEL=debug`. After the first
+ * directory, detached in a process group of its own, with `RATELOCK_LOG_LEVEL=debug`. After the first
  * start the demo partner it prints makes 4 × `--quotes` quotes and a contract; then, `--restarts`
  * times: `--quotes` quotes and a contract (so there is recent WAL to recover), kill -9 of the
  * group, a new process at once, and `GET /ready` polled every 10 ms (once the killed process is
@@ -66,7 +66,7 @@ const startService = (): Started => {
     ...process.env,
     RATELOCK_DATA_DIR: dataDir,
     PORT: String(port),
-    LOG_LEVEL: "debug",
+    RATELOCK_LOG_LEVEL: "debug",
     // out of the way of `--quotes` in a burst
     RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
     RATELOCK_RATE_LIMIT_BURST: "100000"

@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const settings = (port: number, confirmMs: number) => ({
   PORT: String(port),
-  LOG_LEVEL: "Warn",
+  RATELOCK_LOG_LEVEL: "Warn",
   RATELOCK_DEMO_PARTNER: "false",
   RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
   RATELOCK_RATE_LIMIT_BURST: "100000",

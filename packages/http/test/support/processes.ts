@@ -31,7 +31,7 @@ const environment = (databaseUrl: string, extra: Record<string, string>) => {
     ...process.env,
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: "10",
-    LOG_LEVEL: "Warn",
+    RATELOCK_LOG_LEVEL: "Warn",
     RATELOCK_DEMO_PARTNER: "false",
     RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
     RATELOCK_RATE_LIMIT_BURST: "100000",
