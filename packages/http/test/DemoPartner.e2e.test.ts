@@ -11,7 +11,7 @@ import { Cluster } from "./support/processes.ts"
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined) console.warn("DATABASE_URL is not set: the demo partner race test is skipped")
 
-const asStarted = { RATELOCK_DEMO_PARTNER: "true", RATELOCK_WORKERS: "true", LOG_LEVEL: "Info" }
+const asStarted = { RATELOCK_DEMO_PARTNER: "true", RATELOCK_WORKERS: "true", RATELOCK_LOG_LEVEL: "Info" }
 
 describe.skipIf(databaseUrl === undefined)("two servers starting at once on one PostgreSQL", () => {
   it("create exactly one demo partner, and only one of them prints its credentials", { timeout: 180_000 }, async () => {
