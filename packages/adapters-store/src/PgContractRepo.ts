@@ -4,51 +4,61 @@
  * `FOR UPDATE SKIP LOCKED`, which the next commit releases. Transfers that did not fund their
  * contract are kept in `unmatched_transfers`, one row per chain identity.
  */
+import { ApiError, Contract, ContractRepo, Cursor, type Lease, Partner, Rail, StoreError } from "@ratelock/core"
+import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
 import {
-  ApiError,
-  type Contract,
-  ContractRepo,
-  type Cursor,
-  type Lease,
-  type Partner,
-  StoreError
-} from "@ratelock/core"
-import { Array, type DateTime, Effect, Layer, Option } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
-import {
-  int,
+  Claim,
+  claimOf,
+  Int8,
   isConflict,
   isUuid,
-  leaseUntil,
   orStoreError,
-  storeError,
-  timestamp,
+  Timestamp,
   uniqueConstraint
 } from "./internal/codec.ts"
 import { commit } from "./internal/commit.ts"
-import {
-  type ContractRow,
-  fromRow,
-  historyRows,
-  type LedgerRow,
-  ledgerFromRow,
-  selectColumns,
-  toRow
-} from "./internal/contractRows.ts"
+import { ContractRow, columnsOf, HistoryRow, historyRows, LedgerRow, selectColumns } from "./internal/contractRows.ts"
 import * as FundingWatchRows from "./internal/fundingWatchRows.ts"
-import { fundingIndexSequence } from "./PgMigrations.ts"
 import { after, before } from "./internal/keyset.ts"
-import { type UnmatchedRow, unmatchedFromRow, unmatchedRow } from "./internal/unmatchedRows.ts"
+import { UnmatchedRow } from "./internal/unmatchedRows.ts"
+import { fundingIndexSequence } from "./PgMigrations.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
+
+const Insert = Schema.Struct({ contract: ContractRow, history: Schema.Array(HistoryRow) })
+
+const Find = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
+
+const FindByQuote = Schema.Struct({ ...Partner.PartnerScope.fields, quoteId: Schema.String })
+
+const ListByCustomer = Schema.Struct({
+  ...Partner.PartnerScope.fields,
+  customerReferenceId: Schema.String,
+  status: Schema.optional(Contract.ContractStatus),
+  limit: Schema.Int,
+  after: Schema.optional(Cursor.Position)
+})
+
+/** A page of a worker's scan, oldest first from `after`. */
+const Scan = Schema.Struct({ limit: Schema.Int, after: Schema.optional(Cursor.Position) })
+
+const ListByStatus = Schema.Struct({ ...Scan.fields, statuses: Schema.Array(Contract.ContractStatus) })
+
+const ListLateFundingWatches = Schema.Struct({ ...Scan.fields, since: Timestamp })
+
+const FundingIndexScope = Schema.Struct({ chain: Rail.Chain, environment: Schema.String })
+
+const UnmatchedFilter = Schema.Struct({ contractId: Schema.optional(Schema.String), limit: Schema.Int })
 
 export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlClient> = Layer.effect(
   ContractRepo.ContractRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = selectColumns(sql)
-    const one = (rows: ReadonlyArray<ContractRow>) => Option.map(Option.fromNullishOr(rows[0]), fromRow)
+    const after_ = (position: Cursor.Position | undefined) =>
+      position === undefined ? sql`TRUE` : after(sql, position)
 
     /** Why the guard found no quote to accept: another contract took it, or it is not the partner's. */
     const notAccepted = (contract: Contract.ContractRecord) =>
@@ -64,160 +74,221 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
      * One statement: the quote marked accepted (only if it was not), the contract and its first
      * history entries; the guard fails it whole when the quote was taken or is not the partner's.
      */
-    const insert = Effect.fn("PgContractRepo.insert")(
-      function* (contract: Contract.ContractRecord) {
-        const scope = sql`partner_id = ${contract.partnerId} AND environment = ${contract.environment}`
-        const history = historyRows(contract.id, 1, contract.history)
-        yield* sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${timestamp(contract.createdAt)}
-            WHERE id = ${contract.quoteId} AND ${scope} AND accepted_at IS NULL RETURNING id),
-          inserted AS (INSERT INTO contracts ${sql.insert(toRow(contract))})${
+    const insertRows = SqlSchema.void({
+      Request: Insert,
+      execute: ({ contract, history }) => {
+        const scope = sql`partner_id = ${contract.partner_id} AND environment = ${contract.environment}`
+        return sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${contract.created_at}
+            WHERE id = ${contract.quote_id} AND ${scope} AND accepted_at IS NULL RETURNING id),
+          inserted AS (INSERT INTO contracts ${sql.insert(columnsOf(contract))})${
             Array.isReadonlyArrayNonEmpty(history)
               ? sql`, history AS (INSERT INTO contract_history ${sql.insert(history)})`
               : sql``
           }
           SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM accepted))`
+      }
+    })
+
+    const insert = Effect.fn("PgContractRepo.insert")(
+      function* (contract: Contract.ContractRecord) {
+        yield* insertRows({ contract, history: historyRows(contract.id, 1, contract.history) })
       },
       (effect, contract) =>
-        Effect.catch(effect, (e) =>
-          Option.contains(uniqueConstraint(e), "contracts_quote_unique")
-            ? Effect.fail(alreadyAccepted(contract.quoteId))
-            : isConflict(e)
-              ? notAccepted(contract)
-              : Effect.fail(storeError("PgContractRepo.insert", e))
-        )
+        Effect.catchIf(
+          effect,
+          (e): e is SqlError.SqlError => SqlError.isSqlError(e) && isConflict(e),
+          (e) =>
+            Option.contains(uniqueConstraint(e), "contracts_quote_unique")
+              ? Effect.fail(alreadyAccepted(contract.quoteId))
+              : notAccepted(contract)
+        ).pipe(orStoreError("PgContractRepo.insert"))
     )
+
+    const byId = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: ContractRow,
+      execute: (id) => sql`SELECT ${columns} FROM contracts c WHERE c.id = ${id}`
+    })
+
+    const inScope = SqlSchema.findOneOption({
+      Request: Find,
+      Result: ContractRow,
+      execute: (r) => sql`SELECT ${columns} FROM contracts c
+        WHERE c.id = ${r.id} AND c.partner_id = ${r.partnerId} AND c.environment = ${r.environment}`
+    })
 
     const find = Effect.fn("PgContractRepo.find")(function* (scope: Partner.PartnerScope, id: string) {
       if (!isUuid(id)) return Option.none()
-      return one(
-        yield* sql<ContractRow>`SELECT ${columns} FROM contracts c
-          WHERE c.id = ${id} AND c.partner_id = ${scope.partnerId} AND c.environment = ${scope.environment}`
-      )
+      return yield* inScope({ ...scope, id })
     }, orStoreError("PgContractRepo.find"))
 
     const findById = Effect.fn("PgContractRepo.findById")(function* (id: string) {
       if (!isUuid(id)) return Option.none()
-      return one(yield* sql<ContractRow>`SELECT ${columns} FROM contracts c WHERE c.id = ${id}`)
+      return yield* byId(id)
     }, orStoreError("PgContractRepo.findById"))
+
+    const byQuote = SqlSchema.findOneOption({
+      Request: FindByQuote,
+      Result: ContractRow,
+      execute: (r) => sql`SELECT ${columns} FROM contracts c
+        WHERE c.quote_id = ${r.quoteId} AND c.partner_id = ${r.partnerId} AND c.environment = ${r.environment}`
+    })
 
     const findByQuote = Effect.fn("PgContractRepo.findByQuote")(function* (
       scope: Partner.PartnerScope,
       quoteId: string
     ) {
       if (!isUuid(quoteId)) return Option.none()
-      return one(
-        yield* sql<ContractRow>`SELECT ${columns} FROM contracts c
-          WHERE c.quote_id = ${quoteId} AND c.partner_id = ${scope.partnerId} AND c.environment = ${scope.environment}`
-      )
+      return yield* byQuote({ ...scope, quoteId })
     }, orStoreError("PgContractRepo.findByQuote"))
+
+    const byCustomer = SqlSchema.findAll({
+      Request: ListByCustomer,
+      Result: ContractRow,
+      execute: (r) => {
+        const where = [
+          sql`partner_id = ${r.partnerId}`,
+          sql`environment = ${r.environment}`,
+          sql`customer_reference_id = ${r.customerReferenceId}`
+        ]
+        if (r.status !== undefined) where.push(sql`status = ${r.status}`)
+        if (r.after !== undefined) where.push(before(sql, r.after))
+        return sql`SELECT ${columns} FROM contracts c WHERE ${sql.and(where)}
+          ORDER BY created_at DESC, id DESC LIMIT ${r.limit}`
+      }
+    })
 
     const listByCustomer = Effect.fn("PgContractRepo.listByCustomer")(function* (
       scope: Partner.PartnerScope,
       customerReferenceId: string,
       filter: ContractRepo.LockFilter
     ) {
-      const where = [
-        sql`partner_id = ${scope.partnerId}`,
-        sql`environment = ${scope.environment}`,
-        sql`customer_reference_id = ${customerReferenceId}`
-      ]
-      if (filter.status !== undefined) where.push(sql`status = ${filter.status}`)
-      if (filter.after !== undefined) where.push(before(sql, filter.after))
-      const rows = yield* sql<ContractRow>`SELECT ${columns} FROM contracts c WHERE ${sql.and(where)}
-        ORDER BY created_at DESC, id DESC LIMIT ${filter.limit}`
-      return rows.map(fromRow)
+      return yield* byCustomer({ ...scope, customerReferenceId, ...filter })
     }, orStoreError("PgContractRepo.listByCustomer"))
+
+    const byStatus = SqlSchema.findAll({
+      Request: ListByStatus,
+      Result: ContractRow,
+      execute: (r) => sql`SELECT ${columns} FROM contracts c
+        WHERE c.status = ANY(${r.statuses}::text[]) AND ${after_(r.after)}
+        ORDER BY c.created_at, c.id LIMIT ${r.limit}`
+    })
 
     const listByStatus = Effect.fn("PgContractRepo.listByStatus")(function* (
       statuses: ReadonlyArray<Contract.ContractStatus>,
       limit: number,
       position?: Cursor.Position
     ) {
-      const rows = yield* sql<ContractRow>`SELECT ${columns} FROM contracts c
-        WHERE c.status = ANY(${statuses}::text[]) AND ${position === undefined ? sql`TRUE` : after(sql, position)}
-        ORDER BY c.created_at, c.id LIMIT ${limit}`
-      return rows.map(fromRow)
+      return yield* byStatus({ statuses, limit, after: position })
     }, orStoreError("PgContractRepo.listByStatus"))
+
+    const payoutWork = SqlSchema.findAll({
+      Request: Scan,
+      Result: ContractRow,
+      execute: (r) => sql`SELECT ${columns} FROM contracts c
+        WHERE c.status = 'exercised' AND ${after_(r.after)}
+          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.contract_id = c.id AND p.status <> 'confirmed')
+        ORDER BY c.created_at, c.id LIMIT ${r.limit}`
+    })
 
     const listPayoutWork = Effect.fn("PgContractRepo.listPayoutWork")(function* (
       limit: number,
       position?: Cursor.Position
     ) {
-      const rows = yield* sql<ContractRow>`SELECT ${columns} FROM contracts c
-        WHERE c.status = 'exercised' AND ${position === undefined ? sql`TRUE` : after(sql, position)}
-          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.contract_id = c.id AND p.status <> 'confirmed')
-        ORDER BY c.created_at, c.id LIMIT ${limit}`
-      return rows.map(fromRow)
+      return yield* payoutWork({ limit, after: position })
     }, orStoreError("PgContractRepo.listPayoutWork"))
+
+    const fundingWatches = SqlSchema.findAll({
+      Request: Scan,
+      Result: FundingWatchRows.FundingWatchRow,
+      execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
+        WHERE status = ANY(${ContractRepo.awaitingFunds}::text[]) AND ${after_(r.after)}
+        ORDER BY created_at, id LIMIT ${r.limit}`
+    })
 
     const listFundingWatches = Effect.fn("PgContractRepo.listFundingWatches")(function* (
       limit: number,
       position?: Cursor.Position
     ) {
-      const rows = yield* sql<FundingWatchRows.FundingWatchRow>`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
-        WHERE status = ANY(${ContractRepo.awaitingFunds}::text[]) AND ${position === undefined ? sql`TRUE` : after(sql, position)}
-        ORDER BY created_at, id LIMIT ${limit}`
-      return rows.map(FundingWatchRows.fromRow)
+      return yield* fundingWatches({ limit, after: position })
     }, orStoreError("PgContractRepo.listFundingWatches"))
+
+    const lateFundingWatches = SqlSchema.findAll({
+      Request: ListLateFundingWatches,
+      Result: FundingWatchRows.FundingWatchRow,
+      execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
+        WHERE updated_at >= ${r.since} AND NOT (status = ANY(${ContractRepo.awaitingFunds}::text[]))
+          AND ${after_(r.after)}
+        ORDER BY created_at, id LIMIT ${r.limit}`
+    })
 
     const listLateFundingWatches = Effect.fn("PgContractRepo.listLateFundingWatches")(function* (
       since: DateTime.Utc,
       limit: number,
       position?: Cursor.Position
     ) {
-      const rows = yield* sql<FundingWatchRows.FundingWatchRow>`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
-        WHERE updated_at >= ${timestamp(since)} AND NOT (status = ANY(${ContractRepo.awaitingFunds}::text[]))
-          AND ${position === undefined ? sql`TRUE` : after(sql, position)}
-        ORDER BY created_at, id LIMIT ${limit}`
-      return rows.map(FundingWatchRows.fromRow)
+      return yield* lateFundingWatches({ since, limit, after: position })
     }, orStoreError("PgContractRepo.listLateFundingWatches"))
 
     /**
      * Leases up to `claim.limit` due contracts nobody holds (or whose lease ended), oldest first,
      * skipping rows other claimers are locking right now.
      */
-    const claimWhere = (claim: Lease.Claim, due: Statement.Fragment) => {
-      const now = timestamp(claim.now)
-      return sql<ContractRow>`WITH due AS MATERIALIZED (
-          SELECT id FROM contracts
-          WHERE ${due} AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
-          ORDER BY created_at, id LIMIT ${claim.limit}
-          FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-          UPDATE contracts SET lease_owner = ${claim.owner}, lease_expires_at = ${leaseUntil(claim)}
-          FROM due WHERE contracts.id = due.id
-          RETURNING contracts.*
-        )
-        SELECT ${columns} FROM claimed c ORDER BY c.created_at, c.id`.pipe(Effect.map((rows) => rows.map(fromRow)))
-    }
+    const claimWhere = (due: (claim: typeof Claim.Encoded) => Statement.Fragment) =>
+      SqlSchema.findAll({
+        Request: Claim,
+        Result: ContractRow,
+        execute: (claim) => sql`WITH due AS MATERIALIZED (
+            SELECT id FROM contracts
+            WHERE ${due(claim)} AND (lease_expires_at IS NULL OR lease_expires_at <= ${claim.now})
+            ORDER BY created_at, id LIMIT ${claim.limit}
+            FOR UPDATE SKIP LOCKED
+          ), claimed AS (
+            UPDATE contracts SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
+            FROM due WHERE contracts.id = due.id
+            RETURNING contracts.*
+          )
+          SELECT ${columns} FROM claimed c ORDER BY c.created_at, c.id`
+      })
+
+    const dueForExpiry = claimWhere((claim) => sql`status = 'active' AND window_end < ${claim.now}`)
 
     const claimDueForExpiry = Effect.fn("PgContractRepo.claimDueForExpiry")(function* (claim: Lease.Claim) {
-      return yield* claimWhere(claim, sql`status = 'active' AND window_end < ${timestamp(claim.now)}`)
+      return yield* dueForExpiry(claimOf(claim))
     }, orStoreError("PgContractRepo.claimDueForExpiry"))
+
+    const dueForFundingDeadline = claimWhere(
+      (claim) => sql`status IN ('quote_created', 'funds_in_route') AND funding_deadline < ${claim.now}`
+    )
 
     const claimDueForFundingDeadline = Effect.fn("PgContractRepo.claimDueForFundingDeadline")(function* (
       claim: Lease.Claim
     ) {
-      return yield* claimWhere(
-        claim,
-        sql`status IN ('quote_created', 'funds_in_route') AND funding_deadline < ${timestamp(claim.now)}`
-      )
+      return yield* dueForFundingDeadline(claimOf(claim))
     }, orStoreError("PgContractRepo.claimDueForFundingDeadline"))
+
+    const ledgerOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: LedgerRow,
+      execute: (contractId) => sql`SELECT * FROM ledger_entries WHERE contract_id = ${contractId} ORDER BY id`
+    })
 
     const ledgerEntries = Effect.fn("PgContractRepo.ledgerEntries")(function* (contractId: string) {
       if (!isUuid(contractId)) return []
-      const rows = yield* sql<LedgerRow>`SELECT * FROM ledger_entries WHERE contract_id = ${contractId} ORDER BY id`
-      return rows.map(ledgerFromRow)
+      return yield* ledgerOf(contractId)
     }, orStoreError("PgContractRepo.ledgerEntries"))
 
-    const allocateFundingIndex = Effect.fn("PgContractRepo.allocateFundingIndex")(function* (rail: {
-      readonly chain: string
-      readonly environment: string
-    }) {
-      // one sequence per chain and environment (migration 5): no row lock, no write of its own
-      const sequence = fundingIndexSequence(rail.chain, rail.environment)
-      const rows = yield* sql<{ index: bigint }>`SELECT nextval(${sequence}::regclass) AS index`
-      return int(rows[0]!.index)
+    // one sequence per chain and environment (migration 5): no row lock, no write of its own
+    const nextFundingIndex = SqlSchema.findOne({
+      Request: FundingIndexScope,
+      Result: Schema.Struct({ index: Int8 }),
+      execute: (rail) => sql`SELECT nextval(${fundingIndexSequence(rail.chain, rail.environment)}::regclass) AS index`
+    })
+
+    const allocateFundingIndex = Effect.fn("PgContractRepo.allocateFundingIndex")(function* (
+      rail: typeof FundingIndexScope.Type
+    ) {
+      return (yield* nextFundingIndex(rail)).index
     }, orStoreError("PgContractRepo.allocateFundingIndex"))
 
     const saveFundingCursor = Effect.fn("PgContractRepo.saveFundingCursor")(function* (
@@ -227,36 +298,49 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       yield* sql`UPDATE contracts SET funding_cursor = ${cursor} WHERE id = ${contractId}`
     }, orStoreError("PgContractRepo.saveFundingCursor"))
 
+    const cursorOf = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: Schema.Struct({ funding_cursor: Schema.NullOr(Schema.String) }),
+      execute: (contractId) => sql`SELECT funding_cursor FROM contracts WHERE id = ${contractId}`
+    })
+
     const fundingCursor = Effect.fn("PgContractRepo.fundingCursor")(function* (contractId: string) {
       if (!isUuid(contractId)) return Option.none()
-      const rows = yield* sql<{ funding_cursor: string | null }>`SELECT funding_cursor FROM contracts
-        WHERE id = ${contractId}`
-      return Option.fromNullishOr(rows[0]?.funding_cursor)
+      return Option.flatMap(yield* cursorOf(contractId), (row) => Option.fromNullishOr(row.funding_cursor))
     }, orStoreError("PgContractRepo.fundingCursor"))
+
+    // a transfer a commit counted is funding (seen again after its contract moved on), not unmatched;
+    // nothing counts it later: a contract that refuses funds never takes them again
+    const insertUnmatched = SqlSchema.void({
+      Request: UnmatchedRow,
+      execute: (row) => sql`INSERT INTO unmatched_transfers ${sql.insert(row)}
+        ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
+    })
 
     const recordUnmatchedTransfer = Effect.fn("PgContractRepo.recordUnmatchedTransfer")(function* (
       transfer: ContractRepo.UnmatchedTransfer
     ) {
-      // a transfer a commit counted is funding (seen again after its contract moved on), not unmatched;
-      // nothing counts it later: a contract that refuses funds never takes them again
       const counted = yield* sql`SELECT 1 FROM funding_transfers
         WHERE chain = ${transfer.chain} AND transaction_hash = ${transfer.transactionHash}
           AND log_index = ${transfer.index}`
       if (counted.length > 0) return
-      yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(transfer))}
-        ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
+      yield* insertUnmatched(transfer)
     }, orStoreError("PgContractRepo.recordUnmatchedTransfer"))
+
+    const unmatchedRows = SqlSchema.findAll({
+      Request: UnmatchedFilter,
+      Result: UnmatchedRow,
+      execute: (r) => sql`SELECT * FROM unmatched_transfers
+        WHERE ${r.contractId === undefined ? sql`TRUE` : sql`contract_id = ${r.contractId}`}
+        ORDER BY observed_at, block_number, log_index, transaction_hash COLLATE "C"
+        LIMIT ${Math.max(0, r.limit)}`
+    })
 
     const unmatchedTransfers = Effect.fn("PgContractRepo.unmatchedTransfers")(function* (
       filter: ContractRepo.UnmatchedFilter
     ) {
-      const { contractId } = filter
-      if (contractId !== undefined && !isUuid(contractId)) return []
-      const rows = yield* sql<UnmatchedRow>`SELECT * FROM unmatched_transfers
-        WHERE ${contractId === undefined ? sql`TRUE` : sql`contract_id = ${contractId}`}
-        ORDER BY observed_at, block_number, log_index, transaction_hash COLLATE "C"
-        LIMIT ${Math.max(0, filter.limit)}`
-      return rows.map(unmatchedFromRow)
+      if (filter.contractId !== undefined && !isUuid(filter.contractId)) return []
+      return yield* unmatchedRows(filter)
     }, orStoreError("PgContractRepo.unmatchedTransfers"))
 
     return ContractRepo.ContractRepo.of({

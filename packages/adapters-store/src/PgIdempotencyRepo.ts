@@ -3,16 +3,43 @@
  * takes it with one `INSERT … ON CONFLICT DO UPDATE … WHERE expired`, so of two concurrent
  * requests exactly one gets `Claimed`, and a row past `expires_at` is taken over as a fresh claim.
  */
-import { IdempotencyRepo, type Partner, StoreError } from "@ratelock/core"
-import { type DateTime, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { orStoreError, timestamp } from "./internal/codec.ts"
+import { IdempotencyRepo, Partner, StoreError } from "@ratelock/core"
+import { type DateTime, Effect, Layer, Option, Schema, SchemaGetter } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { orStoreError, Timestamp } from "./internal/codec.ts"
 
-type KeyRow = {
-  readonly fingerprint: string
-  readonly response_status: number | null
-  readonly response_body: string | null
-}
+const KeyColumns = Schema.Struct({
+  fingerprint: Schema.String,
+  response_status: Schema.NullOr(Schema.Int),
+  response_body: Schema.NullOr(Schema.String)
+})
+
+/** A key another request holds: in flight until its response is stored, then completed. */
+const HeldKeyRow = KeyColumns.pipe(
+  Schema.decodeTo(Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]), {
+    decode: SchemaGetter.transform((r: typeof KeyColumns.Type) =>
+      r.response_status === null || r.response_body === null
+        ? IdempotencyRepo.InFlight.make({ fingerprint: r.fingerprint })
+        : IdempotencyRepo.Completed.make({
+            fingerprint: r.fingerprint,
+            response: { status: r.response_status, body: r.response_body }
+          })
+    ),
+    encode: SchemaGetter.transform(
+      (claim: IdempotencyRepo.InFlight | IdempotencyRepo.Completed): typeof KeyColumns.Type => ({
+        fingerprint: claim.fingerprint,
+        response_status: claim._tag === "Completed" ? claim.response.status : null,
+        response_body: claim._tag === "Completed" ? claim.response.body : null
+      })
+    )
+  })
+).annotate({ identifier: "IdempotencyKeyRow" })
+
+const Key = Schema.Struct({ ...Partner.PartnerScope.fields, key: Schema.String })
+
+const Take = Schema.Struct({ ...Key.fields, fingerprint: Schema.String, now: Timestamp, expiresAt: Timestamp })
+
+const Complete = Schema.Struct({ ...Key.fields, response: IdempotencyRepo.StoredResponse, keepUntil: Timestamp })
 
 /** How often `claim` looks again when the row it lost to vanished (released) in between. */
 const attempts = 5
@@ -24,18 +51,34 @@ const attempts = 5
  * should run at once rather than wait for the claim's lease to end.
  */
 export const releaseUnanswered = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    sql<{ readonly key: string }>`DELETE FROM idempotency_keys WHERE response_status IS NULL RETURNING key`,
-    (rows) => rows.length
-  )
+  Effect.map(sql`DELETE FROM idempotency_keys WHERE response_status IS NULL RETURNING 1`, (rows) => rows.length)
 )
 
 export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClient.SqlClient> = Layer.effect(
   IdempotencyRepo.IdempotencyRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const keyIs = (scope: Partner.PartnerScope, key: string) =>
-      sql`partner_id = ${scope.partnerId} AND environment = ${scope.environment} AND key = ${key}`
+    const keyIs = (key: typeof Key.Encoded) =>
+      sql`partner_id = ${key.partnerId} AND environment = ${key.environment} AND key = ${key.key}`
+
+    const take = SqlSchema.findAll({
+      Request: Take,
+      Result: Schema.Struct({ taken: Schema.Literal(1) }),
+      execute: (r) => sql`INSERT INTO idempotency_keys
+          (partner_id, environment, key, fingerprint, created_at, expires_at)
+        VALUES (${r.partnerId}, ${r.environment}, ${r.key}, ${r.fingerprint}, ${r.now}, ${r.expiresAt})
+        ON CONFLICT (partner_id, environment, key) DO UPDATE
+          SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency_keys.expires_at <= ${r.now}
+        RETURNING 1 AS taken`
+    })
+
+    const held = SqlSchema.findOneOption({
+      Request: Key,
+      Result: HeldKeyRow,
+      execute: (r) => sql`SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE ${keyIs(r)}`
+    })
 
     const claim = Effect.fn("PgIdempotencyRepo.claim")(function* (
       scope: Partner.PartnerScope,
@@ -45,31 +88,21 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
       expiresAt: DateTime.Utc
     ) {
       for (let attempt = 0; attempt < attempts; attempt++) {
-        const taken = yield* sql`INSERT INTO idempotency_keys
-            (partner_id, environment, key, fingerprint, created_at, expires_at)
-          VALUES (${scope.partnerId}, ${scope.environment}, ${key}, ${fingerprint}, ${timestamp(now)}, ${timestamp(expiresAt)})
-          ON CONFLICT (partner_id, environment, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
-              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-            WHERE idempotency_keys.expires_at <= ${timestamp(now)}
-          RETURNING 1`
-        if (taken.length > 0) return { _tag: "Claimed" } satisfies IdempotencyRepo.Claim
-        const held = yield* sql<KeyRow>`SELECT fingerprint, response_status, response_body FROM idempotency_keys
-          WHERE ${keyIs(scope, key)}`
-        const row = held[0]
-        if (row === undefined) continue // released between the two statements: try again
-        const found: IdempotencyRepo.Claim =
-          row.response_status === null || row.response_body === null
-            ? { _tag: "InFlight", fingerprint: row.fingerprint }
-            : {
-                _tag: "Completed",
-                fingerprint: row.fingerprint,
-                response: { status: row.response_status, body: row.response_body }
-              }
-        return found
+        const taken = yield* take({ ...scope, key, fingerprint, now, expiresAt })
+        if (taken.length > 0) return IdempotencyRepo.Claimed.make({})
+        const found = yield* held({ ...scope, key })
+        // released between the two statements: try again
+        if (Option.isSome(found)) return found.value
       }
       return yield* new StoreError.StoreError({ message: `idempotency key kept changing while being claimed` })
     }, orStoreError("PgIdempotencyRepo.claim"))
+
+    const completeRow = SqlSchema.void({
+      Request: Complete,
+      execute: (r) => sql`UPDATE idempotency_keys SET response_status = ${r.response.status},
+          response_body = ${r.response.body}, expires_at = ${r.keepUntil}
+        WHERE ${keyIs(r)}`
+    })
 
     const complete = Effect.fn("PgIdempotencyRepo.complete")(function* (
       scope: Partner.PartnerScope,
@@ -77,13 +110,16 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
       response: IdempotencyRepo.StoredResponse,
       keepUntil: DateTime.Utc
     ) {
-      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body},
-          expires_at = ${timestamp(keepUntil)}
-        WHERE ${keyIs(scope, key)}`
+      yield* completeRow({ ...scope, key, response, keepUntil })
     }, orStoreError("PgIdempotencyRepo.complete"))
 
+    const releaseRow = SqlSchema.void({
+      Request: Key,
+      execute: (r) => sql`DELETE FROM idempotency_keys WHERE ${keyIs(r)}`
+    })
+
     const release = Effect.fn("PgIdempotencyRepo.release")(function* (scope: Partner.PartnerScope, key: string) {
-      yield* sql`DELETE FROM idempotency_keys WHERE ${keyIs(scope, key)}`
+      yield* releaseRow({ ...scope, key })
     }, orStoreError("PgIdempotencyRepo.release"))
 
     return IdempotencyRepo.IdempotencyRepo.of({ claim, complete, release })

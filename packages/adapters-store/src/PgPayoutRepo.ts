@@ -3,70 +3,98 @@
  * anything is broadcast; due payouts are claimed with a lease that `update` releases.
  */
 import { type Lease, PayoutRepo } from "@ratelock/core"
-import { Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
-import { isUuid, leaseUntil, orStoreError, storeError, timestamp, uniqueConstraint } from "./internal/codec.ts"
-import { fromRow, type PayoutRow, toRow } from "./internal/payoutRows.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlError, SqlSchema } from "effect/sql"
+import { Claim, claimOf, isUuid, orStoreError, Timestamp, uniqueConstraint } from "./internal/codec.ts"
+import { PayoutRow } from "./internal/payoutRows.ts"
+
+const Update = Schema.Struct({
+  payout: PayoutRow,
+  expected: Schema.Struct({ status: PayoutRepo.PayoutStatus, updatedAt: Timestamp })
+})
 
 export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClient> = Layer.effect(
   PayoutRepo.PayoutRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    const insertRow = SqlSchema.void({
+      Request: PayoutRow,
+      execute: (row) => sql`INSERT INTO payouts ${sql.insert(row)}`
+    })
+
     const insert = Effect.fn("PgPayoutRepo.insert")(
       function* (payout: PayoutRepo.PayoutRecord) {
-        yield* sql`INSERT INTO payouts ${sql.insert(toRow(payout))}`
+        yield* insertRow(payout)
       },
       (effect, payout) =>
-        Effect.mapError(effect, (e) =>
-          SqlError.isSqlError(e) && Option.contains(uniqueConstraint(e), "payouts_contract_unique")
-            ? new PayoutRepo.PayoutExists({ contractId: payout.contractId })
-            : storeError("PgPayoutRepo.insert", e)
-        )
+        Effect.catchIf(
+          effect,
+          (e) => SqlError.isSqlError(e) && Option.contains(uniqueConstraint(e), "payouts_contract_unique"),
+          () => Effect.fail(new PayoutRepo.PayoutExists({ contractId: payout.contractId }))
+        ).pipe(orStoreError("PgPayoutRepo.insert"))
     )
+
+    const byContract = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: PayoutRow,
+      execute: (contractId) => sql`SELECT * FROM payouts WHERE contract_id = ${contractId}`
+    })
 
     const findByContract = Effect.fn("PgPayoutRepo.findByContract")(function* (contractId: string) {
       if (!isUuid(contractId)) return Option.none()
-      const rows = yield* sql<PayoutRow>`SELECT * FROM payouts WHERE contract_id = ${contractId}`
-      return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+      return yield* byContract(contractId)
     }, orStoreError("PgPayoutRepo.findByContract"))
+
+    const byContracts = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: PayoutRow,
+      execute: (ids) => sql`SELECT * FROM payouts WHERE contract_id = ANY(${ids}::uuid[])`
+    })
 
     const findByContracts = Effect.fn("PgPayoutRepo.findByContracts")(function* (contractIds: ReadonlyArray<string>) {
       const ids = contractIds.filter(isUuid)
       if (ids.length === 0) return []
-      const rows = yield* sql<PayoutRow>`SELECT * FROM payouts WHERE contract_id = ANY(${ids}::uuid[])`
-      return rows.map(fromRow)
+      return yield* byContracts(ids)
     }, orStoreError("PgPayoutRepo.findByContracts"))
 
     // compare-and-set: only over the row the caller read (same status, same updated_at)
+    const updateRow = SqlSchema.findAll({
+      Request: Update,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ payout, expected }) => sql`UPDATE payouts
+        SET ${sql.update(payout, ["id"])}, lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = ${payout.id} AND status = ${expected.status} AND updated_at = ${expected.updatedAt}
+        RETURNING id`
+    })
+
     const update = Effect.fn("PgPayoutRepo.update")(function* (
       payout: PayoutRepo.PayoutRecord,
       expected: PayoutRepo.Expected
     ) {
-      const { id: _, ...columns } = toRow(payout)
-      const rows = yield* sql<{
-        id: string
-      }>`UPDATE payouts SET ${sql.update(columns)}, lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${payout.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}
-        RETURNING id`
+      const rows = yield* updateRow({ payout, expected })
       return rows.length === 1
     }, orStoreError("PgPayoutRepo.update"))
 
-    const claimDue = Effect.fn("PgPayoutRepo.claimDue")(function* (claim: Lease.Claim) {
-      const now = timestamp(claim.now)
-      const rows = yield* sql<PayoutRow>`WITH due AS MATERIALIZED (
+    const claimRows = SqlSchema.findAll({
+      Request: Claim,
+      Result: PayoutRow,
+      execute: (claim) => sql`WITH due AS MATERIALIZED (
           SELECT id FROM payouts
-          WHERE status IN ('pending', 'prepared') AND next_attempt_at <= ${now}
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          WHERE status IN ('pending', 'prepared') AND next_attempt_at <= ${claim.now}
+            AND (lease_expires_at IS NULL OR lease_expires_at <= ${claim.now})
           ORDER BY created_at, id LIMIT ${claim.limit}
           FOR UPDATE SKIP LOCKED
         ), claimed AS (
-          UPDATE payouts SET lease_owner = ${claim.owner}, lease_expires_at = ${leaseUntil(claim)}
+          UPDATE payouts SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
           FROM due WHERE payouts.id = due.id
           RETURNING payouts.*
         )
         SELECT * FROM claimed ORDER BY created_at, id`
-      return rows.map(fromRow)
+    })
+
+    const claimDue = Effect.fn("PgPayoutRepo.claimDue")(function* (claim: Lease.Claim) {
+      return yield* claimRows(claimOf(claim))
     }, orStoreError("PgPayoutRepo.claimDue"))
 
     return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, claimDue })

@@ -4,55 +4,50 @@
  * not visible to the statement's own DELETE, so the newest `keep - 1` older rows stay beside it).
  */
 import { WebhookInboxRepo } from "@ratelock/core"
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { json, orStoreError, timestamp, utc } from "./internal/codec.ts"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { orStoreError } from "./internal/codec.ts"
+import { InboxRow } from "./internal/inboxRows.ts"
 
-type InboxRow = {
-  readonly id: string
-  readonly partner_id: string
-  readonly received_at: Date
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-  readonly signature_problem: string | null
-}
+const Add = Schema.Struct({ delivery: InboxRow, keep: Schema.Int })
 
-const fromRow = (row: InboxRow): WebhookInboxRepo.InboxDelivery => ({
-  id: row.id,
-  partnerId: row.partner_id,
-  receivedAt: utc(row.received_at),
-  headers: row.headers,
-  body: row.body,
-  signatureProblem: row.signature_problem
-})
+const List = Schema.Struct({ partnerId: Schema.String, limit: Schema.Int })
 
 export const layer: Layer.Layer<WebhookInboxRepo.WebhookInboxRepo, never, SqlClient.SqlClient> = Layer.effect(
   WebhookInboxRepo.WebhookInboxRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    const recordRow = SqlSchema.void({
+      Request: Add,
+      execute: ({ delivery, keep }) => sql`WITH added AS (
+          INSERT INTO sandbox_webhook_inbox ${sql.insert(delivery)}
+          RETURNING id
+        )
+        DELETE FROM sandbox_webhook_inbox
+        WHERE partner_id = ${delivery.partner_id} AND id NOT IN (
+          SELECT id FROM sandbox_webhook_inbox WHERE partner_id = ${delivery.partner_id}
+          ORDER BY received_at DESC, id DESC LIMIT ${Math.max(0, keep - 1)}
+        ) AND EXISTS (SELECT 1 FROM added)`
+    })
+
     const record = Effect.fn("PgWebhookInboxRepo.record")(function* (
       delivery: WebhookInboxRepo.InboxDelivery,
       keep: number
     ) {
-      yield* sql`WITH added AS (
-          INSERT INTO sandbox_webhook_inbox (id, partner_id, received_at, headers, body, signature_problem)
-          VALUES (${delivery.id}, ${delivery.partnerId}, ${timestamp(delivery.receivedAt)}, ${json(delivery.headers)},
-            ${delivery.body}, ${delivery.signatureProblem})
-          RETURNING id
-        )
-        DELETE FROM sandbox_webhook_inbox
-        WHERE partner_id = ${delivery.partnerId} AND id NOT IN (
-          SELECT id FROM sandbox_webhook_inbox WHERE partner_id = ${delivery.partnerId}
-          ORDER BY received_at DESC, id DESC LIMIT ${Math.max(0, keep - 1)}
-        ) AND EXISTS (SELECT 1 FROM added)`
+      yield* recordRow({ delivery, keep })
     }, orStoreError("PgWebhookInboxRepo.record"))
 
+    const listRows = SqlSchema.findAll({
+      Request: List,
+      Result: InboxRow,
+      execute: (r) => sql`SELECT id, partner_id, received_at, headers, body, signature_problem
+        FROM sandbox_webhook_inbox WHERE partner_id = ${r.partnerId}
+        ORDER BY received_at DESC, id DESC LIMIT ${r.limit}`
+    })
+
     const list = Effect.fn("PgWebhookInboxRepo.list")(function* (partnerId: string, limit: number) {
-      const rows = yield* sql<InboxRow>`SELECT id, partner_id, received_at, headers, body, signature_problem
-        FROM sandbox_webhook_inbox WHERE partner_id = ${partnerId}
-        ORDER BY received_at DESC, id DESC LIMIT ${limit}`
-      return rows.map(fromRow)
+      return yield* listRows({ partnerId, limit })
     }, orStoreError("PgWebhookInboxRepo.list"))
 
     return WebhookInboxRepo.WebhookInboxRepo.of({ record, list })

@@ -1,15 +1,14 @@
 /**
  * A contract (lock): its statuses, the wire responses (`FxContractResponse`, `FxLockResponse`)
- * and the record the service keeps.
+ * and the record the service keeps, as a schema (stores decode their rows into it).
  */
 import { Schema } from "effect"
-import type { DateTime } from "effect"
-import type { Direction, NotionalCurrency } from "./Corridor.ts"
+import { Direction, NotionalCurrency } from "./Corridor.ts"
 import { Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
-import type { Environment } from "./Partner.ts"
-import { Chain, SettlementCurrency } from "./Rail.ts"
-import type { ContractType } from "./QuoteRequest.ts"
+import { Environment } from "./Partner.ts"
+import { Chain, FundsCurrency, SettlementCurrency } from "./Rail.ts"
+import { ContractType } from "./QuoteRequest.ts"
 
 export const ContractStatus = Schema.Literals([
   "quote_created",
@@ -67,56 +66,60 @@ export const railOf = (c: {
 }) => ({ chain: c.chain, environment: c.environment, token: c.settlementCurrency })
 
 /** One entry of a contract's history, written with every transition. */
-export interface HistoryEntry {
-  readonly status: ContractStatus
-  readonly at: DateTime.Utc
-  readonly cause: string
-}
+export const HistoryEntry = Schema.Struct({
+  status: ContractStatus,
+  at: Schema.DateTimeUtc,
+  cause: Schema.String
+}).annotate({ identifier: "HistoryEntry" })
+export type HistoryEntry = typeof HistoryEntry.Type
 
 /** The exercise reported by the partner, kept on the contract once accepted. */
-export interface Exercise {
-  readonly executedAt: DateTime.Utc
-  readonly liveExecutionRate: Money.Decimal
-  readonly payoutWalletAddress: string
+export const Exercise = Schema.Struct({
+  executedAt: Schema.DateTimeUtc,
+  liveExecutionRate: Schema.BigDecimal,
+  payoutWalletAddress: Schema.String,
   /** The settlement token, or BRLA when the partner asked for it on a BRL corridor. */
-  readonly payoutCurrency: SettlementCurrency | "BRLA"
-}
+  payoutCurrency: FundsCurrency
+}).annotate({ identifier: "Exercise" })
+export type Exercise = typeof Exercise.Type
 
-export interface ContractRecord {
-  readonly id: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly quoteId: string
-  readonly serviceContractReference: string
-  readonly customerReferenceId: string
-  readonly partnerTransactionReference: string | null
-  readonly contractType: ContractType
-  readonly direction: Direction
-  readonly notionalCurrency: NotionalCurrency
-  readonly notionalAmount: Money.Decimal
-  readonly lockedRate: Money.Decimal
-  readonly providerRateAtLock: Money.Decimal
-  readonly marketRateAtLock: Money.Decimal
-  readonly premiumAmount: Money.Decimal
-  readonly depositAmount: Money.Decimal | null
-  readonly totalAmount: Money.Decimal
-  readonly maxTransactionAmount: Money.Decimal
-  readonly windowStart: DateTime.Utc
-  readonly windowEnd: DateTime.Utc
-  readonly chain: Chain
-  readonly settlementCurrency: SettlementCurrency
-  readonly fundingWalletAddress: string
+/** The contract the service keeps (stores decode their rows into it). */
+export const ContractRecord = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  quoteId: Schema.String,
+  serviceContractReference: Schema.String,
+  customerReferenceId: Schema.String,
+  partnerTransactionReference: Schema.NullOr(Schema.String),
+  contractType: ContractType,
+  direction: Direction,
+  notionalCurrency: NotionalCurrency,
+  notionalAmount: Schema.BigDecimal,
+  lockedRate: Schema.BigDecimal,
+  providerRateAtLock: Schema.BigDecimal,
+  marketRateAtLock: Schema.BigDecimal,
+  premiumAmount: Schema.BigDecimal,
+  depositAmount: Schema.NullOr(Schema.BigDecimal),
+  totalAmount: Schema.BigDecimal,
+  maxTransactionAmount: Schema.BigDecimal,
+  windowStart: Schema.DateTimeUtc,
+  windowEnd: Schema.DateTimeUtc,
+  chain: Chain,
+  settlementCurrency: SettlementCurrency,
+  fundingWalletAddress: Schema.String,
   /** Confirmed on-chain funding so far (partial payments add up). */
-  readonly fundedAmount: Money.Decimal
-  readonly fundingDeadline: DateTime.Utc
-  readonly status: ContractStatus
-  readonly exercise: Exercise | null
+  fundedAmount: Schema.BigDecimal,
+  fundingDeadline: Schema.DateTimeUtc,
+  status: ContractStatus,
+  exercise: Schema.NullOr(Exercise),
   /** Number of outbound events emitted so far: the next event carries `sequence + 1`. */
-  readonly eventSequence: number
-  readonly history: ReadonlyArray<HistoryEntry>
-  readonly createdAt: DateTime.Utc
-  readonly updatedAt: DateTime.Utc
-}
+  eventSequence: Schema.Int,
+  history: Schema.Array(HistoryEntry),
+  createdAt: Schema.DateTimeUtc,
+  updatedAt: Schema.DateTimeUtc
+}).annotate({ identifier: "ContractRecord" })
+export type ContractRecord = typeof ContractRecord.Type
 
 export const toResponse = (c: ContractRecord): ContractResponse => ({
   id: c.id,

@@ -3,57 +3,63 @@
  * its outbound event (transactional outbox), its ledger entries, the inbound event that caused it
  * and the funding transfer it counted, guarded by the contract's version (compare-and-set).
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { QuoteAlreadyAccepted } from "./ApiError.ts"
-import type { ContractRecord, ContractStatus } from "./Contract.ts"
+import { type ContractRecord, ContractStatus } from "./Contract.ts"
 import type { Position } from "./Cursor.ts"
 import type { IncomingEvent, OutgoingEvent } from "./EventRepo.ts"
 import type { Claim } from "./Lease.ts"
 import type { LedgerEntry } from "./Ledger.ts"
-import type { Decimal } from "./Money.ts"
-import type { Environment, PartnerScope } from "./Partner.ts"
-import type { Chain, SettlementCurrency } from "./Rail.ts"
+import { Environment, type PartnerScope } from "./Partner.ts"
+import { Chain, SettlementCurrency } from "./Rail.ts"
 import type { StaleContract, StoreError } from "./StoreError.ts"
 
 /** The version a change was computed from: the number of history entries. */
 export const version = (contract: ContractRecord): number => contract.history.length
 
 /** A confirmed funding transfer, counted once: unique by chain, transaction and log/instruction index. */
-export interface FundingTransfer {
-  readonly chain: Chain
-  readonly transactionHash: string
-  readonly index: number
-  readonly blockNumber: number
-  readonly amount: Decimal
-}
+export const FundingTransfer = Schema.Struct({
+  chain: Chain,
+  transactionHash: Schema.String,
+  index: Schema.Int,
+  blockNumber: Schema.Int,
+  amount: Schema.BigDecimal
+}).annotate({ identifier: "FundingTransfer" })
+export type FundingTransfer = typeof FundingTransfer.Type
 
 /** Why a confirmed transfer into a funding address did not fund its contract. */
-export type UnmatchedReason = "not_awaiting_funds" | "wrong_token"
+export const UnmatchedReason = Schema.Literals(["not_awaiting_funds", "wrong_token"])
+export type UnmatchedReason = typeof UnmatchedReason.Type
+
+/** How an unmatched transfer's amount is written: an exact decimal in tokens, or raw base units. */
+export const UnmatchedUnit = Schema.Literals(["token", "base_units"])
+export type UnmatchedUnit = typeof UnmatchedUnit.Type
 
 /**
  * A confirmed transfer into a contract's funding address that did not fund it: the settlement
  * token after the contract stopped awaiting funds, or another token. Recorded once by (chain,
  * transaction, index) so an operator can refund it; it never changes the contract.
  */
-export interface UnmatchedTransfer {
-  readonly contractId: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly chain: Chain
-  readonly transactionHash: string
-  readonly index: number
-  readonly blockNumber: number
+export const UnmatchedTransfer = Schema.Struct({
+  contractId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  chain: Chain,
+  transactionHash: Schema.String,
+  index: Schema.Int,
+  blockNumber: Schema.Int,
   /** The settlement currency code (e.g. `USDC`), or the other token's contract address / mint. */
-  readonly token: string
+  token: Schema.String,
   /** An exact decimal in tokens (`unit: "token"`), or raw base units whose decimals may be unknown. */
-  readonly amount: string
-  readonly unit: "token" | "base_units"
-  readonly reason: UnmatchedReason
+  amount: Schema.String,
+  unit: UnmatchedUnit,
+  reason: UnmatchedReason,
   /** The contract's status when the transfer was observed. */
-  readonly contractStatus: ContractStatus
-  readonly observedAt: DateTime.Utc
-}
+  contractStatus: ContractStatus,
+  observedAt: Schema.DateTimeUtc
+}).annotate({ identifier: "UnmatchedTransfer" })
+export type UnmatchedTransfer = typeof UnmatchedTransfer.Type
 
 export interface UnmatchedFilter {
   readonly contractId?: string | undefined
@@ -79,17 +85,18 @@ export interface ContractChange {
  * What a funding pass needs of a contract awaiting funds, without its history: where to look, in
  * which token, and from where the last observation left off.
  */
-export interface FundingWatch {
-  readonly contractId: string
-  readonly partnerId: string
-  readonly status: ContractStatus
-  readonly environment: Environment
-  readonly chain: Chain
-  readonly token: SettlementCurrency
-  readonly address: string
-  readonly cursor: string | null
-  readonly createdAt: DateTime.Utc
-}
+export const FundingWatch = Schema.Struct({
+  contractId: Schema.String,
+  partnerId: Schema.String,
+  status: ContractStatus,
+  environment: Environment,
+  chain: Chain,
+  token: SettlementCurrency,
+  address: Schema.String,
+  cursor: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateTimeUtc
+}).annotate({ identifier: "FundingWatch" })
+export type FundingWatch = typeof FundingWatch.Type
 
 /** The statuses a funding pass watches (`Contract.awaitingFunds`). */
 export { awaitingFunds } from "./Contract.ts"

@@ -1,54 +1,68 @@
 /**
  * Persistence port for webhook events: inbound events as received, and the outbound outbox the
- * delivery worker drains. Outbound rows are written by `ContractRepo.commit`, in the transaction
- * of the transition that emitted them.
+ * delivery worker drains, records as schemas that stores decode their rows into. Outbound rows
+ * are written by `ContractRepo.commit`, in the transaction of the transition that emitted them.
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { Position } from "./Cursor.ts"
-import type { InboundEvent } from "./InboundEvent.ts"
+import { InboundEvent } from "./InboundEvent.ts"
 import type { Claim } from "./Lease.ts"
-import type { OutboundEventType } from "./OutboundEvent.ts"
-import type { Environment, PartnerScope } from "./Partner.ts"
+import { OutboundEvent } from "./OutboundEvent.ts"
+import { Environment, type PartnerScope } from "./Partner.ts"
 import type { StoreError } from "./StoreError.ts"
 import type { EventDirection } from "./WebhookEventRecord.ts"
 
-export interface IncomingEvent {
-  readonly id: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly contractId: string
-  readonly eventType: InboundEvent["event_type"]
-  readonly idempotencyKey: string
-  readonly status: "processed" | "queued"
+/** The event types a partner posts. */
+export const IncomingEventType = Schema.Literals(InboundEvent.members.map((m) => m.fields.event_type.literal))
+export type IncomingEventType = typeof IncomingEventType.Type
+
+export const IncomingStatus = Schema.Literals(["processed", "queued"])
+export type IncomingStatus = typeof IncomingStatus.Type
+
+export const IncomingEvent = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  contractId: Schema.String,
+  eventType: IncomingEventType,
+  idempotencyKey: Schema.String,
+  status: IncomingStatus,
   /** The body exactly as the partner sent it. */
-  readonly payload: unknown
-  readonly createdAt: DateTime.Utc
-  readonly processedAt: DateTime.Utc | null
-}
+  payload: Schema.Unknown,
+  createdAt: Schema.DateTimeUtc,
+  processedAt: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "IncomingEvent" })
+export type IncomingEvent = typeof IncomingEvent.Type
 
-export type OutgoingStatus = "pending" | "delivered" | "retrying" | "failed"
+/** The event types the service delivers. */
+export const OutgoingEventType = Schema.Literals(OutboundEvent.members.map((m) => m.fields.event_type.literal))
+export type OutgoingEventType = typeof OutgoingEventType.Type
 
-export interface OutgoingEvent {
-  readonly id: string
+export const OutgoingStatus = Schema.Literals(["pending", "delivered", "retrying", "failed"])
+export type OutgoingStatus = typeof OutgoingStatus.Type
+
+export const OutgoingEvent = Schema.Struct({
+  id: Schema.String,
   /** `event_id` of the payload: stable across retries. */
-  readonly eventId: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly contractId: string
-  readonly eventType: OutboundEventType
-  readonly sequence: number
+  eventId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  contractId: Schema.String,
+  eventType: OutgoingEventType,
+  sequence: Schema.Int,
   /** The encoded event without `delivered_at`, which each attempt sets. */
-  readonly payload: Record<string, unknown>
-  readonly status: OutgoingStatus
-  readonly attempts: number
-  readonly lastError: string | null
-  readonly nextAttemptAt: DateTime.Utc
-  readonly createdAt: DateTime.Utc
-  readonly deliveredAt: DateTime.Utc | null
+  payload: Schema.Record(Schema.String, Schema.Unknown),
+  status: OutgoingStatus,
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  nextAttemptAt: Schema.DateTimeUtc,
+  createdAt: Schema.DateTimeUtc,
+  deliveredAt: Schema.NullOr(Schema.DateTimeUtc),
   /** The body of the last attempt, as sent. */
-  readonly lastBody: string | null
-}
+  lastBody: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "OutgoingEvent" })
+export type OutgoingEvent = typeof OutgoingEvent.Type
 
 export interface EventFilter {
   readonly direction?: EventDirection | undefined
@@ -64,12 +78,15 @@ export interface PayoutEventFilter {
   readonly after?: Position | undefined
 }
 
-export type EventView =
-  | { readonly _tag: "incoming"; readonly event: IncomingEvent }
-  | {
-      readonly _tag: "outgoing"
-      readonly event: OutgoingEvent
-    }
+export const IncomingView = Schema.Struct({ _tag: Schema.Literal("incoming"), event: IncomingEvent })
+export type IncomingView = typeof IncomingView.Type
+
+export const OutgoingView = Schema.Struct({ _tag: Schema.Literal("outgoing"), event: OutgoingEvent })
+export type OutgoingView = typeof OutgoingView.Type
+
+/** An event of the audit listing, of either direction. */
+export const EventView = Schema.Union([IncomingView, OutgoingView])
+export type EventView = typeof EventView.Type
 
 export interface EventRepoShape {
   readonly findIncoming: (

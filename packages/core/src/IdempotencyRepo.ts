@@ -3,22 +3,28 @@
  * replayed; a key is claimed atomically so two concurrent requests cannot both run. A claim
  * without a response lasts a short lease, so a key held by a process that died is free again soon.
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { DateTime, Effect } from "effect"
 import type { PartnerScope } from "./Partner.ts"
 import type { StoreError } from "./StoreError.ts"
 
-export interface StoredResponse {
-  readonly status: number
-  readonly body: string
-}
+export const StoredResponse = Schema.Struct({ status: Schema.Int, body: Schema.String })
+export type StoredResponse = typeof StoredResponse.Type
 
-export type Claim =
-  /** The key was free and is now held by this request. */
-  | { readonly _tag: "Claimed" }
-  /** Another request holds the key and has not finished. */
-  | { readonly _tag: "InFlight"; readonly fingerprint: string }
-  | { readonly _tag: "Completed"; readonly fingerprint: string; readonly response: StoredResponse }
+/** The key was free and is now held by this request. */
+export const Claimed = Schema.TaggedStruct("Claimed", {})
+export type Claimed = typeof Claimed.Type
+
+/** Another request holds the key and has not finished. */
+export const InFlight = Schema.TaggedStruct("InFlight", { fingerprint: Schema.String })
+export type InFlight = typeof InFlight.Type
+
+/** The request that held the key finished: its response is replayed. */
+export const Completed = Schema.TaggedStruct("Completed", { fingerprint: Schema.String, response: StoredResponse })
+export type Completed = typeof Completed.Type
+
+export const Claim = Schema.Union([Claimed, InFlight, Completed])
+export type Claim = typeof Claim.Type
 
 export interface IdempotencyRepoShape {
   /**

@@ -6,7 +6,8 @@ import { type DateTime, Schema } from "effect"
 import type { ContractRecord } from "./Contract.ts"
 import type { Command, Transition } from "./ContractMachine.ts"
 import * as Money from "./Money.ts"
-import type { FundsCurrency } from "./Rail.ts"
+import { Environment } from "./Partner.ts"
+import { FundsCurrency } from "./Rail.ts"
 
 /**
  * The accounts: `funding_wallet`, tokens sitting on the contracts' funding addresses (asset);
@@ -37,17 +38,18 @@ export const EntryKind = Schema.Literals([
 ])
 export type EntryKind = typeof EntryKind.Type
 
-export interface LedgerEntry {
-  readonly contractId: string
-  readonly partnerId: string
-  readonly environment: ContractRecord["environment"]
-  readonly kind: EntryKind
-  readonly account: Account
-  readonly currency: FundsCurrency
+export const LedgerEntry = Schema.Struct({
+  contractId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  kind: EntryKind,
+  account: Account,
+  currency: FundsCurrency,
   /** Signed: debit > 0, credit < 0. */
-  readonly amount: Money.Decimal
-  readonly at: DateTime.Utc
-}
+  amount: Schema.BigDecimal,
+  at: Schema.DateTimeUtc
+}).annotate({ identifier: "LedgerEntry" })
+export type LedgerEntry = typeof LedgerEntry.Type
 
 const pair = (
   c: ContractRecord,

@@ -17,7 +17,5 @@ export const PartnerIdentity = Schema.Struct({
 export type PartnerIdentity = typeof PartnerIdentity.Type
 
 /** The caller of a request, once authenticated: every read and write is scoped by it. */
-export interface PartnerScope {
-  readonly partnerId: string
-  readonly environment: Environment
-}
+export const PartnerScope = Schema.Struct({ partnerId: Schema.String, environment: Environment })
+export type PartnerScope = typeof PartnerScope.Type

@@ -1,41 +1,46 @@
 /**
- * Persistence port for partners, their API keys and webhook endpoints. Secrets are stored only
- * as SHA-256 hashes (API key secrets are 32 random bytes, so a fast hash is enough).
+ * Persistence port for partners, their API keys and webhook endpoints, records as schemas that
+ * stores decode their rows into. API key secrets are stored only as SHA-256 hashes (they are 32
+ * random bytes, so a fast hash is enough).
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
-import type { Environment, PartnerScope } from "./Partner.ts"
+import { Environment, type PartnerScope } from "./Partner.ts"
 import type { StoreError } from "./StoreError.ts"
 
-export interface PartnerRecord {
-  readonly id: string
-  readonly name: string
-  readonly createdAt: DateTime.Utc
-}
+export const PartnerRecord = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  createdAt: Schema.DateTimeUtc
+}).annotate({ identifier: "PartnerRecord" })
+export type PartnerRecord = typeof PartnerRecord.Type
 
-export interface ApiKeyRecord {
-  readonly id: string
-  readonly partnerId: string
-  readonly environment: Environment
+export const ApiKeyRecord = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
   /** Lowercase hex SHA-256 of the secret. */
-  readonly secretHash: string
-  readonly createdAt: DateTime.Utc
-  readonly revokedAt: DateTime.Utc | null
-}
+  secretHash: Schema.String,
+  createdAt: Schema.DateTimeUtc,
+  revokedAt: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "ApiKeyRecord" })
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
 
-export interface WebhookSecret {
-  readonly secret: string
+export const WebhookSecret = Schema.Struct({
+  secret: Schema.String,
   /** A rotated-out secret keeps signing until then; null for the current one. */
-  readonly validUntil: DateTime.Utc | null
-}
+  validUntil: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "WebhookSecret" })
+export type WebhookSecret = typeof WebhookSecret.Type
 
-export interface WebhookEndpoint {
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly url: string
+export const WebhookEndpoint = Schema.Struct({
+  partnerId: Schema.String,
+  environment: Environment,
+  url: Schema.String,
   /** Newest first. */
-  readonly secrets: ReadonlyArray<WebhookSecret>
-}
+  secrets: Schema.Array(WebhookSecret)
+}).annotate({ identifier: "WebhookEndpoint" })
+export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 /** What a partner is created with: its API keys and webhook endpoints, all of this partner. */
 export interface PartnerCredentials {

@@ -4,11 +4,10 @@
  * sent at most once whatever crashes.
  */
 import { Context, Schema } from "effect"
-import type { DateTime, Effect, Option } from "effect"
+import type { Effect, Option } from "effect"
 import type { Claim } from "./Lease.ts"
-import type { Decimal } from "./Money.ts"
-import type { Environment } from "./Partner.ts"
-import type { Chain, FundsCurrency } from "./Rail.ts"
+import { Environment } from "./Partner.ts"
+import { Chain, FundsCurrency } from "./Rail.ts"
 import type { StoreError } from "./StoreError.ts"
 
 /**
@@ -19,27 +18,29 @@ import type { StoreError } from "./StoreError.ts"
 export const PayoutStatus = Schema.Literals(["pending", "prepared", "confirmed", "failed"])
 export type PayoutStatus = typeof PayoutStatus.Type
 
-export interface PayoutRecord {
-  readonly id: string
-  readonly contractId: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly chain: Chain
-  readonly currency: FundsCurrency
-  readonly destination: string
-  readonly amount: Decimal
-  readonly fxDeltaInQuoteCurrency: Decimal
-  readonly status: PayoutStatus
+/** A payout as the service keeps it (stores decode their rows into it). */
+export const PayoutRecord = Schema.Struct({
+  id: Schema.String,
+  contractId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  chain: Chain,
+  currency: FundsCurrency,
+  destination: Schema.String,
+  amount: Schema.BigDecimal,
+  fxDeltaInQuoteCurrency: Schema.BigDecimal,
+  status: PayoutStatus,
   /** The chain adapter's persisted transaction (bytes, nonce / blockhash), opaque to core. */
-  readonly prepared: string | null
-  readonly transactionHash: string | null
-  readonly blockNumber: number | null
-  readonly attempts: number
-  readonly lastError: string | null
-  readonly nextAttemptAt: DateTime.Utc
-  readonly createdAt: DateTime.Utc
-  readonly updatedAt: DateTime.Utc
-}
+  prepared: Schema.NullOr(Schema.String),
+  transactionHash: Schema.NullOr(Schema.String),
+  blockNumber: Schema.NullOr(Schema.Int),
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  nextAttemptAt: Schema.DateTimeUtc,
+  createdAt: Schema.DateTimeUtc,
+  updatedAt: Schema.DateTimeUtc
+}).annotate({ identifier: "PayoutRecord" })
+export type PayoutRecord = typeof PayoutRecord.Type
 
 /** What a compare-and-set update expects to find. */
 export type Expected = Pick<PayoutRecord, "status" | "updatedAt">

@@ -1,14 +1,14 @@
 /**
- * A quote: the wire response (`QuoteResponse`) and the record the service keeps.
+ * A quote: the wire response (`QuoteResponse`) and the record the service keeps, as a schema.
  */
 import { Schema } from "effect"
 import type { DateTime } from "effect"
-import type { Direction, NotionalCurrency } from "./Corridor.ts"
+import { Direction, NotionalCurrency } from "./Corridor.ts"
 import { Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
 import { Chain, SettlementCurrency } from "./Rail.ts"
-import { type ContractType, StrikeMode } from "./QuoteRequest.ts"
-import type { Environment } from "./Partner.ts"
+import { ContractType, StrikeMode } from "./QuoteRequest.ts"
+import { Environment } from "./Partner.ts"
 
 export const QuoteStatus = Schema.Literals(["created", "failed"])
 export type QuoteStatus = typeof QuoteStatus.Type
@@ -49,39 +49,40 @@ export const QuoteResponse = Schema.Struct({
 export type QuoteResponse = typeof QuoteResponse.Type
 
 /** What the service stores for a quote: the priced fields plus the request context. */
-export interface QuoteRecord {
-  readonly id: string
-  readonly partnerId: string
-  readonly environment: Environment
-  readonly customerReferenceId: string
-  readonly customerName: string
-  readonly contractType: ContractType
-  readonly direction: Direction
-  readonly notionalCurrency: NotionalCurrency
-  readonly notionalAmount: Money.Decimal
-  readonly providerRate: Money.Decimal
-  readonly marketRate: Money.Decimal
-  readonly marketRateTimestamp: DateTime.Utc
-  readonly strikeMode: StrikeMode
-  readonly targetStrike: Money.Decimal | null
-  readonly providerExtraSpread: Money.Decimal
-  readonly status: QuoteStatus
-  readonly failureReason: FailureReason | null
-  readonly lockedRate: Money.Decimal
-  readonly strikeAdvantageBps: number
-  readonly premiumAmount: Money.Decimal
-  readonly depositAmount: Money.Decimal | null
-  readonly totalAmount: Money.Decimal
-  readonly maxTransactionAmount: Money.Decimal
-  readonly windowStart: DateTime.Utc
-  readonly windowEnd: DateTime.Utc
-  readonly chain: Chain
-  readonly settlementCurrency: SettlementCurrency
-  readonly expiresAt: DateTime.Utc
-  readonly createdAt: DateTime.Utc
+export const QuoteRecord = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  customerReferenceId: Schema.String,
+  customerName: Schema.String,
+  contractType: ContractType,
+  direction: Direction,
+  notionalCurrency: NotionalCurrency,
+  notionalAmount: Schema.BigDecimal,
+  providerRate: Schema.BigDecimal,
+  marketRate: Schema.BigDecimal,
+  marketRateTimestamp: Schema.DateTimeUtc,
+  strikeMode: StrikeMode,
+  targetStrike: Schema.NullOr(Schema.BigDecimal),
+  providerExtraSpread: Schema.BigDecimal,
+  status: QuoteStatus,
+  failureReason: Schema.NullOr(FailureReason),
+  lockedRate: Schema.BigDecimal,
+  strikeAdvantageBps: Schema.Int,
+  premiumAmount: Schema.BigDecimal,
+  depositAmount: Schema.NullOr(Schema.BigDecimal),
+  totalAmount: Schema.BigDecimal,
+  maxTransactionAmount: Schema.BigDecimal,
+  windowStart: Schema.DateTimeUtc,
+  windowEnd: Schema.DateTimeUtc,
+  chain: Chain,
+  settlementCurrency: SettlementCurrency,
+  expiresAt: Schema.DateTimeUtc,
+  createdAt: Schema.DateTimeUtc,
   /** Set when a contract was created from it. */
-  readonly acceptedAt: DateTime.Utc | null
-}
+  acceptedAt: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "QuoteRecord" })
+export type QuoteRecord = typeof QuoteRecord.Type
 
 /**
  * The status a partner sees: a priced quote that expired without a contract reads `failed`

@@ -2,21 +2,22 @@
  * Persistence port for the sandbox's webhook inbox: the deliveries a partner's sandbox webhook
  * sent to the service's own receiver, newest kept, oldest dropped beyond a bound per partner.
  */
-import { Context } from "effect"
-import type { DateTime, Effect } from "effect"
+import { Context, Schema } from "effect"
+import type { Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
 
-export interface InboxDelivery {
-  readonly id: string
-  readonly partnerId: string
-  readonly receivedAt: DateTime.Utc
+export const InboxDelivery = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  receivedAt: Schema.DateTimeUtc,
   /** The webhook headers as received, names lowercase. */
-  readonly headers: Readonly<Record<string, string>>
+  headers: Schema.Record(Schema.String, Schema.String),
   /** The body exactly as received. */
-  readonly body: string
+  body: Schema.String,
   /** Why the signatures did not verify; null when both did. */
-  readonly signatureProblem: string | null
-}
+  signatureProblem: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "InboxDelivery" })
+export type InboxDelivery = typeof InboxDelivery.Type
 
 export interface WebhookInboxRepoShape {
   /** Records a delivery, then drops the partner's oldest beyond the newest `keep`. */

@@ -1,37 +1,54 @@
 /**
- * Values between records and rows: decimals travel as `numeric` text (the scale as written),
- * instants as `Date` (bound as `timestamptz`), JSON as text into `json` columns; and `SqlError`s
- * become `StoreError`s with the cause kept.
+ * Values between records and rows: the column codecs every row schema is built from (decimals
+ * travel as `numeric` text, the scale as written; instants as `Date`, bound as `timestamptz`;
+ * `int8` as `bigint`; JSON parsed on the way in and as text into `json` columns on the way out),
+ * and the failures of statements and of rows as `StoreError`s with the cause kept.
  */
 import { type Lease, Money, StoreError } from "@ratelock/core"
-import { DateTime, Effect, Option } from "effect"
+import { Cause, DateTime, Effect, Option, Schema, SchemaAST, SchemaGetter, type SchemaIssue } from "effect"
 import { SqlError } from "effect/sql"
 
-/** `numeric` text (e.g. `"5.4420"`) to an exact decimal with the same scale. */
-export const decimal = (text: string): Money.Decimal => Money.unsafe(text)
+/** `numeric` text (e.g. `"5.4420"`) ↔ an exact decimal with the same scale; `NaN` and infinities do not decode. */
+export const Numeric = Money.DecimalString
+/**
+ * `timestamptz` (a `Date` from the driver) ↔ `DateTime.Utc`. The `Date` check turns away the
+ * invalid `Date` the driver gives for `infinity`. (Not `Schema.DateTimeUtcFromDate`, whose generic
+ * getter costs more per column than this one conversion.)
+ */
+export const Timestamp = Schema.Date.pipe(
+  Schema.decodeTo(Schema.DateTimeUtc, {
+    decode: SchemaGetter.transform(DateTime.fromDateUnsafe),
+    encode: SchemaGetter.transform(DateTime.toDateUtc)
+  })
+)
 
-export const decimalOrNull = (text: string | null): Money.Decimal | null => (text === null ? null : decimal(text))
+/** Epoch milliseconds (instants inside JSON aggregates) ↔ `DateTime.Utc`. */
+export const EpochMillis = Schema.Int.pipe(
+  Schema.decodeTo(Schema.DateTimeUtc, {
+    decode: SchemaGetter.transform((millis: number) => DateTime.makeUnsafe(millis)),
+    encode: SchemaGetter.transform(DateTime.toEpochMillis)
+  })
+)
 
-/** An exact decimal as `numeric` text, never in exponent notation. */
-export const numeric = (value: Money.Decimal): string => Money.format(value)
+/** `int8` (a `bigint` from the driver) ↔ a number: block numbers and indexes fit, a larger one does not decode. */
+export const Int8 = Schema.BigInt.pipe(
+  Schema.decodeTo(Schema.Int, {
+    decode: SchemaGetter.transform((value: bigint) => Number(value)),
+    encode: SchemaGetter.transform((value: number) => BigInt(value))
+  })
+)
 
-export const numericOrNull = (value: Money.Decimal | null): string | null => (value === null ? null : numeric(value))
-
-export const utc = (date: Date): DateTime.Utc => DateTime.fromDateUnsafe(date)
-
-export const utcOrNull = (date: Date | null): DateTime.Utc | null => (date === null ? null : utc(date))
-
-export const timestamp = (value: DateTime.Utc): Date => DateTime.toDateUtc(value)
-
-export const timestampOrNull = (value: DateTime.Utc | null): Date | null => (value === null ? null : timestamp(value))
-
-/** `int8` columns decode to `bigint`; block numbers and indexes fit a double exactly. */
-export const int = (value: number | bigint | string): number => Number(value)
-
-export const intOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : int(value))
-
-/** A JSON value as text for a `json` column (`undefined` is stored as JSON `null`). */
-export const json = (value: unknown): string => JSON.stringify(value ?? null)
+/**
+ * A `json` column holding `schema`: read as the driver parsed it, written as JSON text (`json`,
+ * not `jsonb`, so an object keeps its key order; `undefined` is stored as JSON `null`).
+ */
+export const Json = <S extends Schema.Top>(schema: S) =>
+  Schema.Unknown.pipe(
+    Schema.decodeTo(schema, {
+      decode: SchemaGetter.passthrough({ strict: false }),
+      encode: SchemaGetter.transform((value: S["Encoded"]): unknown => JSON.stringify(value ?? null))
+    })
+  )
 
 /** The reason of a failed statement, to tell conflicts from other failures. */
 export const reasonOf = (error: SqlError.SqlError): SqlError.SqlErrorReason["_tag"] => error.reason._tag
@@ -49,18 +66,71 @@ export const isConflict = (error: SqlError.SqlError): boolean => {
 export const storeError = (operation: string, cause: SqlError.SqlError): StoreError.StoreError =>
   new StoreError.StoreError({ message: `${operation} failed (${reasonOf(cause)})`, cause })
 
-/** Maps the `SqlError`s of an effect to `StoreError`s, leaving its other failures as they are. */
+/** The first schema on the issue's path that names itself: the row schema a value failed. */
+const namedSchema = (issue: SchemaIssue.Issue): string | undefined => {
+  const named = "ast" in issue ? SchemaAST.resolveIdentifier(issue.ast) : undefined
+  if (named !== undefined) return named
+  if ("issue" in issue) return namedSchema(issue.issue)
+  if ("issues" in issue) {
+    for (const inner of issue.issues) {
+      const found = namedSchema(inner)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
+}
+
+/**
+ * A row (or a record on its way to one) outside its schema: a value the domain does not allow,
+ * which must fail loudly rather than become a wrong record. The message names the row schema,
+ * the column and what was expected.
+ */
+export const rowError = (operation: string, cause: Schema.SchemaError): StoreError.StoreError =>
+  new StoreError.StoreError({
+    message: `${operation} failed: ${namedSchema(cause.issue) ?? "a row"} does not fit its schema: ${cause.message}`,
+    cause
+  })
+
+/** The failures of a store statement: the statement's, its rows' (or parameters'), and a row that is missing. */
+type StoreFailure = SqlError.SqlError | Schema.SchemaError | Cause.NoSuchElementError
+
+const toStoreError = (operation: string, e: StoreFailure): StoreError.StoreError =>
+  SqlError.isSqlError(e)
+    ? storeError(operation, e)
+    : Schema.isSchemaError(e)
+      ? rowError(operation, e)
+      : new StoreError.StoreError({ message: `${operation} failed: the statement returned no row`, cause: e })
+
+const isStoreFailure = (e: unknown): e is StoreFailure =>
+  SqlError.isSqlError(e) || Schema.isSchemaError(e) || Cause.isNoSuchElementError(e)
+
+/**
+ * Maps the failures of a statement and of its rows (`SqlError`, `SchemaError`, a `findOne` that
+ * found nothing) to `StoreError`s, leaving an effect's other failures as they are.
+ */
 export const orStoreError =
   (operation: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError.StoreError, R> =>
-    Effect.mapError(self, (e) => (SqlError.isSqlError(e) ? storeError(operation, e) : e)) as Effect.Effect<
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StoreFailure> | StoreError.StoreError, R> =>
+    Effect.mapError(self, (e) => (isStoreFailure(e) ? toStoreError(operation, e) : e)) as Effect.Effect<
       A,
-      Exclude<E, SqlError.SqlError> | StoreError.StoreError,
+      Exclude<E, StoreFailure> | StoreError.StoreError,
       R
     >
 
-/** A lease's end: `now + leaseFor`. */
-export const leaseUntil = (claim: Lease.Claim): Date => timestamp(DateTime.addDuration(claim.now, claim.leaseFor))
+/** A worker's claim as statement parameters: when it is taken, by whom, how many, and the lease's end. */
+export const Claim = Schema.Struct({
+  now: Timestamp,
+  owner: Schema.String,
+  limit: Schema.Int,
+  leaseUntil: Timestamp
+})
+
+export const claimOf = (claim: Lease.Claim): typeof Claim.Type => ({
+  now: claim.now,
+  owner: claim.owner,
+  limit: claim.limit,
+  leaseUntil: DateTime.addDuration(claim.now, claim.leaseFor)
+})
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
