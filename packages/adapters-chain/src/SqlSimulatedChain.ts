@@ -11,20 +11,33 @@
  * - A payout's transaction hash is derived from `(payout id, attempt)`, the attempt being how many
  *   of its broadcasts the chain rejected. A broadcast is recorded once (unique hash and
  *   `(payout id, attempt)`); repeating it, from any process, changes nothing.
- * - Storage failures are `ChainError`s with reason `rpc_unavailable`, as an RPC outage would be.
+ * - Storage failures (a failed statement, a row outside its schema) are `ChainError`s with reason
+ *   `rpc_unavailable`, as an RPC outage would be.
  */
-import { ChainGateway, Money } from "@ratelock/core"
-import { DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { ChainGateway, Money, Partner, Rail } from "@ratelock/core"
+import { DateTime, Duration, Effect, Layer, Option, Random, Schema } from "effect"
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { SqlClient, type SqlError, SqlSchema, type Statement } from "effect/sql"
 import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
 import * as Rows from "./internal/sqlRows.ts"
-import * as SqlSchema from "./internal/sqlSchema.ts"
+import * as SimTables from "./internal/sqlSchema.ts"
 import { type Options, SimulatedChain } from "./SimulatedChain.ts"
+
+const RailSchema = Schema.Struct({ chain: Rail.Chain, environment: Partner.Environment, token: Rail.FundsCurrency })
+
+/** A transfer to record: its block and index are the chain's to give. */
+const NewTransfer = Schema.Struct({
+  transactionHash: Schema.String,
+  rail: RailSchema,
+  address: Schema.String,
+  amount: Money.DecimalString,
+  recordedAt: Schema.DateTimeUtcFromDate,
+  confirmedAt: Schema.DateTimeUtcFromDate
+})
 
 /** The failure reason (a payout's `failure_code`) of a broadcast the chain was told to reject. */
 const rejection = "rejected"
@@ -35,7 +48,7 @@ export const make = <R>(options: Options<R>) =>
     const digest = yield* Digest.Digest
     const context = yield* Effect.context<R>()
     const confirmDelay = Duration.fromInputUnsafe(options.confirmDelay ?? 0)
-    yield* SqlSchema.ensure
+    yield* SimTables.ensure
     const hash = (rail: ChainGateway.Rail, label: string) => Encoding.transactionHash(digest, rail, label)
 
     /**
@@ -59,6 +72,30 @@ export const make = <R>(options: Options<R>) =>
       return yield* Encoding.address(digest, rail, index)
     })
 
+    // one statement: the new block and its transfer commit together; a repeat of a reference
+    // takes no block and records nothing
+    const insertTransfer = SqlSchema.findOneOption({
+      Request: NewTransfer,
+      Result: Rows.TransferRow,
+      execute: (t) => sql`WITH ${freshBlock(
+        t.rail,
+        sql`SELECT 1 FROM sim_transfers WHERE transaction_hash = ${t.transactionHash}`
+      )}
+        INSERT INTO sim_transfers (transaction_hash, chain, environment, token, address, address_key, amount,
+          block_number, recorded_at, confirmed_at)
+        SELECT ${t.transactionHash}, ${t.rail.chain}, ${t.rail.environment}, ${t.rail.token}, ${t.address},
+          ${Rows.addressKey(t.rail, t.address)}, ${t.amount}, block.head, ${t.recordedAt}, ${t.confirmedAt}
+        FROM block
+        ON CONFLICT DO NOTHING
+        RETURNING *`
+    })
+
+    const transferByHash = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rows.TransferRow,
+      execute: (transactionHash) => sql`SELECT * FROM sim_transfers WHERE transaction_hash = ${transactionHash}`
+    })
+
     const fund = Effect.fn("SqlSimulatedChain.fund")(function* (
       rail: ChainGateway.Rail,
       address: string,
@@ -73,26 +110,24 @@ export const make = <R>(options: Options<R>) =>
       const unique = reference ?? `${now.epochMilliseconds}:${yield* Random.nextInt}:${yield* Random.nextInt}`
       const transactionHash = yield* hash(rail, Encoding.transferLabel(unique, address, amount))
       const unavailable = Rows.orUnavailable(rail.chain, "fund")
-      // one statement: the new block and its transfer commit together; a repeat of a reference
-      // takes no block and records nothing
-      const inserted = yield* sql<Rows.TransferRow>`WITH ${freshBlock(
+      const inserted = yield* insertTransfer({
+        transactionHash,
         rail,
-        sql`SELECT 1 FROM sim_transfers WHERE transaction_hash = ${transactionHash}`
-      )}
-        INSERT INTO sim_transfers (transaction_hash, chain, environment, token, address, address_key, amount,
-          block_number, recorded_at, confirmed_at)
-        SELECT ${transactionHash}, ${rail.chain}, ${rail.environment}, ${rail.token}, ${address},
-          ${Rows.addressKey(rail, address)}, ${Money.format(amount)}, block.head, ${DateTime.toDateUtc(now)},
-          ${DateTime.toDateUtc(confirmedAt)}
-        FROM block
-        ON CONFLICT DO NOTHING
-        RETURNING *`.pipe(unavailable)
-      const [row] =
-        inserted.length > 0
-          ? inserted
-          : yield* sql<Rows.TransferRow>`SELECT * FROM sim_transfers
-              WHERE transaction_hash = ${transactionHash}`.pipe(unavailable)
-      return Rows.toTransfer(row!)
+        address,
+        amount,
+        recordedAt: now,
+        confirmedAt
+      }).pipe(unavailable)
+      return Option.isSome(inserted) ? inserted.value : yield* transferByHash(transactionHash).pipe(unavailable)
+    })
+
+    const transfersAt = SqlSchema.findAll({
+      Request: Schema.Struct({ rail: RailSchema, keys: Schema.Array(Schema.String), after: Schema.Int }),
+      Result: Rows.TransferRow,
+      execute: (r) => sql`SELECT * FROM sim_transfers
+        WHERE chain = ${r.rail.chain} AND environment = ${r.rail.environment} AND token = ${r.rail.token}
+          AND address_key = ANY(${r.keys}::text[]) AND block_number > ${r.after}
+        ORDER BY block_number`
     })
 
     /** One query for all the addresses, from the lowest cursor; each keeps what is past its own. */
@@ -103,15 +138,13 @@ export const make = <R>(options: Options<R>) =>
       if (targets.length === 0) return []
       const afters = yield* Effect.forEach(targets, (t) => parseCursor(rail, t.cursor))
       const keys = targets.map((t) => Rows.addressKey(rail, t.address))
-      const rows = yield* sql<Rows.TransferRow & { readonly address_key: string }>`
-        SELECT * FROM sim_transfers
-        WHERE chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}
-          AND address_key = ANY(${keys}::text[]) AND block_number > ${Math.min(...afters)}
-        ORDER BY block_number`.pipe(Rows.orUnavailable(rail.chain, "observeFunding"))
+      const rows = yield* transfersAt({ rail, keys, after: Math.min(...afters) }).pipe(
+        Rows.orUnavailable(rail.chain, "observeFunding")
+      )
       const now = yield* DateTime.now
       return targets.map((_, i) =>
         Ledger.observed(
-          rows.filter((r) => r.address_key === keys[i] && Number(r.block_number) > afters[i]!).map(Rows.toTransfer),
+          rows.filter((t) => Rows.addressKey(rail, t.address) === keys[i] && t.blockNumber > afters[i]!),
           afters[i]!,
           now
         )
@@ -142,25 +175,33 @@ export const make = <R>(options: Options<R>) =>
       }
     })
 
+    const prepareState = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rows.PrepareStateRow,
+      execute: (payoutId) => sql`
+        SELECT (SELECT count(*) FROM sim_broadcasts WHERE payout_id = ${payoutId} AND failure IS NOT NULL)
+            AS rejected,
+          ARRAY(SELECT target FROM sim_rejections WHERE target LIKE 'contract:%') AS armed`
+    })
+
     const preparePayout = Effect.fn("SqlSimulatedChain.preparePayout")(function* (order: ChainGateway.PayoutOrder) {
       yield* checkRail(order.rail)
       yield* checkAddress(order.rail, order.destination)
       yield* checkAmount(order.rail, order.amount, "payout")
       const unavailable = Rows.orUnavailable(order.rail.chain, "preparePayout")
-      const [state] = yield* sql<{ readonly rejected: Rows.BigintColumn; readonly armed: ReadonlyArray<string> }>`
-        SELECT (SELECT count(*) FROM sim_broadcasts WHERE payout_id = ${order.payoutId} AND failure IS NOT NULL)
-            AS rejected,
-          ARRAY(SELECT target FROM sim_rejections WHERE target LIKE 'contract:%') AS armed`.pipe(unavailable)
-      yield* resolveArmed(order.payoutId, state?.armed ?? []).pipe(unavailable)
-      const attempt = Number(state?.rejected ?? 0)
-      return yield* Prepared.prepare(digest, order, attempt)
+      const state = yield* prepareState(order.payoutId).pipe(unavailable)
+      yield* resolveArmed(order.payoutId, state.armed).pipe(unavailable)
+      return yield* Prepared.prepare(digest, order, state.rejected)
     })
 
     const prepared = Prepared.read
 
-    const recorded = (transactionHash: string) =>
-      sql<Rows.BroadcastRow>`SELECT block_number, failure, confirmed_at FROM sim_broadcasts
+    const recorded = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: Rows.BroadcastRow,
+      execute: (transactionHash) => sql`SELECT block_number, failure, confirmed_at FROM sim_broadcasts
         WHERE transaction_hash = ${transactionHash}`
+    })
 
     const broadcastPayout = Effect.fn("SqlSimulatedChain.broadcastPayout")(function* (
       rail: ChainGateway.Rail,
@@ -195,8 +236,8 @@ export const make = <R>(options: Options<R>) =>
       payout: ChainGateway.PreparedPayout
     ) {
       yield* prepared(rail, payout)
-      const rows = yield* recorded(payout.transactionHash).pipe(Rows.orUnavailable(rail.chain, "lookupPayout"))
-      return Rows.toLookup(rows[0], yield* DateTime.now)
+      const row = yield* recorded(payout.transactionHash).pipe(Rows.orUnavailable(rail.chain, "lookupPayout"))
+      return Rows.toLookup(Option.getOrUndefined(row), yield* DateTime.now)
     })
 
     const failNextPayoutOf = Effect.fn("SqlSimulatedChain.failNextPayoutOf")(function* (contractId: string) {
@@ -212,6 +253,12 @@ export const make = <R>(options: Options<R>) =>
       )
     })
 
+    const allTransfers = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Rows.TransferRow,
+      execute: () => sql`SELECT * FROM sim_transfers ORDER BY recorded_at, transaction_hash`
+    })
+
     return SimulatedChain.of({
       fundingAddress,
       observeFunding,
@@ -221,17 +268,10 @@ export const make = <R>(options: Options<R>) =>
       lookupPayout,
       fund,
       transfersInto: (rail, address) =>
-        Effect.map(
-          sql<Rows.TransferRow>`SELECT * FROM sim_transfers
-            WHERE chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}
-              AND address_key = ${Rows.addressKey(rail, address)}
-            ORDER BY block_number`,
-          (rows) => rows.map(Rows.toTransfer)
-        ).pipe(Rows.orUnavailable(rail.chain, "transfersInto")),
-      transfers: Effect.map(
-        sql<Rows.TransferRow>`SELECT * FROM sim_transfers ORDER BY recorded_at, transaction_hash`,
-        (rows) => rows.map(Rows.toTransfer)
-      ).pipe(Effect.orDie),
+        transfersAt({ rail, keys: [Rows.addressKey(rail, address)], after: 0 }).pipe(
+          Rows.orUnavailable(rail.chain, "transfersInto")
+        ),
+      transfers: allTransfers().pipe(Effect.orDie),
       failNextPayout: sql`INSERT INTO sim_rejections (target) VALUES ('next') ON CONFLICT DO NOTHING`.pipe(
         Effect.asVoid,
         Effect.orDie

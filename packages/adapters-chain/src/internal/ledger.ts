@@ -3,15 +3,20 @@
  * broadcasts, each confirmed at a set time (recorded + the chain's confirmation delay). Pure state
  * transitions; `SimulatedChain` keeps the state in a `Ref` and passes the clock's `now` in.
  */
-import type { ChainGateway, Money } from "@ratelock/core"
+import { type ChainGateway, type Money, Partner, Rail } from "@ratelock/core"
 import { DateTime, type Option, Schema } from "effect"
-import { Rail } from "@ratelock/core"
 
 /** A transfer the simulated chain recorded (index 0: one transfer per transaction), confirmed at `confirmedAt`. */
-export interface SimulatedTransfer extends ChainGateway.ConfirmedTransfer {
-  readonly rail: ChainGateway.Rail
-  readonly address: string
-}
+export const SimulatedTransfer = Schema.Struct({
+  rail: Schema.Struct({ chain: Rail.Chain, environment: Partner.Environment, token: Rail.FundsCurrency }),
+  address: Schema.String,
+  transactionHash: Schema.String,
+  index: Schema.Int,
+  blockNumber: Schema.Int,
+  amount: Schema.BigDecimal,
+  confirmedAt: Schema.DateTimeUtc
+}).annotate({ identifier: "SimulatedTransfer" })
+export type SimulatedTransfer = typeof SimulatedTransfer.Type
 
 interface Broadcast {
   readonly blockNumber: number

@@ -1,62 +1,106 @@
 /**
- * Rows of the SQL simulated chain and what they become: transfers, broadcasts, the matching form
- * of addresses, and storage failures as the chain's `unavailable`.
+ * Rows of the SQL simulated chain as schemas (transfers, broadcasts, a payout's prepare state) and
+ * what they become, the matching form of addresses, and failures of its storage (a statement, or
+ * a row outside its schema) as the chain's `rpc_unavailable`.
  */
-import { type ChainGateway, Money } from "@ratelock/core"
-import { DateTime, Effect } from "effect"
+import { type ChainGateway, Money, Partner, Rail } from "@ratelock/core"
+import { Cause, DateTime, Effect, Schema, SchemaGetter } from "effect"
 import { SqlError } from "effect/sql"
-import type { SimulatedTransfer } from "./ledger.ts"
 import { chainError } from "./checks.ts"
+import { SimulatedTransfer } from "./ledger.ts"
 
-/** `bigint` columns arrive as a `bigint` or a string, by driver. */
-export type BigintColumn = number | bigint | string
+/** `bigint` columns (a `bigint` from the driver) ↔ numbers: block numbers and counts fit a double. */
+const Int8 = Schema.BigInt.pipe(
+  Schema.decodeTo(Schema.Int, {
+    decode: SchemaGetter.transform((value: bigint) => Number(value)),
+    encode: SchemaGetter.transform((value: number) => BigInt(value))
+  })
+)
 
-export interface TransferRow {
-  readonly transaction_hash: string
-  readonly chain: ChainGateway.Rail["chain"]
-  readonly environment: ChainGateway.Rail["environment"]
-  readonly token: ChainGateway.Rail["token"]
-  readonly address: string
-  readonly amount: string
-  readonly block_number: BigintColumn
-  readonly confirmed_at: Date
-}
-
-export interface BroadcastRow {
-  readonly block_number: BigintColumn
-  readonly failure: string | null
-  readonly confirmed_at: Date
-}
-
-export const toTransfer = (row: TransferRow): SimulatedTransfer => ({
-  rail: { chain: row.chain, environment: row.environment, token: row.token },
-  address: row.address,
-  transactionHash: row.transaction_hash,
-  index: 0,
-  blockNumber: Number(row.block_number),
-  amount: Money.unsafe(row.amount),
-  confirmedAt: DateTime.fromDateUnsafe(row.confirmed_at)
+const TransferColumns = Schema.Struct({
+  transaction_hash: Schema.String,
+  chain: Rail.Chain,
+  environment: Partner.Environment,
+  token: Rail.FundsCurrency,
+  address: Schema.String,
+  amount: Money.DecimalString,
+  block_number: Int8,
+  confirmed_at: Schema.DateTimeUtcFromDate
 })
 
+/** A `sim_transfers` row ↔ the transfer it records (one per transaction: index 0). */
+export const TransferRow = TransferColumns.pipe(
+  Schema.decodeTo(SimulatedTransfer, {
+    decode: SchemaGetter.transform(
+      (r): SimulatedTransfer => ({
+        rail: { chain: r.chain, environment: r.environment, token: r.token },
+        address: r.address,
+        transactionHash: r.transaction_hash,
+        index: 0,
+        blockNumber: r.block_number,
+        amount: r.amount,
+        confirmedAt: r.confirmed_at
+      })
+    ),
+    encode: SchemaGetter.transform((t: SimulatedTransfer): typeof TransferColumns.Type => ({
+      transaction_hash: t.transactionHash,
+      chain: t.rail.chain,
+      environment: t.rail.environment,
+      token: t.rail.token,
+      address: t.address,
+      amount: t.amount,
+      block_number: t.blockNumber,
+      confirmed_at: t.confirmedAt
+    }))
+  })
+).annotate({ identifier: "SimTransferRow" })
+
+/** What a lookup reads of a `sim_broadcasts` row. */
+export const BroadcastRow = Schema.Struct({
+  block_number: Int8,
+  /** Why the chain rejected it; null when it was accepted. */
+  failure: Schema.NullOr(Schema.String),
+  confirmed_at: Schema.DateTimeUtcFromDate
+}).annotate({ identifier: "SimBroadcastRow" })
+
+/** What preparing a payout reads: its rejected attempts so far, and the contracts armed to fail. */
+export const PrepareStateRow = Schema.Struct({
+  rejected: Int8,
+  armed: Schema.Array(Schema.String)
+}).annotate({ identifier: "SimPrepareStateRow" })
+
 /** A recorded broadcast at `now`: `Pending` until confirmed, then `Confirmed` or `Failed`. */
-export const toLookup = (row: BroadcastRow | undefined, now: DateTime.Utc): ChainGateway.PayoutLookup => {
+export const toLookup = (row: typeof BroadcastRow.Type | undefined, now: DateTime.Utc): ChainGateway.PayoutLookup => {
   if (row === undefined) return { _tag: "Unknown" }
-  const confirmedAt = DateTime.fromDateUnsafe(row.confirmed_at)
-  if (confirmedAt.epochMilliseconds > now.epochMilliseconds) return { _tag: "Pending" }
+  if (DateTime.isGreaterThan(row.confirmed_at, now)) return { _tag: "Pending" }
   if (row.failure !== null) return { _tag: "Failed", reason: row.failure }
-  return { _tag: "Confirmed", blockNumber: Number(row.block_number), confirmedAt }
+  return { _tag: "Confirmed", blockNumber: row.block_number, confirmedAt: row.confirmed_at }
 }
 
 /** The form addresses are stored and matched in: EVM ones in any letter case, Solana's exactly. */
 export const addressKey = (rail: ChainGateway.Rail, address: string): string =>
   rail.chain === "solana" ? address : address.toLowerCase()
 
-/** Storage failures become the chain's `unavailable`, as an RPC outage would; others pass through. */
+type StorageFailure = SqlError.SqlError | Schema.SchemaError | Cause.NoSuchElementError
+
+const isStorageFailure = (e: unknown): e is StorageFailure =>
+  SqlError.isSqlError(e) || Schema.isSchemaError(e) || Cause.isNoSuchElementError(e)
+
+const describe = (e: StorageFailure): string =>
+  SqlError.isSqlError(e)
+    ? e.reason._tag
+    : Schema.isSchemaError(e)
+      ? `a row does not fit its schema: ${e.message.replace(/\s*\n\s*/g, " ")}`
+      : "the statement returned no row"
+
+/**
+ * Storage failures become the chain's `rpc_unavailable`, as an RPC outage (or a node answering
+ * garbage) would: a failed statement, a row outside its schema, a row missing. Other failures
+ * pass through.
+ */
 export const orUnavailable =
   (chain: string, operation: string) =>
-  <A, E, R>(
-    self: Effect.Effect<A, E, R>
-  ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | ChainGateway.ChainError, R> =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StorageFailure> | ChainGateway.ChainError, R> =>
     Effect.mapError(self, (e) =>
-      SqlError.isSqlError(e) ? chainError(chain, "rpc_unavailable", `${operation}: ${e.reason._tag}`) : e
-    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | ChainGateway.ChainError, R>
+      isStorageFailure(e) ? chainError(chain, "rpc_unavailable", `${operation}: ${describe(e)}`) : e
+    ) as Effect.Effect<A, Exclude<E, StorageFailure> | ChainGateway.ChainError, R>

@@ -87,7 +87,7 @@ const namedSchema = (issue: SchemaIssue.Issue): string | undefined => {
  */
 export const rowError = (operation: string, cause: Schema.SchemaError): StoreError.StoreError =>
   new StoreError.StoreError({
-    message: `${operation} failed: ${namedSchema(cause.issue) ?? "a row"} does not fit its schema: ${cause.message}`,
+    message: `${operation} failed: ${namedSchema(cause.issue) ?? "a row"} does not fit its schema: ${cause.message.replace(/\s*\n\s*/g, " ")}`,
     cause
   })
 
