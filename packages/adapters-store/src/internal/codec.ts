@@ -6,7 +6,20 @@
  */
 import { type Lease, Money, StoreError } from "@ratelock/core"
 import { Cause, DateTime, Effect, Option, Schema, SchemaAST, SchemaGetter, type SchemaIssue } from "effect"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import { SqlError } from "effect/sql"
+
+/**
+ * A row schema compiled to JavaScript (Effect's schema JIT) for decoding and for encoding, once,
+ * before its first use: the interpreter's per-column work is about a third of a row's decoding
+ * (a contract row: 14 µs interpreted, 10 µs compiled; the hand mapper it replaced took 2 µs).
+ * Invalid rows still fail with the interpreter's detailed issues.
+ */
+export const compiled = <S extends Schema.Top>(schema: S): S => {
+  SchemaJITCompiler.enable(schema.ast)
+  SchemaJITCompiler.enable(SchemaAST.flip(schema.ast))
+  return schema
+}
 
 /** `numeric` text (e.g. `"5.4420"`) ↔ an exact decimal with the same scale; `NaN` and infinities do not decode. */
 export const Numeric = Money.DecimalString

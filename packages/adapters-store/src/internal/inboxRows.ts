@@ -4,7 +4,7 @@
  */
 import { WebhookInboxRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { Json, Timestamp } from "./codec.ts"
+import { compiled, Json, Timestamp } from "./codec.ts"
 
 const InboxColumns = Schema.Struct({
   id: Schema.String,
@@ -15,25 +15,27 @@ const InboxColumns = Schema.Struct({
   signature_problem: Schema.NullOr(Schema.String)
 })
 
-export const InboxRow = InboxColumns.pipe(
-  Schema.decodeTo(WebhookInboxRepo.InboxDelivery, {
-    decode: SchemaGetter.transform(
-      (r): WebhookInboxRepo.InboxDelivery => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        receivedAt: r.received_at,
-        headers: r.headers,
-        body: r.body,
-        signatureProblem: r.signature_problem
-      })
-    ),
-    encode: SchemaGetter.transform((d: WebhookInboxRepo.InboxDelivery): typeof InboxColumns.Type => ({
-      id: d.id,
-      partner_id: d.partnerId,
-      received_at: d.receivedAt,
-      headers: d.headers,
-      body: d.body,
-      signature_problem: d.signatureProblem
-    }))
-  })
-).annotate({ identifier: "InboxRow" })
+export const InboxRow = compiled(
+  InboxColumns.pipe(
+    Schema.decodeTo(WebhookInboxRepo.InboxDelivery, {
+      decode: SchemaGetter.transform(
+        (r): WebhookInboxRepo.InboxDelivery => ({
+          id: r.id,
+          partnerId: r.partner_id,
+          receivedAt: r.received_at,
+          headers: r.headers,
+          body: r.body,
+          signatureProblem: r.signature_problem
+        })
+      ),
+      encode: SchemaGetter.transform((d: WebhookInboxRepo.InboxDelivery): typeof InboxColumns.Type => ({
+        id: d.id,
+        partner_id: d.partnerId,
+        received_at: d.receivedAt,
+        headers: d.headers,
+        body: d.body,
+        signature_problem: d.signatureProblem
+      }))
+    })
+  ).annotate({ identifier: "InboxRow" })
+)

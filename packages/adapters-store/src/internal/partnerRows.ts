@@ -5,22 +5,24 @@
 import { Partner, PartnerRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import type { SqlClient } from "effect/sql"
-import { EpochMillis, Timestamp } from "./codec.ts"
+import { compiled, EpochMillis, Timestamp } from "./codec.ts"
 
 const PartnerColumns = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Timestamp })
 
-export const PartnerRow = PartnerColumns.pipe(
-  Schema.decodeTo(PartnerRepo.PartnerRecord, {
-    decode: SchemaGetter.transform(
-      (r): PartnerRepo.PartnerRecord => ({ id: r.id, name: r.name, createdAt: r.created_at })
-    ),
-    encode: SchemaGetter.transform((p: PartnerRepo.PartnerRecord): typeof PartnerColumns.Type => ({
-      id: p.id,
-      name: p.name,
-      created_at: p.createdAt
-    }))
-  })
-).annotate({ identifier: "PartnerRow" })
+export const PartnerRow = compiled(
+  PartnerColumns.pipe(
+    Schema.decodeTo(PartnerRepo.PartnerRecord, {
+      decode: SchemaGetter.transform(
+        (r): PartnerRepo.PartnerRecord => ({ id: r.id, name: r.name, createdAt: r.created_at })
+      ),
+      encode: SchemaGetter.transform((p: PartnerRepo.PartnerRecord): typeof PartnerColumns.Type => ({
+        id: p.id,
+        name: p.name,
+        created_at: p.createdAt
+      }))
+    })
+  ).annotate({ identifier: "PartnerRow" })
+)
 
 const ApiKeyColumns = Schema.Struct({
   id: Schema.String,
@@ -31,37 +33,41 @@ const ApiKeyColumns = Schema.Struct({
   revoked_at: Schema.NullOr(Timestamp)
 })
 
-export const ApiKeyRow = ApiKeyColumns.pipe(
-  Schema.decodeTo(PartnerRepo.ApiKeyRecord, {
-    decode: SchemaGetter.transform(
-      (r): PartnerRepo.ApiKeyRecord => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        secretHash: r.secret_hash,
-        createdAt: r.created_at,
-        revokedAt: r.revoked_at
-      })
-    ),
-    encode: SchemaGetter.transform((k: PartnerRepo.ApiKeyRecord): typeof ApiKeyColumns.Type => ({
-      id: k.id,
-      partner_id: k.partnerId,
-      environment: k.environment,
-      secret_hash: k.secretHash,
-      created_at: k.createdAt,
-      revoked_at: k.revokedAt
-    }))
-  })
-).annotate({ identifier: "ApiKeyRow" })
+export const ApiKeyRow = compiled(
+  ApiKeyColumns.pipe(
+    Schema.decodeTo(PartnerRepo.ApiKeyRecord, {
+      decode: SchemaGetter.transform(
+        (r): PartnerRepo.ApiKeyRecord => ({
+          id: r.id,
+          partnerId: r.partner_id,
+          environment: r.environment,
+          secretHash: r.secret_hash,
+          createdAt: r.created_at,
+          revokedAt: r.revoked_at
+        })
+      ),
+      encode: SchemaGetter.transform((k: PartnerRepo.ApiKeyRecord): typeof ApiKeyColumns.Type => ({
+        id: k.id,
+        partner_id: k.partnerId,
+        environment: k.environment,
+        secret_hash: k.secretHash,
+        created_at: k.createdAt,
+        revoked_at: k.revokedAt
+      }))
+    })
+  ).annotate({ identifier: "ApiKeyRow" })
+)
 
 /** A `webhook_secrets` row: the secret at `position` (0 newest) of its endpoint. */
-export const SecretRow = Schema.Struct({
-  partner_id: Schema.String,
-  environment: Partner.Environment,
-  position: Schema.Int,
-  secret: Schema.String,
-  valid_until: Schema.NullOr(Timestamp)
-}).annotate({ identifier: "SecretRow" })
+export const SecretRow = compiled(
+  Schema.Struct({
+    partner_id: Schema.String,
+    environment: Partner.Environment,
+    position: Schema.Int,
+    secret: Schema.String,
+    valid_until: Schema.NullOr(Timestamp)
+  }).annotate({ identifier: "SecretRow" })
+)
 
 /** Secret rows in the endpoint's order (newest first), `position` 0, 1, … */
 export const secretRows = (e: PartnerRepo.WebhookEndpoint) =>
@@ -85,24 +91,26 @@ const EndpointColumns = Schema.Struct({
 })
 
 /** A selected `webhook_endpoints` row with its secrets ↔ `WebhookEndpoint` (read only: secrets are written as rows). */
-export const EndpointRow = EndpointColumns.pipe(
-  Schema.decodeTo(PartnerRepo.WebhookEndpoint, {
-    decode: SchemaGetter.transform(
-      (r): PartnerRepo.WebhookEndpoint => ({
-        partnerId: r.partner_id,
-        environment: r.environment,
-        url: r.url,
-        secrets: (r.secrets ?? []).map((s) => ({ secret: s.secret, validUntil: s.valid_until }))
-      })
-    ),
-    encode: SchemaGetter.transform((e: PartnerRepo.WebhookEndpoint): typeof EndpointColumns.Type => ({
-      partner_id: e.partnerId,
-      environment: e.environment,
-      url: e.url,
-      secrets: e.secrets.map((s) => ({ secret: s.secret, valid_until: s.validUntil }))
-    }))
-  })
-).annotate({ identifier: "EndpointRow" })
+export const EndpointRow = compiled(
+  EndpointColumns.pipe(
+    Schema.decodeTo(PartnerRepo.WebhookEndpoint, {
+      decode: SchemaGetter.transform(
+        (r): PartnerRepo.WebhookEndpoint => ({
+          partnerId: r.partner_id,
+          environment: r.environment,
+          url: r.url,
+          secrets: (r.secrets ?? []).map((s) => ({ secret: s.secret, validUntil: s.valid_until }))
+        })
+      ),
+      encode: SchemaGetter.transform((e: PartnerRepo.WebhookEndpoint): typeof EndpointColumns.Type => ({
+        partner_id: e.partnerId,
+        environment: e.environment,
+        url: e.url,
+        secrets: e.secrets.map((s) => ({ secret: s.secret, valid_until: s.validUntil }))
+      }))
+    })
+  ).annotate({ identifier: "EndpointRow" })
+)
 
 /** `SELECT` list of an endpoint with its secrets (one statement, one snapshot), over `webhook_endpoints e`. */
 export const selectEndpoint = (sql: SqlClient.SqlClient) =>

@@ -4,7 +4,7 @@
  */
 import { Partner, PayoutRepo, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { Int8, Numeric, Timestamp } from "./codec.ts"
+import { compiled, Int8, Numeric, Timestamp } from "./codec.ts"
 
 const PayoutColumns = Schema.Struct({
   id: Schema.String,
@@ -27,49 +27,51 @@ const PayoutColumns = Schema.Struct({
   updated_at: Timestamp
 })
 
-export const PayoutRow = PayoutColumns.pipe(
-  Schema.decodeTo(PayoutRepo.PayoutRecord, {
-    decode: SchemaGetter.transform(
-      (r): PayoutRepo.PayoutRecord => ({
-        id: r.id,
-        contractId: r.contract_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        chain: r.chain,
-        currency: r.currency,
-        destination: r.destination,
-        amount: r.amount,
-        fxDeltaInQuoteCurrency: r.fx_delta_in_quote_currency,
-        status: r.status,
-        prepared: r.prepared,
-        transactionHash: r.transaction_hash,
-        blockNumber: r.block_number,
-        attempts: r.attempts,
-        lastError: r.last_error,
-        nextAttemptAt: r.next_attempt_at,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at
-      })
-    ),
-    encode: SchemaGetter.transform((p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type => ({
-      id: p.id,
-      contract_id: p.contractId,
-      partner_id: p.partnerId,
-      environment: p.environment,
-      chain: p.chain,
-      currency: p.currency,
-      destination: p.destination,
-      amount: p.amount,
-      fx_delta_in_quote_currency: p.fxDeltaInQuoteCurrency,
-      status: p.status,
-      prepared: p.prepared,
-      transaction_hash: p.transactionHash,
-      block_number: p.blockNumber,
-      attempts: p.attempts,
-      last_error: p.lastError,
-      next_attempt_at: p.nextAttemptAt,
-      created_at: p.createdAt,
-      updated_at: p.updatedAt
-    }))
-  })
-).annotate({ identifier: "PayoutRow" })
+export const PayoutRow = compiled(
+  PayoutColumns.pipe(
+    Schema.decodeTo(PayoutRepo.PayoutRecord, {
+      decode: SchemaGetter.transform(
+        (r): PayoutRepo.PayoutRecord => ({
+          id: r.id,
+          contractId: r.contract_id,
+          partnerId: r.partner_id,
+          environment: r.environment,
+          chain: r.chain,
+          currency: r.currency,
+          destination: r.destination,
+          amount: r.amount,
+          fxDeltaInQuoteCurrency: r.fx_delta_in_quote_currency,
+          status: r.status,
+          prepared: r.prepared,
+          transactionHash: r.transaction_hash,
+          blockNumber: r.block_number,
+          attempts: r.attempts,
+          lastError: r.last_error,
+          nextAttemptAt: r.next_attempt_at,
+          createdAt: r.created_at,
+          updatedAt: r.updated_at
+        })
+      ),
+      encode: SchemaGetter.transform((p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type => ({
+        id: p.id,
+        contract_id: p.contractId,
+        partner_id: p.partnerId,
+        environment: p.environment,
+        chain: p.chain,
+        currency: p.currency,
+        destination: p.destination,
+        amount: p.amount,
+        fx_delta_in_quote_currency: p.fxDeltaInQuoteCurrency,
+        status: p.status,
+        prepared: p.prepared,
+        transaction_hash: p.transactionHash,
+        block_number: p.blockNumber,
+        attempts: p.attempts,
+        last_error: p.lastError,
+        next_attempt_at: p.nextAttemptAt,
+        created_at: p.createdAt,
+        updated_at: p.updatedAt
+      }))
+    })
+  ).annotate({ identifier: "PayoutRow" })
+)

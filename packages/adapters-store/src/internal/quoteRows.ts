@@ -3,7 +3,7 @@
  */
 import { Corridor, Partner, Quote, QuoteRequest, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { Numeric, Timestamp } from "./codec.ts"
+import { compiled, Numeric, Timestamp } from "./codec.ts"
 
 const QuoteColumns = Schema.Struct({
   id: Schema.String,
@@ -46,77 +46,79 @@ const QuoteColumns = Schema.Struct({
   )
 )
 
-export const QuoteRow = QuoteColumns.pipe(
-  Schema.decodeTo(Quote.QuoteRecord, {
-    decode: SchemaGetter.transform(
-      (r): Quote.QuoteRecord => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        customerReferenceId: r.customer_reference_id,
-        customerName: r.customer_name,
-        contractType: r.contract_type,
-        direction: r.direction,
-        notionalCurrency: r.notional_currency,
-        notionalAmount: r.notional_amount,
-        providerRate: r.provider_rate,
-        marketRate: r.market_rate,
-        marketRateTimestamp: r.market_rate_timestamp,
-        strikeMode: r.strike_mode,
-        targetStrike: r.target_strike,
-        providerExtraSpread: r.provider_extra_spread,
-        status: r.status,
-        failureReason:
-          r.failure_code === null || r.failure_message === null
-            ? null
-            : { code: r.failure_code, message: r.failure_message },
-        lockedRate: r.locked_rate,
-        strikeAdvantageBps: r.strike_advantage_bps,
-        premiumAmount: r.premium_amount,
-        depositAmount: r.deposit_amount,
-        totalAmount: r.total_amount,
-        maxTransactionAmount: r.max_transaction_amount,
-        windowStart: r.window_start,
-        windowEnd: r.window_end,
-        chain: r.chain,
-        settlementCurrency: r.settlement_currency,
-        expiresAt: r.expires_at,
-        createdAt: r.created_at,
-        acceptedAt: r.accepted_at
-      })
-    ),
-    encode: SchemaGetter.transform((q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
-      id: q.id,
-      partner_id: q.partnerId,
-      environment: q.environment,
-      customer_reference_id: q.customerReferenceId,
-      customer_name: q.customerName,
-      contract_type: q.contractType,
-      direction: q.direction,
-      notional_currency: q.notionalCurrency,
-      notional_amount: q.notionalAmount,
-      provider_rate: q.providerRate,
-      market_rate: q.marketRate,
-      market_rate_timestamp: q.marketRateTimestamp,
-      strike_mode: q.strikeMode,
-      target_strike: q.targetStrike,
-      provider_extra_spread: q.providerExtraSpread,
-      status: q.status,
-      failure_code: q.failureReason?.code ?? null,
-      failure_message: q.failureReason?.message ?? null,
-      locked_rate: q.lockedRate,
-      strike_advantage_bps: q.strikeAdvantageBps,
-      premium_amount: q.premiumAmount,
-      deposit_amount: q.depositAmount,
-      total_amount: q.totalAmount,
-      max_transaction_amount: q.maxTransactionAmount,
-      window_start: q.windowStart,
-      window_end: q.windowEnd,
-      chain: q.chain,
-      settlement_currency: q.settlementCurrency,
-      expires_at: q.expiresAt,
-      created_at: q.createdAt,
-      accepted_at: q.acceptedAt
-    }))
-  })
-).annotate({ identifier: "QuoteRow" })
+export const QuoteRow = compiled(
+  QuoteColumns.pipe(
+    Schema.decodeTo(Quote.QuoteRecord, {
+      decode: SchemaGetter.transform(
+        (r): Quote.QuoteRecord => ({
+          id: r.id,
+          partnerId: r.partner_id,
+          environment: r.environment,
+          customerReferenceId: r.customer_reference_id,
+          customerName: r.customer_name,
+          contractType: r.contract_type,
+          direction: r.direction,
+          notionalCurrency: r.notional_currency,
+          notionalAmount: r.notional_amount,
+          providerRate: r.provider_rate,
+          marketRate: r.market_rate,
+          marketRateTimestamp: r.market_rate_timestamp,
+          strikeMode: r.strike_mode,
+          targetStrike: r.target_strike,
+          providerExtraSpread: r.provider_extra_spread,
+          status: r.status,
+          failureReason:
+            r.failure_code === null || r.failure_message === null
+              ? null
+              : { code: r.failure_code, message: r.failure_message },
+          lockedRate: r.locked_rate,
+          strikeAdvantageBps: r.strike_advantage_bps,
+          premiumAmount: r.premium_amount,
+          depositAmount: r.deposit_amount,
+          totalAmount: r.total_amount,
+          maxTransactionAmount: r.max_transaction_amount,
+          windowStart: r.window_start,
+          windowEnd: r.window_end,
+          chain: r.chain,
+          settlementCurrency: r.settlement_currency,
+          expiresAt: r.expires_at,
+          createdAt: r.created_at,
+          acceptedAt: r.accepted_at
+        })
+      ),
+      encode: SchemaGetter.transform((q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
+        id: q.id,
+        partner_id: q.partnerId,
+        environment: q.environment,
+        customer_reference_id: q.customerReferenceId,
+        customer_name: q.customerName,
+        contract_type: q.contractType,
+        direction: q.direction,
+        notional_currency: q.notionalCurrency,
+        notional_amount: q.notionalAmount,
+        provider_rate: q.providerRate,
+        market_rate: q.marketRate,
+        market_rate_timestamp: q.marketRateTimestamp,
+        strike_mode: q.strikeMode,
+        target_strike: q.targetStrike,
+        provider_extra_spread: q.providerExtraSpread,
+        status: q.status,
+        failure_code: q.failureReason?.code ?? null,
+        failure_message: q.failureReason?.message ?? null,
+        locked_rate: q.lockedRate,
+        strike_advantage_bps: q.strikeAdvantageBps,
+        premium_amount: q.premiumAmount,
+        deposit_amount: q.depositAmount,
+        total_amount: q.totalAmount,
+        max_transaction_amount: q.maxTransactionAmount,
+        window_start: q.windowStart,
+        window_end: q.windowEnd,
+        chain: q.chain,
+        settlement_currency: q.settlementCurrency,
+        expires_at: q.expiresAt,
+        created_at: q.createdAt,
+        accepted_at: q.acceptedAt
+      }))
+    })
+  ).annotate({ identifier: "QuoteRow" })
+)

@@ -4,7 +4,7 @@
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { Int8, Timestamp } from "./codec.ts"
+import { compiled, Int8, Timestamp } from "./codec.ts"
 
 const UnmatchedColumns = Schema.Struct({
   chain: Rail.Chain,
@@ -22,39 +22,41 @@ const UnmatchedColumns = Schema.Struct({
   observed_at: Timestamp
 })
 
-export const UnmatchedRow = UnmatchedColumns.pipe(
-  Schema.decodeTo(ContractRepo.UnmatchedTransfer, {
-    decode: SchemaGetter.transform(
-      (r): ContractRepo.UnmatchedTransfer => ({
-        contractId: r.contract_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        chain: r.chain,
-        transactionHash: r.transaction_hash,
-        index: r.log_index,
-        blockNumber: r.block_number,
-        token: r.token,
-        amount: r.amount,
-        unit: r.unit,
-        reason: r.reason,
-        contractStatus: r.contract_status,
-        observedAt: r.observed_at
-      })
-    ),
-    encode: SchemaGetter.transform((t: ContractRepo.UnmatchedTransfer): typeof UnmatchedColumns.Type => ({
-      chain: t.chain,
-      transaction_hash: t.transactionHash,
-      log_index: t.index,
-      contract_id: t.contractId,
-      partner_id: t.partnerId,
-      environment: t.environment,
-      block_number: t.blockNumber,
-      token: t.token,
-      amount: t.amount,
-      unit: t.unit,
-      reason: t.reason,
-      contract_status: t.contractStatus,
-      observed_at: t.observedAt
-    }))
-  })
-).annotate({ identifier: "UnmatchedRow" })
+export const UnmatchedRow = compiled(
+  UnmatchedColumns.pipe(
+    Schema.decodeTo(ContractRepo.UnmatchedTransfer, {
+      decode: SchemaGetter.transform(
+        (r): ContractRepo.UnmatchedTransfer => ({
+          contractId: r.contract_id,
+          partnerId: r.partner_id,
+          environment: r.environment,
+          chain: r.chain,
+          transactionHash: r.transaction_hash,
+          index: r.log_index,
+          blockNumber: r.block_number,
+          token: r.token,
+          amount: r.amount,
+          unit: r.unit,
+          reason: r.reason,
+          contractStatus: r.contract_status,
+          observedAt: r.observed_at
+        })
+      ),
+      encode: SchemaGetter.transform((t: ContractRepo.UnmatchedTransfer): typeof UnmatchedColumns.Type => ({
+        chain: t.chain,
+        transaction_hash: t.transactionHash,
+        log_index: t.index,
+        contract_id: t.contractId,
+        partner_id: t.partnerId,
+        environment: t.environment,
+        block_number: t.blockNumber,
+        token: t.token,
+        amount: t.amount,
+        unit: t.unit,
+        reason: t.reason,
+        contract_status: t.contractStatus,
+        observed_at: t.observedAt
+      }))
+    })
+  ).annotate({ identifier: "UnmatchedRow" })
+)
