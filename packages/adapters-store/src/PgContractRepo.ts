@@ -7,21 +7,13 @@
 import { ApiError, Contract, ContractRepo, Cursor, type Lease, Partner, Rail, StoreError } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
-import {
-  Claim,
-  claimOf,
-  Int8,
-  isConflict,
-  isUuid,
-  orStoreError,
-  Timestamp,
-  uniqueConstraint
-} from "./internal/codec.ts"
+import { Int8, Timestamp } from "./internal/rows/columns.ts"
+import { Claim, claimOf, isConflict, isUuid, orStoreError, uniqueConstraint } from "./internal/sql.ts"
 import { commit } from "./internal/commit.ts"
-import { ContractRow, columnsOf, HistoryRow, historyRows, LedgerRow, selectColumns } from "./internal/contractRows.ts"
-import * as FundingWatchRows from "./internal/fundingWatchRows.ts"
+import { ContractRow, columnsOf, HistoryRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
+import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
 import { after, before } from "./internal/keyset.ts"
-import { UnmatchedRow } from "./internal/unmatchedRows.ts"
+import { UnmatchedRow } from "./internal/rows/unmatched.ts"
 import { fundingIndexSequence } from "./PgMigrations.ts"
 
 const alreadyAccepted = (quoteId: string) =>

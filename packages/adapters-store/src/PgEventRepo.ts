@@ -6,8 +6,9 @@
 import { Cursor, EventRepo, type Lease, Partner, WebhookEventRecord } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { Claim, claimOf, isUuid, orStoreError, Timestamp } from "./internal/codec.ts"
-import { DeliveryStates, EventViewRow, IncomingRow, OutgoingRow } from "./internal/eventRows.ts"
+import { Timestamp } from "./internal/rows/columns.ts"
+import { Claim, claimOf, isUuid, orStoreError } from "./internal/sql.ts"
+import { DeliveryStates, EventViewRow, IncomingRow, OutgoingRow } from "./internal/rows/events.ts"
 import { after, before } from "./internal/keyset.ts"
 
 const FindIncoming = Schema.Struct({ ...Partner.PartnerScope.fields, idempotencyKey: Schema.String })

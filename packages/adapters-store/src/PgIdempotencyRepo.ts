@@ -4,36 +4,11 @@
  * requests exactly one gets `Claimed`, and a row past `expires_at` is taken over as a fresh claim.
  */
 import { IdempotencyRepo, Partner, StoreError } from "@ratelock/core"
-import { type DateTime, Effect, Layer, Option, Schema, SchemaGetter } from "effect"
+import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { orStoreError, Timestamp } from "./internal/codec.ts"
-
-const KeyColumns = Schema.Struct({
-  fingerprint: Schema.String,
-  response_status: Schema.NullOr(Schema.Int),
-  response_body: Schema.NullOr(Schema.String)
-})
-
-/** A key another request holds: in flight until its response is stored, then completed. */
-const HeldKeyRow = KeyColumns.pipe(
-  Schema.decodeTo(Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]), {
-    decode: SchemaGetter.transform((r: typeof KeyColumns.Type) =>
-      r.response_status === null || r.response_body === null
-        ? IdempotencyRepo.InFlight.make({ fingerprint: r.fingerprint })
-        : IdempotencyRepo.Completed.make({
-            fingerprint: r.fingerprint,
-            response: { status: r.response_status, body: r.response_body }
-          })
-    ),
-    encode: SchemaGetter.transform(
-      (claim: IdempotencyRepo.InFlight | IdempotencyRepo.Completed): typeof KeyColumns.Type => ({
-        fingerprint: claim.fingerprint,
-        response_status: claim._tag === "Completed" ? claim.response.status : null,
-        response_body: claim._tag === "Completed" ? claim.response.body : null
-      })
-    )
-  })
-).annotate({ identifier: "IdempotencyKeyRow" })
+import { Timestamp } from "./internal/rows/columns.ts"
+import { HeldKeyRow } from "./internal/rows/idempotency.ts"
+import { orStoreError } from "./internal/sql.ts"
 
 const Key = Schema.Struct({ ...Partner.PartnerScope.fields, key: Schema.String })
 

@@ -5,8 +5,9 @@
 import { Partner, PartnerRepo } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { isUuid, orStoreError, Timestamp } from "./internal/codec.ts"
-import { ApiKeyRow, EndpointRow, PartnerRow, SecretRow, secretRows, selectEndpoint } from "./internal/partnerRows.ts"
+import { Timestamp } from "./internal/rows/columns.ts"
+import { isUuid, orStoreError } from "./internal/sql.ts"
+import { ApiKeyRow, EndpointRow, PartnerRow, SecretRow, secretRows, selectEndpoint } from "./internal/rows/partners.ts"
 
 const Revoke = Schema.Struct({ id: Schema.String, at: Timestamp })
 

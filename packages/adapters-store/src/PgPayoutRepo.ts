@@ -5,8 +5,9 @@
 import { type Lease, PayoutRepo } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
-import { Claim, claimOf, isUuid, orStoreError, Timestamp, uniqueConstraint } from "./internal/codec.ts"
-import { PayoutRow } from "./internal/payoutRows.ts"
+import { Timestamp } from "./internal/rows/columns.ts"
+import { Claim, claimOf, isUuid, orStoreError, uniqueConstraint } from "./internal/sql.ts"
+import { PayoutRow } from "./internal/rows/payouts.ts"
 
 const Update = Schema.Struct({
   payout: PayoutRow,

@@ -5,9 +5,10 @@
 import { Cursor, Partner, Quote, QuoteRepo } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { isUuid, orStoreError, Timestamp } from "./internal/codec.ts"
+import { Timestamp } from "./internal/rows/columns.ts"
+import { isUuid, orStoreError } from "./internal/sql.ts"
 import { before } from "./internal/keyset.ts"
-import { QuoteRow } from "./internal/quoteRows.ts"
+import { QuoteRow } from "./internal/rows/quotes.ts"
 
 const Find = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
 

@@ -6,8 +6,8 @@
 import { WebhookInboxRepo } from "@ratelock/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { orStoreError } from "./internal/codec.ts"
-import { InboxRow } from "./internal/inboxRows.ts"
+import { orStoreError } from "./internal/sql.ts"
+import { InboxRow } from "./internal/rows/inbox.ts"
 
 const Add = Schema.Struct({ delivery: InboxRow, keep: Schema.Int })
 

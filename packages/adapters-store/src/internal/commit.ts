@@ -7,9 +7,9 @@
 import { type ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
 import { Array, Effect, Schema } from "effect"
 import { type SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
-import { isConflict, orStoreError } from "./codec.ts"
-import { ContractRow, columnsOf, HistoryRow, LedgerRow, TransferRow } from "./contractRows.ts"
-import { IncomingRow, OutgoingRow } from "./eventRows.ts"
+import { isConflict, orStoreError } from "./sql.ts"
+import { ContractRow, columnsOf, HistoryRow, LedgerRow, TransferRow } from "./rows/contracts.ts"
+import { IncomingRow, OutgoingRow } from "./rows/events.ts"
 
 /** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
 const unbalanced = (entries: ReadonlyArray<Ledger.LedgerEntry>): string | undefined => {

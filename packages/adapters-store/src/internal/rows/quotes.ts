@@ -3,7 +3,7 @@
  */
 import { Corridor, Partner, Quote, QuoteRequest, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Numeric, Timestamp } from "./codec.ts"
+import { compiled, Numeric, Timestamp } from "./columns.ts"
 
 const QuoteColumns = Schema.Struct({
   id: Schema.String,

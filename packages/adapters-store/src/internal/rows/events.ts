@@ -6,7 +6,7 @@
  */
 import { EventRepo, Partner } from "@ratelock/core"
 import { Schema, SchemaGetter, Struct } from "effect"
-import { compiled, Json, Timestamp } from "./codec.ts"
+import { compiled, Json, Timestamp } from "./columns.ts"
 
 const IncomingColumns = Schema.Struct({
   id: Schema.String,

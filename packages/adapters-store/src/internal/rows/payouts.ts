@@ -4,7 +4,7 @@
  */
 import { Partner, PayoutRepo, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Int8, Numeric, Timestamp } from "./codec.ts"
+import { compiled, Int8, Numeric, Timestamp } from "./columns.ts"
 
 const PayoutColumns = Schema.Struct({
   id: Schema.String,

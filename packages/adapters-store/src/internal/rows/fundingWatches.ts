@@ -5,7 +5,7 @@
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import type { SqlClient } from "effect/sql"
-import { compiled, Timestamp } from "./codec.ts"
+import { compiled, Timestamp } from "./columns.ts"
 
 /** The columns of `contracts` a funding watch reads ↔ `FundingWatch`. */
 export const FundingWatchRow = compiled(

@@ -5,7 +5,7 @@
 import { Partner, PartnerRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import type { SqlClient } from "effect/sql"
-import { compiled, EpochMillis, Timestamp } from "./codec.ts"
+import { compiled, EpochMillis, Timestamp } from "./columns.ts"
 
 const PartnerColumns = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Timestamp })
 

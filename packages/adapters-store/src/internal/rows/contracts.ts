@@ -6,7 +6,7 @@
 import { Contract, ContractRepo, Corridor, Ledger, Partner, QuoteRequest, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import type { SqlClient } from "effect/sql"
-import { compiled, EpochMillis, Int8, Numeric, Timestamp } from "./codec.ts"
+import { compiled, EpochMillis, Int8, Numeric, Timestamp } from "./columns.ts"
 
 /** A history entry inside a selected contract: JSON, `at` in epoch milliseconds. */
 const HistoryJson = Schema.Struct({ status: Contract.ContractStatus, at: EpochMillis, cause: Schema.String })

@@ -4,7 +4,7 @@
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Int8, Timestamp } from "./codec.ts"
+import { compiled, Int8, Timestamp } from "./columns.ts"
 
 const UnmatchedColumns = Schema.Struct({
   chain: Rail.Chain,

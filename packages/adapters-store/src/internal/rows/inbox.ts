@@ -4,7 +4,7 @@
  */
 import { WebhookInboxRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Json, Timestamp } from "./codec.ts"
+import { compiled, Json, Timestamp } from "./columns.ts"
 
 const InboxColumns = Schema.Struct({
   id: Schema.String,
