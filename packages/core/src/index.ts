@@ -38,6 +38,7 @@ export * as Ledger from "./Ledger.ts"
 
 // Signing, idempotency and pagination
 export * as Cursor from "./Cursor.ts"
+export * as ApiKeySecret from "./ApiKeySecret.ts"
 export * as IdempotencyFingerprint from "./IdempotencyFingerprint.ts"
 export * as WebhookSignature from "./WebhookSignature.ts"
 
@@ -55,6 +56,7 @@ export * as QuoteRepo from "./QuoteRepo.ts"
 export * as WebhookInboxRepo from "./WebhookInboxRepo.ts"
 export * as StoreError from "./StoreError.ts"
 export * as WebhookTransport from "./WebhookTransport.ts"
+export * as WebhookUrlCheck from "./WebhookUrlCheck.ts"
 
 // Lifecycle programs
 export * as Contracts from "./Contracts.ts"
@@ -63,6 +65,7 @@ export * as Expiry from "./Expiry.ts"
 export * as Funding from "./Funding.ts"
 export * as Idempotency from "./Idempotency.ts"
 export * as Inbound from "./Inbound.ts"
+export * as Partners from "./Partners.ts"
 export * as Payouts from "./Payouts.ts"
 export * as Quotes from "./Quotes.ts"
 export * as WebhookEvents from "./WebhookEvents.ts"

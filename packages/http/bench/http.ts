@@ -31,7 +31,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
-import { IdGenerator, MarketData, PartnerRepo } from "@ratelock/core"
+import { ApiKeySecret, IdGenerator, MarketData, PartnerRepo } from "@ratelock/core"
 import autocannon from "autocannon"
 import { Cause, DateTime, Effect, Exit, Layer, Redacted, References, type Scope } from "effect"
 import { HttpServer } from "effect/http"
@@ -40,7 +40,6 @@ import { createServer, type Server as NodeServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { cpus } from "node:os"
 import { Requests } from "../../testkit/src/index.ts"
-import * as Credentials from "../src/server/Credentials.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
@@ -186,12 +185,12 @@ const seedPartner = Effect.gen(function* () {
   const partnerId = yield* ids.uuid
   yield* partners.insertPartner({ id: partnerId, name: "Bench Pay", createdAt: now })
   const keyId = yield* ids.uuid
-  const secret = yield* Credentials.newSecret
+  const secret = yield* ApiKeySecret.newSecret
   yield* partners.insertApiKey({
     id: keyId,
     partnerId,
     environment: "sandbox",
-    secretHash: yield* Credentials.hashSecret(secret),
+    secretHash: yield* ApiKeySecret.hashSecret(secret),
     createdAt: now,
     revokedAt: null
   })

@@ -12,12 +12,19 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
-import { IdGenerator, MarketData, type Partner, PartnerRepo, type PayoutRepo, QuotePolicy } from "@ratelock/core"
+import {
+  ApiKeySecret,
+  IdGenerator,
+  MarketData,
+  type Partner,
+  PartnerRepo,
+  type PayoutRepo,
+  QuotePolicy
+} from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { ChainAvailability, type ChainAvailabilityShape } from "../../src/server/ChainAvailability.ts"
-import * as Credentials from "../../src/server/Credentials.ts"
 import { RateLimitConfig, type RateLimitShape } from "../../src/server/RateLimiter.ts"
 import { Readiness } from "../../src/server/Readiness.ts"
 import * as Server from "../../src/server/Server.ts"
@@ -62,8 +69,8 @@ const seedPartner = Effect.fnUntraced(function* (name: string) {
   yield* partners.insertPartner({ id, name, createdAt: now })
   const key = Effect.fnUntraced(function* (environment: Partner.Environment, revoked = false) {
     const keyId = yield* ids.uuid
-    const secret = yield* Credentials.newSecret
-    const secretHash = yield* Credentials.hashSecret(secret)
+    const secret = yield* ApiKeySecret.newSecret
+    const secretHash = yield* ApiKeySecret.hashSecret(secret)
     yield* partners.insertApiKey({
       id: keyId,
       partnerId: id,

@@ -28,8 +28,10 @@ const round = Effect.gen(function* () {
 }).pipe(Effect.provideService(Lease.Worker, worker))
 
 /** Rounds at the current instant until one does nothing (or the bound, e.g. a payout still pending). */
-export const runUntilQuiet: Effect.Effect<void, WorkerPasses.Error, WorkerPasses.Requirements> = Effect.gen(function* () {
-  for (let i = 0; i < maxRounds; i++) {
-    if ((yield* round) === 0) return
+export const runUntilQuiet: Effect.Effect<void, WorkerPasses.Error, WorkerPasses.Requirements> = Effect.gen(
+  function* () {
+    for (let i = 0; i < maxRounds; i++) {
+      if ((yield* round) === 0) return
+    }
   }
-}).pipe(Effect.withSpan("Simulation.runWorkers"))
+).pipe(Effect.withSpan("Simulation.runWorkers"))
