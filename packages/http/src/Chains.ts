@@ -14,7 +14,7 @@ import {
 import { ChainGateway, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import type * as HostConfig from "./Config.ts"
+import type * as HostConfig from "./HostConfig.ts"
 import { HostError } from "./HostError.ts"
 import * as SandboxChain from "./sandbox/SandboxChain.ts"
 
