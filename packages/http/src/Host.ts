@@ -16,7 +16,7 @@ import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as Chains from "./Chains.ts"
-import * as HostConfig from "./Config.ts"
+import * as HostConfig from "./HostConfig.ts"
 import { HostError } from "./HostError.ts"
 import * as DemoPartner from "./DemoPartner.ts"
 import * as RateLimitShares from "./server/RateLimitShares.ts"
@@ -92,7 +92,7 @@ const rateLimitShares = (settings: HostConfig.Settings) =>
 
 /**
  * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the
- * job over (default one minute). Read here, not in `Config.ts`, for the worker command only.
+ * job over (default one minute). Read here, not in `HostConfig.ts`, for the worker command only.
  */
 const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RATELOCK_WORKER_LEASE_MS").pipe(
   Config.map(Duration.millis),

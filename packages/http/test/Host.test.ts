@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { Requests } from "../../testkit/src/index.ts"
-import * as HostConfig from "../src/Config.ts"
+import * as HostConfig from "../src/HostConfig.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import {
   baseUrlOf,

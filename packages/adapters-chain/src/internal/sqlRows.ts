@@ -24,7 +24,7 @@ export interface TransferRow {
 
 export interface BroadcastRow {
   readonly block_number: BigintColumn
-  readonly failure: string | null
+  readonly failure: ChainGateway.FailureReason | null
   readonly confirmed_at: Date
 }
 

@@ -10,7 +10,7 @@ import { Effect, Schema } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
-import { bodyOf, isWireError, statusByTag, type WireError } from "./HttpErrors.ts"
+import { bodyOf, isWireError, statusOf, type WireError } from "./HttpErrors.ts"
 
 /**
  * A core program's outcome as a replayable answer: its success encoded with `schema` at `status`,
@@ -28,7 +28,7 @@ export const render = <S extends Schema.Top & { readonly EncodingServices: never
     Effect.map((json) => ({ status, body: JSON.stringify(json) })),
     Effect.catch((error) =>
       isWireError(error)
-        ? Effect.succeed({ status: statusByTag[error._tag], body: JSON.stringify(bodyOf(error)) })
+        ? Effect.succeed({ status: statusOf(error), body: JSON.stringify(bodyOf(error)) })
         : Effect.fail(error)
     )
   ) as Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R>
