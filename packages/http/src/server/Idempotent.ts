@@ -10,6 +10,7 @@ import { Effect, Schema } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
+import { type AuthenticatedPartner, CurrentPartner } from "../api/Security.ts"
 import { bodyOf, isWireError, statusOf, type WireError } from "./HttpErrors.ts"
 
 /**
@@ -78,3 +79,30 @@ export const respond = Effect.fnUntraced(function* <E, R>(
   )
   return toResponse(outcome.response, outcome.replayed)
 })
+
+/** What a POST handler is called with that an idempotent answer needs. */
+export interface Call {
+  readonly headers: { readonly "idempotency-key"?: string | undefined }
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly endpoint: { readonly path: string }
+  readonly params?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * A POST of the authenticated partner, answered once per key: `program`'s outcome for the partner,
+ * rendered with `schema` at `status`.
+ */
+export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+  call: Call,
+  schema: S,
+  status: number,
+  program: (partner: AuthenticatedPartner) => Effect.Effect<S["Type"], E, R>
+) =>
+  Effect.flatMap(CurrentPartner, (partner) =>
+    respond(
+      partner,
+      call.headers["idempotency-key"],
+      { request: call.request, route: routeOf(call.endpoint.path, call.params) },
+      render(schema, status, program(partner))
+    )
+  )
