@@ -19,6 +19,7 @@
  *
  * Run: `pnpm bench:restart [--restarts 10] [--quotes 5]` (no PostgreSQL needed).
  */
+import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -26,7 +27,6 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { Requests } from "../../testkit/src/index.ts"
 import { cpuOf } from "./cpu.ts"
 import { percentile } from "./webhooks.ts"
 

@@ -11,9 +11,9 @@
  * delivered (repeats only under one `event_id`), and the ledger summing to zero. Once with
  * SIGKILL, once with SIGTERM (graceful) restarts.
  */
+import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
-import { Requests } from "../../testkit/src/index.ts"
 import { check } from "./support/cluster/guarantees.ts"
 import { type Receiver, startReceiver } from "./support/cluster/receiver.ts"
 import { openEmbedded } from "./support/crash/embeddedDatabase.ts"

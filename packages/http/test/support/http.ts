@@ -2,8 +2,8 @@
  * Plain HTTP calls for the end-to-end tests (global `fetch`, real sockets, or the `fetch` of the
  * API in process: `inProcess.ts`), and valid request bodies to vary.
  */
+import { Requests } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
-import { Requests } from "../../../testkit/src/index.ts"
 import type { Key } from "./server.ts"
 
 export interface Reply {
