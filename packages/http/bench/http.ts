@@ -28,7 +28,7 @@
  * `BENCH_ROUTE=health`, `me` or `quotes` one route, e.g. under `--cpu-prof`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
 import { IdGenerator, MarketData, PartnerRepo, Requests } from "@ratelock/core"
