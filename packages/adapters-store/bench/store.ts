@@ -24,7 +24,7 @@ import * as R from "./report.ts"
 import * as Server from "./server.ts"
 import * as S from "./support.ts"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = Postgres.benchDatabaseUrl
 const poolSize = 16
 const writerCounts = [1, 16] as const
 const warmupMs = 1_000

@@ -46,7 +46,7 @@ import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
 import * as Server from "../src/server/Server.ts"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = Postgres.benchDatabaseUrl
 const poolSize = 10
 const connections = 10
 const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)

@@ -11,6 +11,9 @@ import { SqlClient } from "effect/sql"
 /** The server the Postgres suites run on; unset, they are skipped. */
 export const databaseUrl: string | undefined = process.env.DATABASE_URL
 
+/** The server the benchmarks run on: `DATABASE_URL`, or this machine's. */
+export const benchDatabaseUrl: string = databaseUrl ?? "postgres://postgres@127.0.0.1:5432/test"
+
 /** `url` with its database replaced by `database` (same server, same credentials). */
 export const withDatabase = (url: string, database: string): string => {
   const u = new URL(url)
