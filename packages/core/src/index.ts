@@ -20,6 +20,7 @@ export * as Partner from "./Partner.ts"
 export * as Quote from "./Quote.ts"
 export * as QuoteRequest from "./QuoteRequest.ts"
 export * as RequestDecoding from "./RequestDecoding.ts"
+export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
 // Pricing and settlement

@@ -2,9 +2,10 @@
  * The whole server on a real socket for end-to-end tests: `Server.layer` on an ephemeral port,
  * over the embedded Postgres (PGlite in memory) or the memory store, on the simulated chain. Two
  * partners are seeded with keys in both environments (and one revoked key) through `PartnerRepo`.
- * Tests that need neither a socket nor real time use the testkit's in-memory Ratelock instead
- * (`inProcess.ts`); the memory store here serves the concurrency suite, which runs the same
- * requests over sockets against every store.
+ * The memory store here serves the concurrency suite, which runs the same requests over sockets
+ * against every store, and tests that need only a store (or one whose readiness they replace).
+ * Tests on the test clock, without a socket, run on the testkit's in-memory Ratelock, in the
+ * testkit's own tests (it depends on this package, so this package's tests cannot import it).
  *
  * The layer also exposes the ports, so a test can run core's worker programs (funding, payouts)
  * against the same store the server uses.
