@@ -13,8 +13,8 @@ import { Effect, type Layer } from "effect"
 import type { Address, Hash } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../src/EvmGateway.ts"
-import { Anvil, testMnemonic } from "../test/support/anvil.ts"
-import * as Erc20 from "../test/support/erc20.ts"
+import { Anvil, testMnemonic } from "@ratelock/test-support/Anvil"
+import * as Erc20 from "@ratelock/test-support/Erc20"
 import { depth, EvmFixture, fixture, funderIndex } from "../test/support/evmTestChain.ts"
 
 const rail: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }

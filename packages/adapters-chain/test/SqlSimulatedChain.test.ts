@@ -8,13 +8,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgliteClient } from "@ratelock/adapters-store"
 import { type ChainGateway, Money } from "@ratelock/core"
+import * as Postgres from "@ratelock/test-support/Postgres"
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import * as SimulatedChain from "../src/SimulatedChain.ts"
 import * as SqlSimulatedChain from "../src/SqlSimulatedChain.ts"
 import { freshIndex, freshPayoutId, rail, suite } from "./ChainContract.ts"
-import { client, databaseUrl, freshDatabase, freshDatabaseUrl } from "./support/postgres.ts"
 
 const amount = Money.unsafe
 
@@ -120,16 +120,21 @@ describe("SqlSimulatedChain", () => {
   )
 })
 
-describe.skipIf(databaseUrl === undefined)("SqlSimulatedChain on Postgres", () => {
-  suite("SqlSimulatedChain (Postgres)", SqlSimulatedChain.layer.pipe(Layer.provide(freshDatabase(databaseUrl!))))
+describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgres", () => {
+  suite(
+    "SqlSimulatedChain (Postgres)",
+    SqlSimulatedChain.layer.pipe(
+      Layer.provide(Postgres.layerFresh(Postgres.databaseUrl!, { prefix: "ratelock_sim_test" }))
+    )
+  )
 
   /** `n` processes' worth of chains on one fresh database, each with its own connections. */
   const processes = (n: number) =>
     Effect.gen(function* () {
-      const url = yield* freshDatabaseUrl(databaseUrl!)
+      const { url } = yield* Postgres.fresh(Postgres.databaseUrl!, { prefix: "ratelock_sim_test" })
       const contexts = yield* Effect.all(
         Array.from({ length: n }, () =>
-          Layer.build(SqlSimulatedChain.layer.pipe(Layer.provideMerge(client(url)))).pipe(Effect.orDie)
+          Layer.build(SqlSimulatedChain.layer.pipe(Layer.provideMerge(Postgres.client(url)))).pipe(Effect.orDie)
         ),
         { concurrency: "unbounded" }
       )

@@ -2,39 +2,16 @@
  * The Postgres server side of the store benchmark (`bench/store.ts`): a fresh database, and the
  * real `pgbench` with an insert-only script against it.
  */
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted, type Scope } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 
-const withDatabase = (url: string, database: string): string => {
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  return u.toString()
-}
-
 /** Creates `ratelock_bench_<random>` on the server of `url`; it is dropped when the scope closes. */
-export const freshDatabase = (
-  url: string
-): Effect.Effect<{ readonly name: string; readonly url: string }, SqlError.SqlError, Scope.Scope> => {
-  const name = `ratelock_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = (statement: string) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
-    )
-  return Effect.acquireRelease(
-    Effect.as(admin(`CREATE DATABASE ${name}`), { name, url: withDatabase(url, name) }),
-    () =>
-      admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(
-        Effect.tap(() => Effect.sync(() => console.log(`  · dropped database ${name}`))),
-        Effect.catch((e) => Effect.sync(() => console.error(`could not drop database ${name}: ${e.message}`)))
-      )
-  )
-}
+export const freshDatabase = (url: string) => Postgres.fresh(url, { prefix: "ratelock_bench", report: true })
 
 /** The reference statement; `bench_insert` is created by the benchmark in each database. */
 export const insertStatement =

@@ -12,8 +12,8 @@
  * Node ≥ 24). `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`.
  */
 import { ContractRepo, type Cursor, IdempotencyRepo, type Partner, QuoteRepo } from "@ratelock/core"
-import { PgClient } from "@effect/sql-pg"
-import { Cause, DateTime, Effect, Exit, Layer, Redacted } from "effect"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { Cause, DateTime, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { cpus } from "node:os"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
@@ -24,7 +24,7 @@ import * as R from "./report.ts"
 import * as Server from "./server.ts"
 import * as S from "./support.ts"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = Postgres.benchDatabaseUrl
 const poolSize = 16
 const writerCounts = [1, 16] as const
 const warmupMs = 1_000
@@ -217,7 +217,7 @@ const postgres = Effect.gen(function* () {
   const db = yield* Server.freshDatabase(databaseUrl)
   const pgbench = yield* Server.pgbench(db.url, measureMs / 1000)
   console.log(`\nPostgres: fresh database ${db.name} on ${new URL(databaseUrl).host}, pool ${poolSize}`)
-  const client = PgClient.layer({ url: Redacted.make(db.url), maxConnections: poolSize })
+  const client = Postgres.client(db.url, poolSize)
   const result = yield* backend("Postgres", pgbench).pipe(
     Effect.provide(PgStore.layer.pipe(Layer.provideMerge(client)))
   )

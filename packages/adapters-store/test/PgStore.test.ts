@@ -19,8 +19,9 @@ import {
   type Quote,
   QuoteRepo
 } from "@ratelock/core"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { PgMigrator } from "@effect/sql-pg"
+import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
@@ -31,7 +32,6 @@ import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
 import { suite } from "./StoreContract.ts"
 import * as R from "./support/records.ts"
-import { databaseUrl, freshDatabase } from "./support/postgres.ts"
 
 // ---------------------------------------------------------------------------------------------
 // fixtures
@@ -764,39 +764,30 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
   })
 }
 
-const onPostgres = () => PgStore.layer.pipe(Layer.provide(freshDatabase(databaseUrl!)))
+const onPostgres = () => PgStore.layer.pipe(Layer.provide(Postgres.layerFresh(Postgres.databaseUrl!)))
 const onPglite = () => EmbeddedStore.layer()
 
-describe.skipIf(databaseUrl === undefined)("PgStore on Postgres", () => {
+describe.skipIf(Postgres.databaseUrl === undefined)("PgStore on Postgres", () => {
   suite("store contract (Postgres)", onPostgres())
   focused("postgres", onPostgres)
 
   it.live(
     "layerConfig connects to DATABASE_URL and migrates it",
-    () => {
-      const name = `ratelock_config_${uuid().replaceAll("-", "")}`
-      const admin = PgClient.layer({ url: Redacted.make(databaseUrl!), maxConnections: 1 })
-      const run = (statement: string) =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin), Effect.orDie)
-      const url = new URL(databaseUrl!)
-      url.pathname = `/${name}`
-      const env = ConfigProvider.fromEnvRecord({ DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: "2" })
-      const store = PgStore.layerConfig.pipe(Layer.provide(ConfigProvider.layer(env)))
-      return Effect.acquireUseRelease(
-        run(`CREATE DATABASE ${name}`),
-        () =>
-          Effect.gen(function* () {
-            const partner = { id: uuid(), name: "Config", createdAt: t0 }
-            yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner)
-            assert.isTrue(Option.isSome(yield* (yield* PartnerRepo.PartnerRepo).findPartner(partner.id)))
-            const sql = yield* SqlClient.SqlClient
-            const tables = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
-              WHERE table_schema = 'public' AND table_name = 'contracts'`
-            assert.strictEqual(tables[0]?.n, 1)
-          }).pipe(Effect.provide(store)),
-        () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      )
-    },
+    () =>
+      Effect.gen(function* () {
+        const db = yield* Postgres.fresh(Postgres.databaseUrl!, { prefix: "ratelock_config" })
+        const env = ConfigProvider.fromEnvRecord({ DATABASE_URL: db.url, DATABASE_POOL_SIZE: "2" })
+        const store = PgStore.layerConfig.pipe(Layer.provide(ConfigProvider.layer(env)))
+        yield* Effect.gen(function* () {
+          const partner = { id: uuid(), name: "Config", createdAt: t0 }
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner)
+          assert.isTrue(Option.isSome(yield* (yield* PartnerRepo.PartnerRepo).findPartner(partner.id)))
+          const sql = yield* SqlClient.SqlClient
+          const tables = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.tables
+            WHERE table_schema = 'public' AND table_name = 'contracts'`
+          assert.strictEqual(tables[0]?.n, 1)
+        }).pipe(Effect.provide(store))
+      }).pipe(Effect.scoped),
     60_000
   )
 })

@@ -12,6 +12,30 @@ export const ValidationIssue = Schema.Struct({
 })
 export type ValidationIssue = typeof ValidationIssue.Type
 
+/**
+ * The `type` a failed check of ours reports in a 422 item (api-decisions.md's familiar names),
+ * written on the check itself with {@link issueType}: the host reads it from the failing check.
+ * A check without one is named by what Effect says of it (its length or bounds), else
+ * `string_pattern_mismatch` or `value_error`.
+ */
+export type CheckIssueType =
+  | "datetime_parsing"
+  | "decimal_parsing"
+  | "int_parsing"
+  | "greater_than"
+  | "greater_than_equal"
+
+const issueTypeKey = "ratelock/issueType"
+
+/** Annotations of a check naming the 422 `type` its failure reports. */
+export const issueType = (type: CheckIssueType): Schema.Annotations.Filter => ({ [issueTypeKey]: type })
+
+/** The 422 `type` a check's annotations name, if they name one. */
+export const issueTypeOf = (annotations: Schema.Annotations.Filter | undefined): string | undefined => {
+  const type = annotations?.[issueTypeKey]
+  return typeof type === "string" ? type : undefined
+}
+
 /** The body of every error response: `error: {code, message}`, plus `detail` on 422. */
 export const ErrorBody = Schema.Struct({
   error: Schema.Struct({ code: Schema.String, message: Schema.String }),

@@ -10,7 +10,7 @@ import { type ContractRecord, type ContractStatus, type HistoryEntry, isAwaiting
 import { includes } from "./Corridor.ts"
 import type { ContractExercised, FundsInRoute } from "./InboundEvent.ts"
 import * as Money from "./Money.ts"
-import type { OutboundEventDraft } from "./OutboundEvent.ts"
+import type { OutboundEventDraft, PayoutFailureCode } from "./OutboundEvent.ts"
 import { fiatOf } from "./Rail.ts"
 
 /** What can happen to a contract. */
@@ -38,7 +38,7 @@ export type Command =
   | {
       readonly _tag: "PayoutFailed"
       readonly amount: Money.Decimal
-      readonly failureCode: string
+      readonly failureCode: PayoutFailureCode
       readonly failureMessage: string
       readonly nextRetryAt: DateTime.Utc | null
       readonly at: DateTime.Utc

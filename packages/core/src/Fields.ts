@@ -7,6 +7,7 @@
  * flag, without which Effect cannot export them (JSON Schema patterns are Unicode regexes).
  */
 import { Schema } from "effect"
+import { issueType } from "./ApiError.ts"
 
 /** A UUID; its check writes `pattern` and `format: uuid`. */
 export const Uuid = Schema.String.check(Schema.isUUID())
@@ -26,11 +27,15 @@ const isRealDateTime = (s: string): boolean => {
 
 /** An ISO-8601 date-time on the wire, a `DateTime.Utc` in the program; encoded as UTC with `Z`. */
 export const Datetime = Schema.String.check(
-  Schema.isPattern(rfc3339, { expected: "an ISO-8601 date-time with a zone, such as 2026-11-21T10:00:00Z" }),
+  Schema.isPattern(rfc3339, {
+    expected: "an ISO-8601 date-time with a zone, such as 2026-11-21T10:00:00Z",
+    ...issueType("datetime_parsing")
+  }),
   // only judged once the shape is right, so a malformed string reports one issue, not two;
   // JSON Schema's `date-time` format is this calendar rule
   Schema.makeFilter((s: string) => !rfc3339.test(s) || isRealDateTime(s) || "not a real calendar date and time", {
-    toJsonSchema: () => ({ format: "date-time" })
+    toJsonSchema: () => ({ format: "date-time" }),
+    ...issueType("datetime_parsing")
   })
 ).pipe(Schema.decodeTo(Schema.DateTimeUtcFromString))
 

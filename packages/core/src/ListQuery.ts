@@ -2,16 +2,16 @@
  * Query strings of the list endpoints. Values arrive as strings; `limit` is decoded to an integer.
  */
 import { Schema } from "effect"
+import { issueType } from "./ApiError.ts"
 import { ContractStatus } from "./Contract.ts"
 import { BoundedString, defaultPageLimit, isCharacters, PageLimit, Uuid } from "./Fields.ts"
 import { QuoteStatus } from "./Quote.ts"
 import { EventDirection } from "./WebhookEventRecord.ts"
 
 /** Plain decimal digits only: no `0x10`, `1e1`, `+5` or spaces that JavaScript's number parsing would accept. */
-const Limit = Schema.String.check(Schema.isPattern(/^[0-9]{1,3}$/u, { expected: "an integer from 1 to 100" })).pipe(
-  Schema.decodeTo(Schema.NumberFromString),
-  Schema.decodeTo(PageLimit.annotate({ default: defaultPageLimit }))
-)
+const Limit = Schema.String.check(
+  Schema.isPattern(/^[0-9]{1,3}$/u, { expected: "an integer from 1 to 100", ...issueType("int_parsing") })
+).pipe(Schema.decodeTo(Schema.NumberFromString), Schema.decodeTo(PageLimit.annotate({ default: defaultPageLimit })))
 const Cursor = Schema.String.check(isCharacters(1, 512)).annotate({
   description: "The next_cursor of the previous page, as it was given"
 })

@@ -5,6 +5,7 @@
  * float64 model output (an option value, a forward) becomes a decimal.
  */
 import { BigDecimal, Option, Schema, type SchemaAST, SchemaTransformation } from "effect"
+import { issueType } from "./ApiError.ts"
 
 export type Decimal = BigDecimal.BigDecimal
 
@@ -93,7 +94,10 @@ export const roundDownSignificant = (value: Decimal, significant: number): Decim
   return roundDown(value, significant - magnitude)
 }
 
-const isDecimal = Schema.isPattern(decimalPattern, { expected: 'a decimal string such as "5.4424"' })
+const isDecimal = Schema.isPattern(decimalPattern, {
+  expected: 'a decimal string such as "5.4424"',
+  ...issueType("decimal_parsing")
+})
 
 /**
  * A decimal string on the wire (`"5.4424"`), a `BigDecimal` in the program. Encoding keeps the
@@ -122,8 +126,11 @@ export const positivePattern = /^(?![0.]+$)[0-9]+([.][0-9]+)?$/u
 export const nonNegativePattern = /^(-(?=[0.]+$))?[0-9]+([.][0-9]+)?$/u
 
 export const PositiveDecimalString = decimalString(
-  Schema.isPattern(positivePattern, { expected: "a decimal string greater than 0" })
+  Schema.isPattern(positivePattern, { expected: "a decimal string greater than 0", ...issueType("greater_than") })
 )
 export const NonNegativeDecimalString = decimalString(
-  Schema.isPattern(nonNegativePattern, { expected: "a decimal string of 0 or more" })
+  Schema.isPattern(nonNegativePattern, {
+    expected: "a decimal string of 0 or more",
+    ...issueType("greater_than_equal")
+  })
 )

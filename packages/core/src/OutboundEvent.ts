@@ -5,7 +5,8 @@
  * `sequence` (1, 2, 3 … per contract) is an addition of api-decisions.md so a receiver can order
  * deliveries and detect gaps.
  */
-import { Schema } from "effect"
+import { Record, Schema } from "effect"
+import { failureReasons } from "./ChainGateway.ts"
 import { Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
 import { Chain, FundsCurrency, SettlementCurrency } from "./Rail.ts"
@@ -16,6 +17,19 @@ import { ContractType } from "./QuoteRequest.ts"
  * on a BRL corridor (api-decisions.md), a value beyond the spec's settlement enumeration.
  */
 const PayoutCurrency = FundsCurrency
+
+/**
+ * Why a payout attempt failed, with what each code means: the chain's reasons
+ * (`ChainGateway.failureReasons`) and the one core adds.
+ */
+export const payoutFailureCodes = {
+  ...failureReasons,
+  no_conversion_rate: "No market rate to convert the delta into the payout currency."
+} as const
+
+/** A payout's `failure_code`: a key of {@link payoutFailureCodes}. */
+export const PayoutFailureCode = Schema.Literals(Record.keys(payoutFailureCodes))
+export type PayoutFailureCode = typeof PayoutFailureCode.Type
 
 const common = {
   event_id: Schema.String,
@@ -73,7 +87,7 @@ export const PayoutFailed = Schema.Struct({
   ...common,
   payout: Schema.Struct({
     status: Schema.Literal("failed"),
-    failure_code: Schema.String,
+    failure_code: PayoutFailureCode,
     failure_message: Schema.String,
     will_retry: Schema.Boolean,
     next_retry_at: Schema.NullOr(Datetime),

@@ -19,6 +19,7 @@ import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
 import { MarketData } from "./MarketData.ts"
 import * as Money from "./Money.ts"
+import type { PayoutFailureCode } from "./OutboundEvent.ts"
 import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "./Rail.ts"
 import * as Settlement from "./Settlement.ts"
@@ -61,7 +62,7 @@ const conversionOf = Effect.fnUntraced(function* (contract: ContractRecord) {
  */
 const recordFailure = Effect.fnUntraced(function* (
   payout: PayoutRecord,
-  code: string,
+  code: PayoutFailureCode,
   message: string,
   expected: PayoutRecord = payout
 ) {

@@ -20,6 +20,7 @@ export * as Partner from "./Partner.ts"
 export * as Quote from "./Quote.ts"
 export * as QuoteRequest from "./QuoteRequest.ts"
 export * as RequestDecoding from "./RequestDecoding.ts"
+export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
 // Pricing and settlement
@@ -38,6 +39,7 @@ export * as Ledger from "./Ledger.ts"
 
 // Signing, idempotency and pagination
 export * as Cursor from "./Cursor.ts"
+export * as ApiKeySecret from "./ApiKeySecret.ts"
 export * as IdempotencyFingerprint from "./IdempotencyFingerprint.ts"
 export * as WebhookSignature from "./WebhookSignature.ts"
 
@@ -55,6 +57,7 @@ export * as QuoteRepo from "./QuoteRepo.ts"
 export * as WebhookInboxRepo from "./WebhookInboxRepo.ts"
 export * as StoreError from "./StoreError.ts"
 export * as WebhookTransport from "./WebhookTransport.ts"
+export * as WebhookUrlCheck from "./WebhookUrlCheck.ts"
 
 // Lifecycle programs
 export * as Contracts from "./Contracts.ts"
@@ -63,7 +66,10 @@ export * as Expiry from "./Expiry.ts"
 export * as Funding from "./Funding.ts"
 export * as Idempotency from "./Idempotency.ts"
 export * as Inbound from "./Inbound.ts"
+export * as Partners from "./Partners.ts"
 export * as Payouts from "./Payouts.ts"
 export * as Quotes from "./Quotes.ts"
+export * as SandboxRules from "./SandboxRules.ts"
 export * as WebhookEvents from "./WebhookEvents.ts"
 export * as WebhookInbox from "./WebhookInbox.ts"
+export * as WorkerPasses from "./WorkerPasses.ts"

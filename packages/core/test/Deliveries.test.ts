@@ -1,20 +1,23 @@
 /**
- * Outbound delivery against in-test fakes: the retry schedule under TestClock, recorded attempts,
- * the signed body, and per-contract order.
+ * Outbound delivery on adapters-store's memory store (the outbox its store contract suite verifies:
+ * leased claims, one contract's events in order) and an in-test receiver: the retry schedule under
+ * TestClock, recorded attempts, the signed body, and per-contract order.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
+import { MemoryStore } from "@ratelock/adapters-store"
 import {
+  ContractRepo,
   Deliveries,
-  type EventRepo,
-  type Partner,
+  EventRepo,
   PartnerRepo,
+  QuoteRepo,
   WebhookSignature,
   WebhookTransport
 } from "@ratelock/core"
 import { Webhook } from "standardwebhooks"
-import { MemoryStore } from "./fakes/MemoryStore.ts"
+import * as Fixtures from "./fixtures/contract.ts"
 
 const start = Date.parse("2026-11-23T12:00:00Z")
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -39,21 +42,25 @@ const receiver = (statuses: Array<number>) => {
   return { received, layer: Layer.succeed(WebhookTransport.WebhookTransport, transport) }
 }
 
-const partners = Layer.succeed(
-  PartnerRepo.PartnerRepo,
-  PartnerRepo.PartnerRepo.of({
-    findWebhookEndpoint: (scope: Partner.PartnerScope) =>
-      Effect.succeed(
-        scope.partnerId === partnerId
-          ? Option.some({
-              ...scope,
-              url: "https://hooks.example.com/ratelock",
-              secrets: [{ secret, validUntil: null }]
-            })
-          : Option.none()
-      )
-  } as unknown as PartnerRepo.PartnerRepoShape)
-)
+/** The memory store with the partner and its sandbox webhook endpoint (other partners have none). */
+const store = Layer.effectDiscard(
+  Effect.flatMap(PartnerRepo.PartnerRepo, (partners) =>
+    partners.insertPartner(
+      { id: partnerId, name: "Acme Pay", createdAt: DateTime.makeUnsafe(start) },
+      {
+        apiKeys: [],
+        webhookEndpoints: [
+          {
+            partnerId,
+            environment: "sandbox",
+            url: "https://hooks.example.com/ratelock",
+            secrets: [{ secret, validUntil: null }]
+          }
+        ]
+      }
+    )
+  ).pipe(Effect.orDie)
+).pipe(Layer.provideMerge(MemoryStore.layerMemory))
 
 let ids = 0
 const outgoing = (contractId: string, sequence: number, createdAt: number): EventRepo.OutgoingEvent => ({
@@ -79,38 +86,83 @@ const outgoing = (contractId: string, sequence: number, createdAt: number): Even
   lastBody: null
 })
 
+/** A new contract (and its quote) of the event's partner, for its events. */
+const contractFor = Effect.fnUntraced(function* (event: EventRepo.OutgoingEvent) {
+  const contract = Fixtures.option({
+    id: event.contractId,
+    quoteId: `quote-${event.contractId}`,
+    partnerId: event.partnerId,
+    environment: event.environment
+  })
+  yield* (yield* QuoteRepo.QuoteRepo).insert(Fixtures.quoteOf(contract))
+  yield* (yield* ContractRepo.ContractRepo).insert(contract)
+  return contract
+})
+
+/** Puts events in the outbox as transitions do: each in a commit of its contract (made on first use). */
+const enqueue = (...events: ReadonlyArray<EventRepo.OutgoingEvent>) =>
+  Effect.gen(function* () {
+    const contracts = yield* ContractRepo.ContractRepo
+    for (const event of events) {
+      const found = yield* contracts.findById(event.contractId)
+      const contract = Option.isSome(found) ? found.value : yield* contractFor(event)
+      yield* contracts.commit({
+        contract: {
+          ...contract,
+          eventSequence: event.sequence,
+          history: [
+            ...contract.history,
+            { status: contract.status, at: event.createdAt, cause: `emits ${event.eventId}` }
+          ],
+          updatedAt: event.createdAt
+        },
+        expectedVersion: ContractRepo.version(contract),
+        outgoing: event,
+        incoming: null,
+        transfer: null,
+        ledger: []
+      })
+    }
+  }).pipe(Effect.orDie)
+
+/** The event as stored now. */
+const recorded = (event: EventRepo.OutgoingEvent) =>
+  EventRepo.EventRepo.use((repo) => repo.findOutgoing(event, event.id)).pipe(
+    Effect.map(Option.getOrThrow),
+    Effect.orDie
+  )
+
 const setup = (statuses: Array<number>) => {
-  const store = new MemoryStore()
   const rx = receiver(statuses)
-  return { store, rx, layer: Layer.mergeAll(store.layer(), rx.layer, partners, WebhookSignature.layerWebCrypto) }
+  return { rx, layer: Layer.mergeAll(store, rx.layer, WebhookSignature.layerWebCrypto) }
 }
 
 describe("Deliveries", () => {
   it.effect("signs the body (event_type first, delivered_at per attempt) for both signature schemes", () => {
-    const { store, rx, layer } = setup([])
+    const { rx, layer } = setup([])
     return Effect.gen(function* () {
       const now = Date.now() // standardwebhooks checks the timestamp against the real clock
       yield* TestClock.setTime(now)
       const event = outgoing("c-1", 1, now)
-      store.outgoing.set(event.id, event)
+      yield* enqueue(event)
       assert.strictEqual(yield* Deliveries.deliverDue(), 1)
       const [got] = rx.received
       assert.isTrue(got!.body.startsWith(`{"event_type":"funds_received","event_id":"evt-c-1-1","delivered_at":"`))
       new Webhook(secret).verify(got!.body, got!.headers) // throws if the signature is wrong
       yield* WebhookSignature.verifyPartnerSignature(got!.body, got!.headers["x-partner-signature"]!, secret)
-      const recorded = store.outgoing.get(event.id)!
-      assert.strictEqual(recorded.status, "delivered")
-      assert.strictEqual(recorded.attempts, 1)
-      assert.strictEqual(recorded.lastBody, got!.body)
+      const stored = yield* recorded(event)
+      assert.strictEqual(stored.status, "delivered")
+      assert.strictEqual(stored.attempts, 1)
+      assert.strictEqual(stored.lastBody, got!.body)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("retries at 30 s, 2 min, 10 min, 1 h, 4 h, 12 h (± 10 %), then fails; nothing after 24 h", () => {
-    const { store, rx, layer } = setup(Array(20).fill(500))
+    const { rx, layer } = setup(Array(20).fill(500))
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const event = outgoing("c-2", 1, start)
-      store.outgoing.set(event.id, event)
+      yield* enqueue(event)
       for (let i = 0; i < 40; i++) {
         yield* Deliveries.deliverDue()
         yield* TestClock.adjust("5 minutes")
@@ -127,10 +179,10 @@ describe("Deliveries", () => {
         const step = expected[i]! <= 600 ? 300 : 3600
         assert.isTrue(gap >= expected[i]! * 0.9 && gap <= expected[i]! * 1.1 + step, `gap ${i}: ${gap}`)
       })
-      const recorded = store.outgoing.get(event.id)!
-      assert.strictEqual(recorded.status, "failed")
-      assert.strictEqual(recorded.attempts, 7)
-      assert.strictEqual(recorded.lastError, "HTTP 500")
+      const stored = yield* recorded(event)
+      assert.strictEqual(stored.status, "failed")
+      assert.strictEqual(stored.attempts, 7)
+      assert.strictEqual(stored.lastError, "HTTP 500")
       assert.isTrue(rx.received.at(-1)!.at - start <= 24 * 3600 * 1000)
     }).pipe(Effect.provide(layer))
   })
@@ -138,13 +190,12 @@ describe("Deliveries", () => {
   it.effect(
     "a receiver answering 500 twice then 200 gets it on the third attempt; later events wait their turn",
     () => {
-      const { store, rx, layer } = setup([500, 500])
+      const { rx, layer } = setup([500, 500])
       return Effect.gen(function* () {
         yield* TestClock.setTime(start)
         const first = outgoing("c-3", 1, start)
         const second = outgoing("c-3", 2, start + 1)
-        store.outgoing.set(first.id, first)
-        store.outgoing.set(second.id, second)
+        yield* enqueue(first, second)
         for (let i = 0; i < 12; i++) {
           yield* Deliveries.deliverDue()
           yield* TestClock.adjust("1 minute")
@@ -153,15 +204,14 @@ describe("Deliveries", () => {
           rx.received.map((r) => JSON.parse(r.body).sequence),
           [1, 1, 1, 2]
         )
-        assert.strictEqual(store.outgoing.get(first.id)!.status, "delivered")
-        assert.strictEqual(store.outgoing.get(first.id)!.attempts, 3)
-        assert.strictEqual(store.outgoing.get(second.id)!.status, "delivered")
+        assert.strictEqual((yield* recorded(first)).status, "delivered")
+        assert.strictEqual((yield* recorded(first)).attempts, 3)
+        assert.strictEqual((yield* recorded(second)).status, "delivered")
       }).pipe(Effect.provide(layer))
     }
   )
 
   it.effect("a receiver down for 6 hours gets everything afterwards, each contract in sequence order", () => {
-    const store = new MemoryStore()
     const received: Array<{ readonly at: number; readonly body: string }> = []
     const downUntil = start + 6 * 3600 * 1000
     const transport = WebhookTransport.WebhookTransport.of({
@@ -173,9 +223,8 @@ describe("Deliveries", () => {
         })
     })
     const layer = Layer.mergeAll(
-      store.layer(),
+      store,
       Layer.succeed(WebhookTransport.WebhookTransport, transport),
-      partners,
       WebhookSignature.layerWebCrypto
     )
     return Effect.gen(function* () {
@@ -183,7 +232,7 @@ describe("Deliveries", () => {
       for (const contract of ["c-a", "c-b", "c-c"]) {
         for (let sequence = 1; sequence <= 3; sequence++) {
           const event = outgoing(contract, sequence, start + sequence * 1000)
-          store.outgoing.set(event.id, event)
+          yield* enqueue(event)
         }
       }
       for (let i = 0; i < 24 * 12; i++) {
@@ -199,20 +248,24 @@ describe("Deliveries", () => {
           [1, 2, 3]
         )
       }
-      assert.isTrue([...store.outgoing.values()].every((e) => e.status === "delivered"))
+      const views = yield* EventRepo.EventRepo.use((repo) =>
+        repo.list({ partnerId, environment: "sandbox" }, { direction: "outgoing", limit: 100 })
+      ).pipe(Effect.orDie)
+      const events = views.flatMap((view) => (view._tag === "outgoing" ? [view.event] : []))
+      assert.isTrue(events.every((e) => e.status === "delivered"))
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("without a webhook URL the attempt is recorded as failed and retried", () => {
-    const { store, layer } = setup([])
+    const { layer } = setup([])
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const event = { ...outgoing("c-4", 1, start), partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0009" }
-      store.outgoing.set(event.id, event)
+      yield* enqueue(event)
       yield* Deliveries.deliverDue()
-      const recorded = store.outgoing.get(event.id)!
-      assert.strictEqual(recorded.status, "retrying")
-      assert.strictEqual(recorded.lastError, "no webhook URL configured")
+      const stored = yield* recorded(event)
+      assert.strictEqual(stored.status, "retrying")
+      assert.strictEqual(stored.lastError, "no webhook URL configured")
     }).pipe(Effect.provide(layer))
   })
 })

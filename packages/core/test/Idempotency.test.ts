@@ -2,18 +2,18 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { Digest } from "effect/crypto"
 import { TestClock } from "effect/testing"
+import { MemoryStore } from "@ratelock/adapters-store"
 import { Idempotency, type Partner } from "@ratelock/core"
-import { MemoryStore } from "./fakes/MemoryStore.ts"
 
 const scope: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0001", environment: "sandbox" }
 const other: Partner.PartnerScope = { ...scope, environment: "production" }
 const quote = { method: "POST", route: "/api/v1/fx/quotes", body: { a: 1, b: [1, 2] } }
 
+// adapters-store's memory store: the idempotency keys its store contract suite verifies
 const setup = () => {
-  const store = new MemoryStore()
   let runs = 0
   const handler = Effect.sync(() => ({ status: 201, body: `{"run":${++runs}}` }))
-  return { layer: Layer.merge(store.layer(), Digest.layerWebCrypto), handler, runs: () => runs }
+  return { layer: Layer.merge(MemoryStore.layerMemory, Digest.layerWebCrypto), handler, runs: () => runs }
 }
 
 describe("Idempotency.run", () => {

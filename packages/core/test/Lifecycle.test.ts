@@ -1,14 +1,18 @@
 /**
- * The lifecycle programs end to end against in-test fakes of the ports: quote → contract →
- * funding → exercise → payout → settlement, and every typed refusal on the way.
+ * The lifecycle programs end to end on adapters-store's memory store (the one its store contract
+ * suite verifies: leased claims, compare-and-set commits) and an in-test fake chain: quote →
+ * contract → funding → exercise → payout → settlement, and every typed refusal on the way. What a
+ * test checks in the store it reads through the ports, as the workers do.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
+import { MemoryStore } from "@ratelock/adapters-store"
 import {
   ChainGateway,
   ContractRepo,
   Contracts,
+  EventRepo,
   Expiry,
   Funding,
   IdGenerator,
@@ -18,6 +22,7 @@ import {
   Money,
   Payouts,
   type Partner,
+  PayoutRepo,
   type QuoteRequest,
   Quotes,
   SettlementRails,
@@ -25,7 +30,6 @@ import {
 } from "@ratelock/core"
 import { quoteRequest } from "./fixtures/quoteRequest.ts"
 import { FakeChain } from "./fakes/FakeChain.ts"
-import { MemoryStore } from "./fakes/MemoryStore.ts"
 
 const start = Date.parse("2026-11-23T12:00:00Z") // a Monday
 const at = (offsetMs: number) => DateTime.makeUnsafe(start + offsetMs)
@@ -39,16 +43,44 @@ const bob: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a
 const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}) => quoteRequest(at(0), overrides)
 
 const harness = () => {
-  const store = new MemoryStore()
   const chain = new FakeChain()
   const layer = Layer.mergeAll(
-    store.layer(),
+    MemoryStore.layerMemory,
     Layer.succeed(ChainGateway.ChainGateway, chain.gateway),
     MarketData.MarketData.layerDefaults,
     IdGenerator.IdGenerator.layerTest
   )
-  return { store, chain, layer }
+  return { chain, layer }
 }
+
+/** The contract as stored. */
+const stored = (id: string) =>
+  ContractRepo.ContractRepo.use((repo) => repo.findById(id)).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
+
+/** Its ledger entries, in booking order. */
+const ledgerOf = (id: string) => ContractRepo.ContractRepo.use((repo) => repo.ledgerEntries(id)).pipe(Effect.orDie)
+
+/** Where its funding watch continues; undefined before any. */
+const cursorOf = (id: string) =>
+  ContractRepo.ContractRepo.use((repo) => repo.fundingCursor(id)).pipe(Effect.map(Option.getOrUndefined), Effect.orDie)
+
+/** As if the cursor were lost: the fake chain's cursor of nothing seen (`transfers:strays`). */
+const loseCursor = (id: string) =>
+  ContractRepo.ContractRepo.use((repo) => repo.saveFundingCursor(id, "0:0")).pipe(Effect.orDie)
+
+/** Every transfer recorded as unmatched, oldest first. */
+const unmatched = ContractRepo.ContractRepo.use((repo) => repo.unmatchedTransfers({ limit: 1000 })).pipe(Effect.orDie)
+
+/** The contract's payout as stored. */
+const payoutOf = (contractId: string) =>
+  PayoutRepo.PayoutRepo.use((repo) => repo.findByContract(contractId)).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
+
+/** Writes a payout over the stored `expected` row, as a worker would before it crashed. */
+const overwritePayout = (payout: PayoutRepo.PayoutRecord, expected: PayoutRepo.PayoutRecord) =>
+  PayoutRepo.PayoutRepo.use((repo) => repo.update(payout, expected)).pipe(
+    Effect.flatMap((written) => (written ? Effect.void : Effect.die(new Error("the payout row moved")))),
+    Effect.orDie
+  )
 
 const exercise = (contractId: string, live: string, executedAt: DateTime.Utc) => ({
   event_type: "contract_exercised" as const,
@@ -75,8 +107,14 @@ const exercisedContract = (chain: FakeChain, live: string) =>
     return contract
   })
 
-const outbound = (store: MemoryStore, contractId: string) =>
-  [...store.outgoing.values()].filter((e) => e.contractId === contractId).sort((a, b) => a.sequence - b.sequence)
+/** Alice's outgoing events of the contract, in sequence order. */
+const outbound = (contractId: string) =>
+  EventRepo.EventRepo.use((repo) => repo.list(alice, { direction: "outgoing", contractId, limit: 1000 })).pipe(
+    Effect.map((views) =>
+      views.flatMap((view) => (view._tag === "outgoing" ? [view.event] : [])).sort((a, b) => a.sequence - b.sequence)
+    ),
+    Effect.orDie
+  )
 
 describe("lifecycle programs", () => {
   it.effect("a rail the deployment does not settle on in an environment fails the quote there only", () => {
@@ -98,7 +136,7 @@ describe("lifecycle programs", () => {
   })
 
   it.effect("quote → contract → funding → exercise → payout → settled, paying once", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const quote = yield* Quotes.create(alice, request())
@@ -121,7 +159,7 @@ describe("lifecycle programs", () => {
       chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(2)))
       assert.strictEqual(yield* Funding.confirmFunding(), 1)
       assert.strictEqual(yield* Funding.confirmFunding(), 0) // the same transfer is not counted twice
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
+      assert.strictEqual((yield* stored(contract.id)).status, "active")
 
       yield* TestClock.setTime(start + days(3))
       const exercised = yield* Inbound.ingest(alice, {
@@ -134,11 +172,11 @@ describe("lifecycle programs", () => {
       yield* Payouts.runDue() // creates, prepares (persisted) and broadcasts
       yield* Payouts.runDue() // looks the transaction up: confirmed
       yield* Payouts.runDue() // nothing left to do
-      const settled = store.contracts.get(contract.id)!
+      const settled = yield* stored(contract.id)
       assert.strictEqual(settled.status, "settled")
       assert.deepStrictEqual(chain.broadcasts.length, 1)
 
-      const events = outbound(store, contract.id)
+      const events = yield* outbound(contract.id)
       assert.deepStrictEqual(
         events.map((e) => [e.eventType, e.sequence]),
         [
@@ -158,7 +196,7 @@ describe("lifecycle programs", () => {
       assert.strictEqual(payout.payout.transaction_hash, chain.broadcasts[0])
 
       // the ledger: funds in, premium earned, payout paid; every currency balances to zero
-      const ledger = store.ledger.filter((e) => e.contractId === contract.id)
+      const ledger = yield* ledgerOf(contract.id)
       assert.deepStrictEqual(
         ledger.map((e) => [e.kind, e.account, Money.format(e.amount)]),
         [
@@ -175,13 +213,13 @@ describe("lifecycle programs", () => {
   })
 
   it.effect("a payout that fails on-chain reports payout_failed, retries on schedule, and settles once", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "5.00")
       chain.outcomes.push("fail")
       yield* Payouts.runDue() // prepare + broadcast tx 0
       yield* Payouts.runDue() // lookup: failed → payout_failed, retry in 1 min
-      const failed = outbound(store, contract.id).at(-1)!
+      const failed = (yield* outbound(contract.id)).at(-1)!
       assert.strictEqual(failed.eventType, "payout_failed")
       const body = failed.payload as { payout: { will_retry: boolean; next_retry_at: string } }
       assert.isTrue(body.payout.will_retry)
@@ -192,17 +230,17 @@ describe("lifecycle programs", () => {
       yield* TestClock.adjust(minutes(1))
       yield* Payouts.runDue() // prepare + broadcast tx 1
       yield* Payouts.runDue() // confirmed
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
       assert.deepStrictEqual(new Set(chain.broadcasts).size, 2)
       assert.deepStrictEqual(
-        outbound(store, contract.id).map((e) => e.eventType),
+        (yield* outbound(contract.id)).map((e) => e.eventType),
         ["funds_received", "payout_failed", "payout_settled"]
       )
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("after the schedule is exhausted the payout stops retrying (will_retry false)", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "5.00")
       chain.outcomes.push(...Array(6).fill("reject_prepare"))
@@ -210,22 +248,22 @@ describe("lifecycle programs", () => {
         yield* Payouts.runDue()
         yield* TestClock.adjust(hours(7))
       }
-      const failures = outbound(store, contract.id).filter((e) => e.eventType === "payout_failed")
+      const failures = (yield* outbound(contract.id)).filter((e) => e.eventType === "payout_failed")
       assert.strictEqual(failures.length, 6)
       const last = failures.at(-1)!.payload as { payout: { will_retry: boolean; next_retry_at: null } }
       assert.isFalse(last.payout.will_retry)
       assert.isNull(last.payout.next_retry_at)
-      assert.strictEqual([...store.payouts.values()][0]?.status, "failed")
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "exercised")
+      assert.strictEqual((yield* payoutOf(contract.id)).status, "failed")
+      assert.strictEqual((yield* stored(contract.id)).status, "exercised")
       assert.strictEqual(chain.broadcasts.length, 0)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a payout prepared before a crash is looked up and re-broadcast, never prepared again", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "5.00")
-      const created = yield* Payouts.start(store.contracts.get(contract.id)!)
+      const created = yield* Payouts.start(yield* stored(contract.id))
       // the signed transaction is persisted, then the process "crashes" before broadcasting
       const pending = Option.getOrThrow(created)
       const prepared = yield* chain.gateway.preparePayout({
@@ -234,39 +272,37 @@ describe("lifecycle programs", () => {
         destination: pending.destination,
         amount: pending.amount
       })
-      store.payouts.set(pending.id, {
-        ...pending,
-        status: "prepared",
-        prepared: prepared.persisted,
-        transactionHash: prepared.transactionHash
-      })
+      yield* overwritePayout(
+        { ...pending, status: "prepared", prepared: prepared.persisted, transactionHash: prepared.transactionHash },
+        pending
+      )
       yield* Payouts.runDue() // lookup: unknown → re-broadcast the same bytes
       yield* Payouts.runDue() // confirmed
       assert.strictEqual(chain.prepared.size, 1)
       assert.deepStrictEqual(chain.broadcasts, [prepared.transactionHash])
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a worker whose lease ran out cannot broadcast: its write over the moved row is refused", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "5.00")
-      const pending = Option.getOrThrow(yield* Payouts.start(store.contracts.get(contract.id)!))
+      const pending = Option.getOrThrow(yield* Payouts.start(yield* stored(contract.id)))
       yield* Payouts.advance(pending) // the worker holding the lease: prepares, stores, broadcasts
       yield* Payouts.advance(pending) // a late worker with the old row: its store is refused
       assert.strictEqual(chain.broadcasts.length, 1)
-      assert.strictEqual(store.payouts.get(pending.id)?.transactionHash, chain.broadcasts[0])
+      assert.strictEqual((yield* payoutOf(contract.id)).transactionHash, chain.broadcasts[0])
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a zero payout settles at once with nothing sent on-chain", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "6.00")
       yield* Payouts.runDue()
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
-      const settled = outbound(store, contract.id).at(-1)!.payload as {
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
+      const settled = (yield* outbound(contract.id)).at(-1)!.payload as {
         payout: { amount: string; transaction_hash: null; block_number: null }
       }
       assert.strictEqual(settled.payout.amount, "0.000000")
@@ -274,31 +310,31 @@ describe("lifecycle programs", () => {
       assert.isNull(settled.payout.block_number)
       assert.strictEqual(chain.broadcasts.length, 0)
       // never a job for the chain worker
-      assert.strictEqual([...store.payouts.values()][0]?.status, "confirmed")
+      assert.strictEqual((yield* payoutOf(contract.id)).status, "confirmed")
       assert.strictEqual(chain.prepared.size, 0)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a payout confirmed before a crash, with the contract not yet settled, is settled by the next pass", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       const contract = yield* exercisedContract(chain, "5.00")
-      const created = Option.getOrThrow(yield* Payouts.start(store.contracts.get(contract.id)!))
+      const created = Option.getOrThrow(yield* Payouts.start(yield* stored(contract.id)))
       // the chain confirmed, the payout row says so, and the process died before the contract commit
-      store.payouts.set(created.id, { ...created, status: "confirmed", transactionHash: "0xdone", blockNumber: 9 })
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "exercised")
+      yield* overwritePayout({ ...created, status: "confirmed", transactionHash: "0xdone", blockNumber: 9 }, created)
+      assert.strictEqual((yield* stored(contract.id)).status, "exercised")
       yield* Payouts.runDue()
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "settled")
-      const settled = outbound(store, contract.id).at(-1)!.payload as { payout: { transaction_hash: string } }
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
+      const settled = (yield* outbound(contract.id)).at(-1)!.payload as { payout: { transaction_hash: string } }
       assert.strictEqual(settled.payout.transaction_hash, "0xdone")
       assert.strictEqual(chain.prepared.size, 0)
       yield* Payouts.runDue() // settling again changes nothing
-      assert.strictEqual(outbound(store, contract.id).filter((e) => e.eventType === "payout_settled").length, 1)
+      assert.strictEqual((yield* outbound(contract.id)).filter((e) => e.eventType === "payout_settled").length, 1)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("partial transfers add up; the contract activates once the total is covered", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const quote = yield* Quotes.create(alice, request({ contract_type: "forward" }))
@@ -306,20 +342,20 @@ describe("lifecycle programs", () => {
       const contract = yield* Contracts.create(alice, { quote_id: quote.id })
       chain.fund(contract.funding_wallet_address, contract.premium_amount, at(minutes(1)))
       yield* Funding.confirmFunding()
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "quote_created")
+      assert.strictEqual((yield* stored(contract.id)).status, "quote_created")
       // the cursor past the transfer is saved by the commit that counted it
-      assert.strictEqual(store.cursors.get(contract.id), "1:0")
+      assert.strictEqual(yield* cursorOf(contract.id), "1:0")
       chain.fund(contract.funding_wallet_address, contract.deposit_amount!, at(minutes(2)))
       yield* Funding.confirmFunding()
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "active")
-      assert.strictEqual(store.cursors.get(contract.id), "2:0")
-      const received = outbound(store, contract.id)[0]!.payload as { funds: { amount: string } }
+      assert.strictEqual((yield* stored(contract.id)).status, "active")
+      assert.strictEqual(yield* cursorOf(contract.id), "2:0")
+      const received = (yield* outbound(contract.id))[0]!.payload as { funds: { amount: string } }
       assert.strictEqual(received.funds.amount, Money.format(contract.total_amount))
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a chain that cannot be observed holds back only its own contracts' funding", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const onPolygon = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
@@ -330,24 +366,24 @@ describe("lifecycle programs", () => {
       chain.fund(onSolana.funding_wallet_address, onSolana.total_amount, at(minutes(1)))
       chain.unreachable.add("solana")
       assert.strictEqual(yield* Funding.confirmFunding(), 1)
-      assert.strictEqual(store.contracts.get(onPolygon.id)?.status, "active")
-      assert.strictEqual(store.contracts.get(onSolana.id)?.status, "quote_created")
+      assert.strictEqual((yield* stored(onPolygon.id)).status, "active")
+      assert.strictEqual((yield* stored(onSolana.id)).status, "quote_created")
       // back up: the next pass sees it
       chain.unreachable.clear()
       assert.strictEqual(yield* Funding.confirmFunding(), 1)
-      assert.strictEqual(store.contracts.get(onSolana.id)?.status, "active")
+      assert.strictEqual((yield* stored(onSolana.id)).status, "active")
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("a transfer after the total is covered is recorded for refund with its exact amount, once", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
       chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
       chain.fund(contract.funding_wallet_address, Money.unsafe("1.234567"), at(minutes(2)))
       assert.strictEqual(yield* Funding.confirmFunding(), 1)
-      const active = store.contracts.get(contract.id)!
+      const active = yield* stored(contract.id)
       assert.strictEqual(active.status, "active")
       assert.strictEqual(Money.format(active.fundedAmount), Money.format(contract.total_amount))
 
@@ -374,28 +410,28 @@ describe("lifecycle programs", () => {
       ])
 
       // the refused transfer was the observation's last: its cursor is saved on its own
-      assert.strictEqual(store.cursors.get(contract.id), "2:0")
+      assert.strictEqual(yield* cursorOf(contract.id), "2:0")
       // observing again (say the cursor was lost): the counted transfer is not unmatched, the extra one stays one row
-      store.cursors.delete(contract.id)
+      yield* loseCursor(contract.id)
       yield* TestClock.adjust(minutes(5))
       assert.isFalse(yield* Funding.observe(active))
-      assert.strictEqual(store.unmatched.size, 1)
-      assert.strictEqual(store.contracts.get(contract.id)?.history.length, active.history.length)
+      assert.strictEqual((yield* unmatched).length, 1)
+      assert.strictEqual((yield* stored(contract.id)).history.length, active.history.length)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("another token on the funding address is recorded as wrong_token and never activates", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
       const token = "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619"
       chain.sendStray(contract.funding_wallet_address, token, "500000000000000000000")
       assert.strictEqual(yield* Funding.confirmFunding(), 0)
-      const waiting = store.contracts.get(contract.id)!
+      const waiting = yield* stored(contract.id)
       assert.strictEqual(waiting.status, "quote_created")
       assert.isTrue(Money.isZero(waiting.fundedAmount))
-      const [stray] = [...store.unmatched.values()]
+      const [stray] = yield* unmatched
       assert.deepStrictEqual(
         [stray?.reason, stray?.token, stray?.amount, stray?.unit, stray?.contractStatus],
         ["wrong_token", token, "500000000000000000000", "base_units", "quote_created"]
@@ -403,25 +439,25 @@ describe("lifecycle programs", () => {
 
       // later passes record nothing new: the cursor moved on, and a replay from scratch is deduplicated
       assert.strictEqual(yield* Funding.confirmFunding(), 0)
-      store.cursors.delete(contract.id)
+      yield* loseCursor(contract.id)
       assert.strictEqual(yield* Funding.confirmFunding(), 0)
-      assert.strictEqual(store.unmatched.size, 1)
-      assert.strictEqual(store.contracts.get(contract.id)?.history.length, 1)
+      assert.strictEqual((yield* unmatched).length, 1)
+      assert.strictEqual((yield* stored(contract.id)).history.length, 1)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("funds arriving after the contract failed are recorded, never revive it", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const contract = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
       yield* TestClock.adjust(hours(1) + 1)
       assert.strictEqual(yield* Funding.failUnfunded(), 1)
       chain.fund(contract.funding_wallet_address, contract.total_amount, at(hours(2)))
-      const failed = store.contracts.get(contract.id)!
+      const failed = yield* stored(contract.id)
       assert.isFalse(yield* Funding.observe(failed))
-      assert.strictEqual(store.contracts.get(contract.id)?.status, "failed")
-      const [late] = [...store.unmatched.values()]
+      assert.strictEqual((yield* stored(contract.id)).status, "failed")
+      const [late] = yield* unmatched
       assert.deepStrictEqual(
         [late?.reason, late?.contractStatus, late?.amount],
         ["not_awaiting_funds", "failed", Money.format(contract.total_amount)]
@@ -430,7 +466,7 @@ describe("lifecycle programs", () => {
   })
 
   it.effect("the late-funds pass records funds sent after activation or failure, within its horizon only", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const paid = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
@@ -445,29 +481,29 @@ describe("lifecycle programs", () => {
       chain.fund(paid.funding_wallet_address, Money.unsafe("2"), at(days(1)))
       chain.fund(unpaid.funding_wallet_address, Money.unsafe("3"), at(days(1)))
       assert.strictEqual(yield* Funding.confirmFunding(), 0)
-      assert.strictEqual(store.unmatched.size, 0)
+      assert.strictEqual((yield* unmatched).length, 0)
       yield* Funding.watchLateFunds()
       assert.deepStrictEqual(
-        [...store.unmatched.values()].map((t) => [t.contractId, t.contractStatus, t.amount]).sort(),
+        (yield* unmatched).map((t) => [t.contractId, t.contractStatus, t.amount]).sort(),
         [
           [paid.id, "active", "2"],
           [unpaid.id, "failed", "3"]
         ].sort()
       )
-      assert.strictEqual(store.contracts.get(unpaid.id)?.status, "failed")
+      assert.strictEqual((yield* stored(unpaid.id)).status, "failed")
       yield* Funding.watchLateFunds()
-      assert.strictEqual(store.unmatched.size, 2, "recorded once")
+      assert.strictEqual((yield* unmatched).length, 2, "recorded once")
 
       // past the horizon (a week after their last transition) the addresses are no longer watched
       yield* TestClock.adjust(days(7))
       chain.fund(paid.funding_wallet_address, Money.unsafe("4"), at(days(8) + hours(2)))
       yield* Funding.watchLateFunds()
-      assert.strictEqual(store.unmatched.size, 2)
+      assert.strictEqual((yield* unmatched).length, 2)
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("unfunded contracts fail at the deadline, partly funded ones default", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const q1 = yield* Quotes.create(alice, request())
@@ -479,13 +515,13 @@ describe("lifecycle programs", () => {
       assert.strictEqual(yield* Funding.failUnfunded(), 0)
       yield* TestClock.adjust(hours(1) + 1)
       assert.strictEqual(yield* Funding.failUnfunded(), 2)
-      assert.strictEqual(store.contracts.get(unfunded.id)?.status, "failed")
-      assert.strictEqual(store.contracts.get(partial.id)?.status, "defaulted")
+      assert.strictEqual((yield* stored(unfunded.id)).status, "failed")
+      assert.strictEqual((yield* stored(partial.id)).status, "defaulted")
     }).pipe(Effect.provide(layer))
   })
 
   it.effect("window end expires options and forfeits forward deposits", () => {
-    const { store, chain, layer } = harness()
+    const { chain, layer } = harness()
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const option = yield* Contracts.create(alice, { quote_id: (yield* Quotes.create(alice, request())).id })
@@ -498,9 +534,9 @@ describe("lifecycle programs", () => {
       assert.strictEqual(yield* Expiry.expireDue(), 0)
       yield* TestClock.setTime(start + days(30) + 1)
       assert.strictEqual(yield* Expiry.expireDue(), 2)
-      assert.strictEqual(store.contracts.get(option.id)?.status, "expired")
-      assert.strictEqual(store.contracts.get(forward.id)?.status, "deposit_forfeited")
-      const expired = outbound(store, forward.id).at(-1)!.payload as {
+      assert.strictEqual((yield* stored(option.id)).status, "expired")
+      assert.strictEqual((yield* stored(forward.id)).status, "deposit_forfeited")
+      const expired = (yield* outbound(forward.id)).at(-1)!.payload as {
         event_type: string
         partner_transaction_reference: string
         deposit_outcome: { status: string; amount: string }
@@ -509,8 +545,8 @@ describe("lifecycle programs", () => {
       assert.strictEqual(expired.partner_transaction_reference, "tx-42")
       assert.deepStrictEqual(expired.deposit_outcome.status, "forfeited")
       assert.strictEqual(expired.deposit_outcome.amount, Money.format(forward.deposit_amount!))
-      assert.isNull((outbound(store, option.id).at(-1)!.payload as { deposit_outcome: null }).deposit_outcome)
-      const forfeited = store.ledger.filter((e) => e.contractId === forward.id && e.kind === "deposit_forfeited")
+      assert.isNull(((yield* outbound(option.id)).at(-1)!.payload as { deposit_outcome: null }).deposit_outcome)
+      const forfeited = (yield* ledgerOf(forward.id)).filter((e) => e.kind === "deposit_forfeited")
       assert.deepStrictEqual(
         forfeited.map((e) => [e.account, Money.format(e.amount)]),
         [

@@ -228,15 +228,16 @@ describe("Settlement", () => {
       assert.strictEqual(Money.format(p2.amount), "0.166666")
     })
 
-    // BUG (src/Settlement.ts notionalBase/fxDeltaInQuoteCurrency): with a notional in QUOTE,
-    // `notional / locked_rate` is cut at 100 significant digits before it is multiplied, so a delta
-    // that is exactly 40 comes out as 39.99…975 and the payout is rounded down to 39.999999.
+    // Guards the delta as one exact fraction (src/Settlement.ts deltaFraction): with a notional in
+    // QUOTE, dividing `notional / locked_rate` first would cut it at 100 significant digits before
+    // the multiplication, and a delta of exactly 40 would come out as 39.99…975.
     it("keeps the fx delta exact when the notional is in QUOTE (1000 USD / 0.1875 × 0.0075 = 40)", () => {
       const p = Settlement.payout(onTheMicro.lock, onTheMicro.live, onTheMicro.conversion)
       assertDecimal(p.fxDeltaInQuoteCurrency, "40")
     })
 
-    // BUG (same cause): pays 39.999999 instead of 40.000000, one micro-unit under the exact value.
+    // Guards the same: a delta cut short would be rounded down to 39.999999, one micro-unit under
+    // the exact payout.
     it("does not round a whole-micro payout below its exact value (40.000000)", () => {
       const p = Settlement.payout(onTheMicro.lock, onTheMicro.live, onTheMicro.conversion)
       assert.strictEqual(Money.format(p.amount), "40.000000")
@@ -279,7 +280,7 @@ describe("Settlement", () => {
       )
     })
 
-    // May fail on the `onTheMicro` example until the BUG above is fixed.
+    // Always runs the `onTheMicro` example too, where a delta divided too early pays one micro-unit short.
     it("the payout is the exact value rounded down: ≤ exact and exact − payout < 0.000001", () => {
       fc.assert(
         fc.property(scenario, ({ conversion, live, lock: l }) => {

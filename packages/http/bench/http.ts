@@ -28,25 +28,24 @@
  * `BENCH_ROUTE=health`, `me` or `quotes` one route, e.g. under `--cpu-prof`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
-import { IdGenerator, MarketData, PartnerRepo } from "@ratelock/core"
+import { ApiKeySecret, IdGenerator, MarketData, PartnerRepo, Requests } from "@ratelock/core"
+import * as Postgres from "@ratelock/test-support/Postgres"
 import autocannon from "autocannon"
-import { Cause, DateTime, Effect, Exit, Layer, Redacted, References, type Scope } from "effect"
+import { Cause, DateTime, Effect, Exit, Layer, References, type Scope } from "effect"
 import { HttpServer } from "effect/http"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { createServer, type Server as NodeServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { cpus } from "node:os"
-import { Requests } from "../../testkit/src/index.ts"
-import * as Credentials from "../src/server/Credentials.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
 import * as Server from "../src/server/Server.ts"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = Postgres.benchDatabaseUrl
 const poolSize = 10
 const connections = 10
 const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -186,12 +185,12 @@ const seedPartner = Effect.gen(function* () {
   const partnerId = yield* ids.uuid
   yield* partners.insertPartner({ id: partnerId, name: "Bench Pay", createdAt: now })
   const keyId = yield* ids.uuid
-  const secret = yield* Credentials.newSecret
+  const secret = yield* ApiKeySecret.newSecret
   yield* partners.insertApiKey({
     id: keyId,
     partnerId,
     environment: "sandbox",
-    secretHash: yield* Credentials.hashSecret(secret),
+    secretHash: yield* ApiKeySecret.hashSecret(secret),
     createdAt: now,
     revokedAt: null
   })
@@ -251,35 +250,13 @@ const routes = (name: string, store: Store) =>
     })
   )
 
-const withDatabase = (url: string, database: string): string => {
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  return u.toString()
-}
-
 /** Creates `ratelock_bench_http_<random>` on the server of `url`; dropped when the scope closes. */
-const freshDatabase = (
-  url: string
-): Effect.Effect<{ readonly name: string; readonly url: string }, SqlError.SqlError, Scope.Scope> => {
-  const name = `ratelock_bench_http_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = (statement: string) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
-    )
-  return Effect.acquireRelease(
-    Effect.as(admin(`CREATE DATABASE ${name}`), { name, url: withDatabase(url, name) }),
-    () =>
-      admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(
-        Effect.tap(() => Effect.sync(() => console.log(`  · dropped database ${name}`))),
-        Effect.catch((e) => Effect.sync(() => console.error(`could not drop database ${name}: ${e.message}`)))
-      )
-  )
-}
+const freshDatabase = (url: string) => Postgres.fresh(url, { prefix: "ratelock_bench_http", report: true })
 
 const postgres = Effect.scoped(
   Effect.gen(function* () {
     const db = yield* freshDatabase(databaseUrl)
-    const client = PgClient.layer({ url: Redacted.make(db.url), maxConnections: poolSize })
+    const client = Postgres.client(db.url, poolSize)
     return yield* routes(
       `PostgreSQL (database ${db.name} on ${new URL(databaseUrl).host}, pool ${poolSize})`,
       PgStore.layer.pipe(Layer.provideMerge(client))
@@ -301,8 +278,7 @@ const baseUrlOf = Effect.map(HttpServer.HttpServer, (s) =>
 const sharedLimit = Effect.scoped(
   Effect.gen(function* () {
     const db = yield* freshDatabase(databaseUrl)
-    const store = () =>
-      PgStore.layer.pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(db.url), maxConnections: poolSize })))
+    const store = () => PgStore.layer.pipe(Layer.provideMerge(Postgres.client(db.url, poolSize)))
     const perProcess = yield* Layer.build(ratelock(store()))
     const shared = yield* Layer.build(ratelock(store(), true))
     const credentials = yield* Effect.provide(seedPartner, perProcess)

@@ -24,6 +24,7 @@
  * Run: `pnpm bench:lifecycle [--lifecycles 3000] [--concurrency 20,150,300] [--apis 1] [--workers 1]
  * [--poll-ms 20] [--warmup 1000]`.
  */
+import * as Postgres from "@ratelock/test-support/Postgres"
 import { parseArgs } from "node:util"
 import { Driver } from "../test/support/cluster/drive.ts"
 import { withCluster } from "../test/support/cluster/setup.ts"
@@ -43,7 +44,7 @@ const { values: flags } = parseArgs({
 const count = Number(flags.lifecycles)
 const pollMs = Number(flags["poll-ms"])
 const targets = { lifecyclesPerSecond: 200, p99LagMs: 1_000 } as const
-const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const serverUrl = Postgres.benchDatabaseUrl
 const fmt = (ms: number) => (ms < 10 ? ms.toFixed(1) : Math.round(ms).toString())
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED")
 

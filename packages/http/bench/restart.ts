@@ -19,14 +19,14 @@
  *
  * Run: `pnpm bench:restart [--restarts 10] [--quotes 5]` (no PostgreSQL needed).
  */
+import { Requests } from "@ratelock/core"
+import { freePort } from "@ratelock/test-support/Processes"
 import { DateTime } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { Requests } from "../../testkit/src/index.ts"
 import { cpuOf } from "./cpu.ts"
 import { percentile } from "./webhooks.ts"
 
@@ -40,14 +40,6 @@ const restarts = Number(flags.restarts)
 const quotesPerRound = Number(flags.quotes)
 const targetMs = 2_000
 const packageDir = join(import.meta.dirname, "..")
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
-    })
-  })
 
 const parent = mkdtempSync(join(tmpdir(), "ratelock-bench-restart-"))
 const dataDir = join(parent, "data")

@@ -2,7 +2,7 @@
  * Waiting for a contract's webhooks at the benchmark's receiver: `arrival(contractId, eventType)`
  * resolves when the first delivery of that event has arrived (at once if it already has).
  */
-import type { Receiver } from "../test/support/cluster/receiver.ts"
+import type { Receiver } from "@ratelock/test-support/WebhookReceiver"
 
 export const arrivals = (receiver: Receiver, timeoutMs = 60_000) => {
   const waiting = new Map<string, () => void>()

@@ -12,9 +12,9 @@ import {
   type TokenRegistry
 } from "@ratelock/adapters-chain"
 import { ChainGateway, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
-import { Effect, Layer } from "effect"
+import { type Config, Effect, Layer, SchemaIssue } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import type * as HostConfig from "./Config.ts"
+import type * as HostConfig from "./HostConfig.ts"
 import { HostError } from "./HostError.ts"
 import * as SandboxChain from "./sandbox/SandboxChain.ts"
 
@@ -35,13 +35,20 @@ export const settlementRails = (
       : tokens[chain]?.[token] !== undefined
 })
 
-/** A configuration error as the operator needs it: which variable, and what was wrong with it. */
-const configMessage = (error: unknown): string => {
-  const text = String(error)
-  const variable = /\["([A-Z0-9_]+)"\]/.exec(text)?.[1]
-  return variable === undefined
-    ? text
-    : `${variable} is missing or malformed (${text.replace(/^ConfigError\(SchemaError\(|\)\)$/g, "").split("\n")[0]})`
+const formatIssue = SchemaIssue.makeFormatterDefault()
+
+/**
+ * A configuration error as the operator needs it: which variable, and what was wrong with it. The
+ * variable is the path the failed decoding points at (env lookups join a path's segments with `_`).
+ */
+const configMessage = (error: Config.ConfigError): string => {
+  const cause = error.cause
+  if (cause._tag !== "SchemaError" || cause.issue._tag !== "Pointer" || cause.issue.path.length === 0) {
+    return String(error)
+  }
+  const variable = cause.issue.path.map(String).join("_")
+  const what = formatIssue(cause.issue.issue).split("\n")[0]
+  return `${variable} is missing or malformed (${what})`
 }
 
 const production = (settings: HostConfig.Settings) =>

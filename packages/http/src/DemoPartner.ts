@@ -3,10 +3,9 @@
  * `pnpm start` is usable at once. Its credentials are printed once and never again (only the
  * secret's hash is stored).
  */
-import { IdGenerator, PartnerRepo, type StoreError } from "@ratelock/core"
+import { IdGenerator, PartnerRepo, Partners, type StoreError, type WebhookUrlCheck } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import type { Digest, SecureRandom } from "effect/crypto"
-import * as Operator from "./Operator.ts"
 import * as SandboxInbox from "./sandbox/SandboxInbox.ts"
 
 export const name = "Demo partner"
@@ -27,12 +26,16 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   baseUrl: string
 ): Effect.fn.Return<
   Option.Option<Credentials>,
-  Operator.Failure,
-  PartnerRepo.PartnerRepo | IdGenerator.IdGenerator | SecureRandom.SecureRandom | Digest.Digest
+  Partners.Failure,
+  | PartnerRepo.PartnerRepo
+  | IdGenerator.IdGenerator
+  | SecureRandom.SecureRandom
+  | Digest.Digest
+  | WebhookUrlCheck.WebhookUrlCheck
 > {
   const repo = yield* PartnerRepo.PartnerRepo
   const id = yield* (yield* IdGenerator.IdGenerator).uuid
-  const demo = yield* Operator.newPartner({
+  const demo = yield* Partners.newPartner({
     id,
     name,
     environments: ["sandbox"],

@@ -9,17 +9,16 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
-import { MarketData } from "@ratelock/core"
+import { MarketData, type Partners } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
 import * as Chains from "./Chains.ts"
-import * as HostConfig from "./Config.ts"
+import * as HostConfig from "./HostConfig.ts"
 import { HostError } from "./HostError.ts"
 import * as DemoPartner from "./DemoPartner.ts"
-import type * as Operator from "./Operator.ts"
 import * as RateLimitShares from "./server/RateLimitShares.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
@@ -35,7 +34,7 @@ const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
     MarketData.MarketData.layerDefaults,
-    Services.crypto,
+    Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql
   )
@@ -69,7 +68,7 @@ const cannotListen = (port: number, cause: unknown) =>
   })
 
 /** Why the service could not start. */
-export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Operator.Failure
+export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Partners.Failure
 
 /** This process's name on the work it claims and on its `api_replicas` row. */
 const processName = () => `${hostname()}:${process.pid}`
@@ -93,7 +92,7 @@ const rateLimitShares = (settings: HostConfig.Settings) =>
 
 /**
  * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the
- * job over (default one minute). Read here, not in `Config.ts`, for the worker command only.
+ * job over (default one minute). Read here, not in `HostConfig.ts`, for the worker command only.
  */
 const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RATELOCK_WORKER_LEASE_MS").pipe(
   Config.map(Duration.millis),

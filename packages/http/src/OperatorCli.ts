@@ -3,14 +3,14 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
+import { Partners } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
-import * as HostConfig from "./Config.ts"
+import * as HostConfig from "./HostConfig.ts"
 import * as Host from "./Host.ts"
 import * as Format from "./internal/operatorFormat.ts"
-import * as Operator from "./Operator.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as UnmatchedFunds from "./UnmatchedFunds.ts"
@@ -36,12 +36,12 @@ const forOperator = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: userMessage(error) })))
 
 /** Runs `program` on the configured store, which is closed (and its lock released) afterwards. */
-const onStore = <A, E, R extends Layer.Success<ReturnType<typeof Store.layer>> | Layer.Success<typeof Services.crypto>>(
+const onStore = <A, E, R extends Layer.Success<ReturnType<typeof Store.layer>> | Layer.Success<typeof Services.layer>>(
   program: Effect.Effect<A, E | StoreError.StoreError, R>
 ) =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
-      Effect.provide(program, Layer.merge(Store.layer(settings), Services.crypto))
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer))
     )
   )
 
@@ -84,7 +84,7 @@ const partnerCreate = Command.make(
   (input) =>
     onStore(
       Effect.flatMap(
-        Operator.createPartner({
+        Partners.createPartner({
           name: input.name,
           webhookUrls: {
             ...Option.match(input.webhookUrlSandbox, { onNone: () => ({}), onSome: (sandbox) => ({ sandbox }) }),
@@ -109,7 +109,7 @@ const partnerCreate = Command.make(
 )
 
 const partnerList = Command.make("list", { json: jsonFlag }, (input) =>
-  onStore(Effect.flatMap(Operator.listPartners(), (partners) => print(input.json, partners, Format.partnerList)))
+  onStore(Effect.flatMap(Partners.listPartners(), (partners) => print(input.json, partners, Format.partnerList)))
 ).pipe(Command.withDescription("List partners with their API keys and webhook URLs"))
 
 const partner = Command.make("partner").pipe(
@@ -126,7 +126,7 @@ const keyCreate = Command.make(
   },
   (input) =>
     onStore(
-      Effect.flatMap(Operator.createKey(input.partner, input.environment), (key) =>
+      Effect.flatMap(Partners.createKey(input.partner, input.environment), (key) =>
         print(input.json, key, Format.issuedKey)
       )
     )
@@ -135,7 +135,7 @@ const keyCreate = Command.make(
 const keyRevoke = Command.make(
   "revoke",
   { key: Flag.String("key").pipe(Flag.withDescription("The API key id")), json: jsonFlag },
-  (input) => onStore(Effect.flatMap(Operator.revokeKey(input.key), (r) => print(input.json, r, Format.revokedKey)))
+  (input) => onStore(Effect.flatMap(Partners.revokeKey(input.key), (r) => print(input.json, r, Format.revokedKey)))
 ).pipe(Command.withDescription("Revoke an API key at once"))
 
 const key = Command.make("key").pipe(
@@ -153,7 +153,7 @@ const webhookSet = Command.make(
   },
   (input) =>
     onStore(
-      Effect.flatMap(Operator.setWebhook(input.partner, input.environment, input.url), (w) =>
+      Effect.flatMap(Partners.setWebhook(input.partner, input.environment, input.url), (w) =>
         print(input.json, w, Format.webhookSet)
       )
     )

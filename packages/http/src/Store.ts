@@ -8,7 +8,7 @@ import { PgClient, type PgMigrator } from "@effect/sql-pg"
 import { EmbeddedStore, PgliteClient, PgStore } from "@ratelock/adapters-store"
 import { Effect, Layer, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import type { Settings } from "./Config.ts"
+import type { Settings } from "./HostConfig.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 
 export type ClientError = SqlError.SqlError | DataDirLock.DataDirInUse

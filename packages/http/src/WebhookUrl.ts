@@ -6,20 +6,12 @@
  * and again by the delivery client on the address it connects to ({@link destinations}), so a host
  * re-pointed after its URL was checked (DNS rebinding) is still refused.
  */
-import type { Partner } from "@ratelock/core"
-import { Context, Data, Effect } from "effect"
+import { type Partner, WebhookUrlCheck } from "@ratelock/core"
+import { Context, Data, Effect, Layer } from "effect"
 import { lookup } from "node:dns/promises"
 import { type Cidr, cidr, formatV4, parse, within } from "./internal/ipAddress.ts"
 
-export class InvalidWebhookUrl extends Data.TaggedError("InvalidWebhookUrl")<{
-  readonly url: string
-  readonly environment: Partner.Environment
-  readonly reason: string
-}> {
-  override get message() {
-    return `${this.environment} webhook URL ${this.url} refused: ${this.reason}`
-  }
-}
+export const InvalidWebhookUrl = WebhookUrlCheck.InvalidWebhookUrl
 
 /**
  * Host name → every address it resolves to, asked when a URL is set and at every delivery. Tests
@@ -206,3 +198,9 @@ export const validate = Effect.fn("WebhookUrl.validate")(function* (url: string,
   yield* destinations(hostOf(parsed), environment).pipe(Effect.catch((e) => refuse(url, environment, e.reason)))
   return parsed.href
 })
+
+/** These rules as core's `WebhookUrlCheck`, which the partner programs ask before storing a URL. */
+export const layer: Layer.Layer<WebhookUrlCheck.WebhookUrlCheck> = Layer.succeed(
+  WebhookUrlCheck.WebhookUrlCheck,
+  WebhookUrlCheck.WebhookUrlCheck.of({ check: validate })
+)

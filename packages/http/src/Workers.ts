@@ -1,25 +1,10 @@
 /**
- * The lifecycle workers: funding confirmation, funding deadlines, payouts, expiry and outbound
- * webhook delivery, each a loop over one of core's programs. Every pass claims its work from the
+ * The lifecycle workers: each of core's `WorkerPasses.passes` (funding, deadlines, payouts, expiry,
+ * webhook delivery, late funds) as a loop on a timer. Every pass claims its work from the
  * store with a lease, so any number of worker processes can share one database and a crashed
  * worker's work is picked up again once its lease ends.
  */
-import {
-  type ChainGateway,
-  type ContractRepo,
-  Deliveries,
-  type EventRepo,
-  Expiry,
-  Funding,
-  type IdGenerator,
-  Lease,
-  type MarketData,
-  type PartnerRepo,
-  type PayoutRepo,
-  Payouts,
-  type WebhookTransport
-} from "@ratelock/core"
-import type { Mac } from "effect/crypto"
+import { Lease, WorkerPasses } from "@ratelock/core"
 import { Duration, Effect, Layer, Schedule } from "effect"
 
 export interface WorkerSettings {
@@ -45,32 +30,16 @@ const loop = <E, R>(name: string, pass: Effect.Effect<unknown, E, R>, every: Dur
   )
 
 /** What the worker programs run on. */
-export type Requirements =
-  | ContractRepo.ContractRepo
-  | EventRepo.EventRepo
-  | PayoutRepo.PayoutRepo
-  | PartnerRepo.PartnerRepo
-  | ChainGateway.ChainGateway
-  | MarketData.MarketData
-  | IdGenerator.IdGenerator
-  | WebhookTransport.WebhookTransport
-  | Mac.Mac
+export type Requirements = WorkerPasses.Requirements
 
 /** Every worker loop, forked for the lifetime of the layer. */
 export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requirements> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const every = settings.pollInterval
-      // deadlines and window ends are instants on the clock: a second late is on time, and polling
-      // them as often as the event-driven loops would only add claims
-      const clockwork = Duration.max(every, Duration.seconds(1))
-      yield* Effect.forkScoped(loop("funding", Funding.confirmFunding(), every))
-      yield* Effect.forkScoped(loop("funding-deadline", Funding.failUnfunded(), clockwork))
-      yield* Effect.forkScoped(loop("payouts", Payouts.runDue(), every))
-      yield* Effect.forkScoped(loop("expiry", Expiry.expireDue(), clockwork))
-      yield* Effect.forkScoped(loop("deliveries", Deliveries.deliverDue(), every))
-      // funds sent to a contract's address after it stopped awaiting them: recorded for refund
-      yield* Effect.forkScoped(loop("late-funds", Funding.watchLateFunds(), Duration.max(every, Duration.minutes(1))))
+      for (const pass of WorkerPasses.passes) {
+        yield* Effect.forkScoped(loop(pass.name, pass.run, WorkerPasses.interval(pass, every)))
+      }
       yield* Effect.logInfo(`workers running as ${settings.owner}, every ${Duration.format(every)}`)
     }).pipe(
       Effect.provideService(Lease.Worker, {

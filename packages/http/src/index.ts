@@ -11,7 +11,6 @@ export * as Validation from "./api/Validation.ts"
 // The server: `Server.layer` serves every route; the rest are its settings and ports.
 export * as BodyLimit from "./server/BodyLimit.ts"
 export * as ChainAvailability from "./server/ChainAvailability.ts"
-export * as Credentials from "./server/Credentials.ts"
 export * as RateLimiter from "./server/RateLimiter.ts"
 export * as RateLimitShares from "./server/RateLimitShares.ts"
 export * as Readiness from "./server/Readiness.ts"

@@ -3,13 +3,14 @@
  * right, through `fetch` and through the typed client.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { MemoryStore } from "@ratelock/adapters-store"
+import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { NotFound, Unauthorized } from "../src/api/Errors.ts"
 import { makeClient } from "../src/client.ts"
+import { NotReady, Readiness } from "../src/server/Readiness.ts"
 import { newKey, request } from "./support/http.ts"
 import { activate, createContract, createQuote, exercise, settle } from "./support/lifecycle.ts"
-import { InProcess, layer as inProcess } from "./support/inProcess.ts"
 import { layer as serverLayer, TestServer } from "./support/server.ts"
 
 const isUuid = (s: unknown) =>
@@ -279,15 +280,20 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Part
   )
 })
 
-// in process, on the testkit's memory store, whose readiness check fails ("database unreachable")
-layer(inProcess({ ready: false }))("a store that is not ready", (it) => {
+// on the memory store, whose readiness check fails ("database unreachable")
+const notReady = Layer.merge(
+  MemoryStore.layerMemory,
+  Layer.succeed(Readiness, Readiness.of({ check: Effect.fail(new NotReady({ message: "database unreachable" })) }))
+)
+
+layer(serverLayer({ store: notReady }), { excludeTestServices: true })("a store that is not ready", (it) => {
   it.effect("GET /ready is 503 not_ready; /health still answers", () =>
     Effect.gen(function* () {
-      const { request } = yield* InProcess
-      const ready = yield* request("GET", "/ready")
+      const { baseUrl } = yield* TestServer
+      const ready = yield* request(baseUrl, "GET", "/ready")
       assert.deepStrictEqual([ready.status, ready.json.error.code], [503, "not_ready"])
       assert.notMatch(ready.text, /unreachable/)
-      const health = yield* request("GET", "/health")
+      const health = yield* request(baseUrl, "GET", "/health")
       assert.strictEqual(health.status, 200)
     })
   )

@@ -8,13 +8,12 @@
  * to zero. Skipped without `DATABASE_URL`.
  */
 import { assert, describe, it } from "vitest"
+import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { waitActive } from "./support/cluster/database.ts"
 import { Driver, runMany } from "./support/cluster/drive.ts"
 import { check, waitQuiet } from "./support/cluster/guarantees.ts"
 import { withCluster } from "./support/cluster/setup.ts"
 import type { Child } from "./support/processes.ts"
-
-const databaseUrl = process.env.DATABASE_URL
 
 const lifecycles = 200
 const leaseMs = 2_000

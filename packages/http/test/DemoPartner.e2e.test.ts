@@ -4,11 +4,11 @@
  * process printed its credentials, and they work on both. Skipped without `DATABASE_URL`.
  */
 import { assert, describe, it } from "vitest"
+import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { freshDatabase } from "./support/cluster/database.ts"
 import { eventually } from "./support/process.ts"
 import { Cluster } from "./support/processes.ts"
 
-const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined) console.warn("DATABASE_URL is not set: the demo partner race test is skipped")
 
 const asStarted = { RATELOCK_DEMO_PARTNER: "true", RATELOCK_WORKERS: "true", RATELOCK_LOG_LEVEL: "Info" }

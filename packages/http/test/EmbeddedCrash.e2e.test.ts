@@ -11,15 +11,15 @@
  * delivered (repeats only under one `event_id`), and the ledger summing to zero. Once with
  * SIGKILL, once with SIGTERM (graceful) restarts.
  */
+import { Requests } from "@ratelock/core"
+import { freePort } from "@ratelock/test-support/Processes"
+import { type Receiver, start as startReceiver } from "@ratelock/test-support/WebhookReceiver"
 import { DateTime } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
-import { Requests } from "../../testkit/src/index.ts"
 import { check } from "./support/cluster/guarantees.ts"
-import { type Receiver, startReceiver } from "./support/cluster/receiver.ts"
 import { openEmbedded } from "./support/crash/embeddedDatabase.ts"
 import { type Lifecycle, PatientPartner } from "./support/crash/patientPartner.ts"
 import { cliJson, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
-import { freePort } from "./support/processes.ts"
 
 const lifecycles = 30
 const minimumKills = 10

@@ -4,13 +4,12 @@
  * them, SIGTERM finishing the request in flight, then exit 0 with the directory reusable).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { QuotePolicy } from "@ratelock/core"
+import { QuotePolicy, Requests } from "@ratelock/core"
 import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
-import { Requests } from "../../testkit/src/index.ts"
-import * as HostConfig from "../src/Config.ts"
+import * as HostConfig from "../src/HostConfig.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import {
   baseUrlOf,

@@ -4,10 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryStore } from "@ratelock/adapters-store"
-import { type Partner, PartnerRepo } from "@ratelock/core"
+import { ApiKeySecret, type Partner, PartnerRepo, Partners } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
-import * as Operator from "../src/Operator.ts"
-import * as Credentials from "../src/server/Credentials.ts"
 import * as Services from "../src/Services.ts"
 import * as WebhookUrl from "../src/WebhookUrl.ts"
 
@@ -87,25 +85,25 @@ describe("WebhookUrl.validate", () => {
 })
 
 const operator = <A, E>(
-  effect: Effect.Effect<A, E, Layer.Success<typeof MemoryStore.layerMemory> | Layer.Success<typeof Services.crypto>>
-) => withResolver(effect).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, Services.crypto)))
+  effect: Effect.Effect<A, E, Layer.Success<typeof MemoryStore.layerMemory> | Layer.Success<typeof Services.layer>>
+) => withResolver(effect).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, Services.layer)))
 
 describe("Operator", () => {
   it.effect("creates a partner with a key per environment, storing only secret hashes", () =>
     operator(
       Effect.gen(function* () {
-        const created = yield* Operator.createPartner({
+        const created = yield* Partners.createPartner({
           name: "  Acme Pay ",
           webhookUrls: { sandbox: "http://localhost:9000/hooks" }
         })
         assert.strictEqual(created.name, "Acme Pay")
         const repo = yield* PartnerRepo.PartnerRepo
-        for (const environment of Operator.environments) {
+        for (const environment of Partners.environments) {
           const issued = created.environments[environment]!
           const stored = Option.getOrThrow(yield* repo.findApiKey(issued.api_key_id))
           assert.strictEqual(stored.partnerId, created.partner_id)
           assert.strictEqual(stored.environment, environment)
-          assert.strictEqual(stored.secretHash, yield* Credentials.hashSecret(issued.api_key_secret))
+          assert.strictEqual(stored.secretHash, yield* ApiKeySecret.hashSecret(issued.api_key_secret))
           assert.notInclude(JSON.stringify(stored), issued.api_key_secret)
         }
         const endpoint = Option.getOrThrow(
@@ -126,14 +124,14 @@ describe("Operator", () => {
     operator(
       Effect.gen(function* () {
         const error = yield* Effect.flip(
-          Operator.createPartner({
+          Partners.createPartner({
             name: "X",
             webhookUrls: { sandbox: "http://localhost/h", production: "https://10.0.0.1/h" }
           })
         )
         assert.strictEqual(error._tag, "InvalidWebhookUrl")
-        assert.deepStrictEqual(yield* Operator.listPartners(), [])
-        const blank = yield* Effect.flip(Operator.createPartner({ name: "   " }))
+        assert.deepStrictEqual(yield* Partners.listPartners(), [])
+        const blank = yield* Effect.flip(Partners.createPartner({ name: "   " }))
         assert.strictEqual(blank._tag, "OperatorError")
       })
     )
@@ -142,13 +140,13 @@ describe("Operator", () => {
   it.effect("issues and revokes keys; listing shows them without secrets", () =>
     operator(
       Effect.gen(function* () {
-        const created = yield* Operator.createPartner({ name: "Acme", environments: ["sandbox"] })
+        const created = yield* Partners.createPartner({ name: "Acme", environments: ["sandbox"] })
         assert.deepStrictEqual(Object.keys(created.environments), ["sandbox"])
-        const second = yield* Operator.createKey(created.partner_id, "sandbox")
-        const revoked = yield* Operator.revokeKey(created.environments.sandbox!.api_key_id)
+        const second = yield* Partners.createKey(created.partner_id, "sandbox")
+        const revoked = yield* Partners.revokeKey(created.environments.sandbox!.api_key_id)
         assert.isFalse(revoked.already_revoked)
-        assert.isTrue((yield* Operator.revokeKey(created.environments.sandbox!.api_key_id)).already_revoked)
-        const [listed] = yield* Operator.listPartners()
+        assert.isTrue((yield* Partners.revokeKey(created.environments.sandbox!.api_key_id)).already_revoked)
+        const [listed] = yield* Partners.listPartners()
         assert.deepStrictEqual(
           listed!.keys.map((k) => [k.api_key_id, k.revoked_at === null]),
           [
@@ -156,9 +154,9 @@ describe("Operator", () => {
             [second.api_key_id, true]
           ]
         )
-        const missing = yield* Effect.flip(Operator.createKey("00000000-0000-4000-8000-000000000000", "sandbox"))
+        const missing = yield* Effect.flip(Partners.createKey("00000000-0000-4000-8000-000000000000", "sandbox"))
         assert.strictEqual(missing._tag === "OperatorError" && missing.reason, "partner_not_found")
-        const noKey = yield* Effect.flip(Operator.revokeKey("nope"))
+        const noKey = yield* Effect.flip(Partners.revokeKey("nope"))
         assert.strictEqual(noKey._tag === "OperatorError" && noKey.reason, "key_not_found")
       })
     )
@@ -167,9 +165,9 @@ describe("Operator", () => {
   it.effect("a new webhook URL gets a new secret; the old one signs for 24 hours more", () =>
     operator(
       Effect.gen(function* () {
-        const created = yield* Operator.createPartner({ name: "Acme" })
-        const first = yield* Operator.setWebhook(created.partner_id, "production", "https://hooks.example.com/a")
-        const second = yield* Operator.setWebhook(created.partner_id, "production", "https://hooks.example.com/b")
+        const created = yield* Partners.createPartner({ name: "Acme" })
+        const first = yield* Partners.setWebhook(created.partner_id, "production", "https://hooks.example.com/a")
+        const second = yield* Partners.setWebhook(created.partner_id, "production", "https://hooks.example.com/b")
         const endpoint = Option.getOrThrow(
           yield* (yield* PartnerRepo.PartnerRepo).findWebhookEndpoint({
             partnerId: created.partner_id,

@@ -5,10 +5,10 @@
  * gets its whole rate there, not half. Skipped without `DATABASE_URL`.
  */
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { type Database, freshDatabase } from "./support/cluster/database.ts"
 import { Cluster, cliJson } from "./support/processes.ts"
 
-const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined) console.warn("DATABASE_URL is not set: the shared rate limit test is skipped")
 
 const rate = 20

@@ -5,9 +5,9 @@
  * signatures. A delivery that was not signed with the partner's secret is kept and marked so; an
  * inbox of no partner is 404.
  */
+import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
-import { Requests } from "../../testkit/src/index.ts"
 import { baseUrlOf, eventually, removeTempDirs, start, tempDataDir } from "./support/process.ts"
 
 afterAll(removeTempDirs)

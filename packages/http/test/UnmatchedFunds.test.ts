@@ -1,20 +1,21 @@
 /**
  * `ratelock funds unmatched`: what the funding worker recorded for refund, as the operator reads
- * it (JSON records and text), on the testkit's in-memory Ratelock.
+ * it (JSON records and text), on the e2e server's memory store.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { ContractRepo } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
-import { Ratelock, Scenario } from "../../testkit/src/index.ts"
 import * as Format from "../src/internal/operatorFormat.ts"
 import * as UnmatchedFunds from "../src/UnmatchedFunds.ts"
+import { createContract } from "./support/lifecycle.ts"
+import { layer as serverLayer, TestServer } from "./support/server.ts"
 
-describe("UnmatchedFunds", () => {
+layer(serverLayer({ store: "memory" }), { excludeTestServices: true })("UnmatchedFunds", (it) => {
   it.effect("lists recorded transfers oldest first, per contract, as records and as text", () =>
     Effect.gen(function* () {
-      const contract = yield* Scenario.contract()
-      const other = yield* Scenario.contract()
-      const { partner } = yield* Ratelock.Ratelock
+      const { baseUrl, a: partner } = yield* TestServer
+      const { contract } = yield* createContract(baseUrl, partner.sandbox)
+      const { contract: other } = yield* createContract(baseUrl, partner.sandbox)
       const repo = yield* ContractRepo.ContractRepo
       const now = yield* DateTime.now
       const record = (contractId: string, hash: string, seconds: number): ContractRepo.UnmatchedTransfer => ({
@@ -53,6 +54,6 @@ describe("UnmatchedFunds", () => {
       assert.include(text, "1.234567 USDC")
       assert.include(text, `${contract.id} (active, sandbox)`)
       assert.strictEqual(Format.unmatchedFunds([]), "No unmatched funds.")
-    }).pipe(Effect.provide(Ratelock.layer))
+    })
   )
 })

@@ -10,13 +10,12 @@
  * `Simulation.advance`, `WebhookInbox.awaitEvent`). `activeContract` is the exception: it funds
  * the contract and runs the workers, so the contract it returns is active.
  */
-import { Contract, ContractRepo, InboundEvent, Page, Quote, WebhookEventRecord } from "@ratelock/core"
+import { Contract, ContractRepo, InboundEvent, Page, Quote, Requests, WebhookEventRecord } from "@ratelock/core"
 import { Sandbox } from "@ratelock/http"
 import { Context, Effect, Option, type Schema } from "effect"
 import { ApiFailure } from "./ApiFailure.ts"
 import { call, type CallOptions } from "./internal/call.ts"
 import { Ratelock } from "./Ratelock.ts"
-import * as Requests from "./Requests.ts"
 import { Simulation } from "./Simulation.ts"
 import type { ApiKey } from "./TestPartner.ts"
 

@@ -7,8 +7,7 @@
  * API key secrets look like production ones (`rlk_` + 43 base64url characters), webhook secrets
  * are `whsec_` + base64 of 32 bytes.
  */
-import { IdGenerator, type Partner, PartnerRepo, type StoreError } from "@ratelock/core"
-import { Credentials } from "@ratelock/http"
+import { ApiKeySecret, IdGenerator, type Partner, PartnerRepo, type StoreError } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
 import { Digest } from "effect/crypto"
 import { Base64, Base64Url } from "effect/encoding"
@@ -56,12 +55,12 @@ export const issueKey = Effect.fn("TestPartner.issueKey")(function* (
   environment: Partner.Environment
 ): Effect.fn.Return<ApiKey, StoreError.StoreError, PartnerRepo.PartnerRepo | IdGenerator.IdGenerator | Digest.Digest> {
   const keyId = yield* (yield* IdGenerator.IdGenerator).uuid
-  const secret = `${Credentials.secretPrefix}${Base64Url.encode(yield* derivedBytes(`key:${keyId}`))}`
+  const secret = `${ApiKeySecret.secretPrefix}${Base64Url.encode(yield* derivedBytes(`key:${keyId}`))}`
   yield* (yield* PartnerRepo.PartnerRepo).insertApiKey({
     id: keyId,
     partnerId,
     environment,
-    secretHash: yield* Credentials.hashSecret(secret),
+    secretHash: yield* ApiKeySecret.hashSecret(secret),
     createdAt: yield* DateTime.now,
     revokedAt: null
   })

@@ -12,12 +12,18 @@
  * await ratelock.close()
  * ```
  */
-import { Contract, InboundEvent, type OutboundEvent, type Partner, Quote, WebhookEventRecord } from "@ratelock/core"
+import {
+  Contract,
+  InboundEvent,
+  type OutboundEvent,
+  type Partner,
+  Quote,
+  Requests,
+  WebhookEventRecord
+} from "@ratelock/core"
 import { Sandbox } from "@ratelock/http"
 import { DateTime, type Duration, Effect, ManagedRuntime, Schema } from "effect"
 import * as Ratelock from "./Ratelock.ts"
-import type * as Requests from "./Requests.ts"
-import * as RequestBuilders from "./Requests.ts"
 import * as Scenario from "./Scenario.ts"
 import * as Simulation from "./Simulation.ts"
 import * as TestPartner from "./TestPartner.ts"
@@ -177,8 +183,8 @@ export const createRatelock = async (options: Ratelock.Options = {}): Promise<Ra
     payoutEvents: (since) => many(WebhookEventRecord.WebhookEventRecord)(Scenario.payoutEvents(since)),
     redeliver: (id) => encoded(WebhookEventRecord.WebhookEventRecord)(Scenario.redeliver(id)),
     requests: {
-      quote: (overrides, timing) => run(RequestBuilders.quote(overrides, timing)),
-      contractExercised: (contract, overrides) => run(RequestBuilders.contractExercised(contract, overrides))
+      quote: (overrides, timing) => run(Requests.quote(overrides, timing)),
+      contractExercised: (contract, overrides) => run(Requests.contractExercised(contract, overrides))
     },
     webhooks: {
       events: (contractId) =>

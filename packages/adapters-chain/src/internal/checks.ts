@@ -6,7 +6,7 @@ import { ChainGateway, Money, Rail } from "@ratelock/core"
 import { Effect } from "effect"
 import * as Encoding from "./encoding.ts"
 
-export const chainError = (chain: string, reason: string, message: string) =>
+export const chainError = (chain: string, reason: ChainGateway.FailureReason, message: string) =>
   new ChainGateway.ChainError({ chain, reason, message })
 
 export const checkRail = (rail: ChainGateway.Rail) =>

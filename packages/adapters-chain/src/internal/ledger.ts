@@ -23,7 +23,7 @@ interface Broadcast {
   /** When its lookup stops answering `Pending`. */
   readonly confirmedAt: DateTime.Utc
   /** Why the chain rejected it; null when it was accepted. */
-  readonly failure: string | null
+  readonly failure: ChainGateway.FailureReason | null
 }
 
 export interface State {

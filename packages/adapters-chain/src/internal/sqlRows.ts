@@ -3,7 +3,7 @@
  * what they become, the matching form of addresses, and failures of its storage (a statement, or
  * a row outside its schema) as the chain's `rpc_unavailable`.
  */
-import { type ChainGateway, Money, Partner, Rail } from "@ratelock/core"
+import { ChainGateway, Money, Partner, Rail } from "@ratelock/core"
 import { Cause, DateTime, Effect, Schema, SchemaGetter } from "effect"
 import { SqlError } from "effect/sql"
 import { chainError } from "./checks.ts"
@@ -59,7 +59,7 @@ export const TransferRow = TransferColumns.pipe(
 export const BroadcastRow = Schema.Struct({
   block_number: Int8,
   /** Why the chain rejected it; null when it was accepted. */
-  failure: Schema.NullOr(Schema.String),
+  failure: Schema.NullOr(ChainGateway.FailureReason),
   confirmed_at: Schema.DateTimeUtcFromDate
 }).annotate({ identifier: "SimBroadcastRow" })
 

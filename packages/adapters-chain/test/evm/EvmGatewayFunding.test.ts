@@ -2,8 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { Address } from "viem"
-import { Anvil } from "../support/anvil.ts"
-import * as Erc20 from "../support/erc20.ts"
+import { Anvil } from "@ratelock/test-support/Anvil"
+import * as Erc20 from "@ratelock/test-support/Erc20"
 import { depth, EvmFixture, fixture, funderIndex, gateway } from "../support/evmTestChain.ts"
 
 const usdc: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }

@@ -6,8 +6,8 @@ import { mnemonicToSeedSync } from "@scure/bip39"
 import { mnemonicToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import * as Hd from "../../src/internal/evm/hd.ts"
-import { Anvil, testMnemonic } from "../support/anvil.ts"
-import * as Erc20 from "../support/erc20.ts"
+import { Anvil, testMnemonic } from "@ratelock/test-support/Anvil"
+import * as Erc20 from "@ratelock/test-support/Erc20"
 import { EvmFixture, fixture, gateway } from "../support/evmTestChain.ts"
 
 const sandbox: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }

@@ -4,8 +4,8 @@ import { Effect, Layer, Redacted } from "effect"
 import { type Address, type Hash, parseEther } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
-import { Anvil } from "../support/anvil.ts"
-import * as Erc20 from "../support/erc20.ts"
+import { Anvil } from "@ratelock/test-support/Anvil"
+import * as Erc20 from "@ratelock/test-support/Erc20"
 import { depth, EvmFixture, fixture, funderIndex, gateway, hotWalletIndex, plenty } from "../support/evmTestChain.ts"
 
 const usdc: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }

@@ -10,7 +10,7 @@ import { keccak256 } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import * as Persisted from "../../src/internal/evm/persisted.ts"
-import { testMnemonic } from "../support/anvil.ts"
+import { testMnemonic } from "@ratelock/test-support/Anvil"
 
 type Answer = {
   readonly status?: number

@@ -12,8 +12,8 @@ import { BigDecimal, Context, Effect, Layer, Redacted } from "effect"
 import type { Address } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
-import * as Anvil from "./anvil.ts"
-import * as Erc20 from "./erc20.ts"
+import * as Anvil from "@ratelock/test-support/Anvil"
+import * as Erc20 from "@ratelock/test-support/Erc20"
 import { TestChain } from "./TestChain.ts"
 
 export const funderIndex = 0

@@ -63,7 +63,7 @@ export class FakeChain {
           return Effect.fail(
             new ChainGateway.ChainError({
               chain: order.rail.chain,
-              reason: "insufficient_liquidity",
+              reason: "insufficient_funds",
               message: "hot wallet empty"
             })
           )
@@ -83,7 +83,7 @@ export class FakeChain {
         if (!this.broadcasts.includes(prepared.transactionHash)) return { _tag: "Unknown" }
         switch (this.fate.get(prepared.transactionHash)) {
           case "fail":
-            return { _tag: "Failed", reason: "execution reverted" }
+            return { _tag: "Failed", reason: "reverted" }
           case "pending":
             return { _tag: "Pending" }
           default:

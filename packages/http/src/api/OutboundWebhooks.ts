@@ -2,7 +2,8 @@
  * The outbound deliveries in the OpenAPI document's top-level `webhooks` (OpenAPI 3.1): one POST
  * per event type of core's `OutboundEvent`, its body the event's component schema (the schema the
  * deliveries are encoded with, added by `Api` as an additional schema), its headers those of
- * `WebhookSignature.OutboundHeaders` (what the delivery worker signs and sends).
+ * `WebhookSignature.OutboundHeaders` (what the delivery worker signs and sends). `payout_failed`
+ * says what each `failure_code` means, from core's one list (`OutboundEvent.payoutFailureCodes`).
  */
 import { Deliveries, OutboundEvent, RetryPolicy, WebhookSignature } from "@ratelock/core"
 import { Duration, Schema, SchemaAST } from "effect"
@@ -35,6 +36,15 @@ const description = [
   "with the same event_id. Deliveries of one contract arrive one at a time, in order (sequence)."
 ].join(" ")
 
+/** What a delivery of an event says beyond `description`: the meaning of each payout failure code. */
+const details: Partial<Record<OutboundEvent.OutboundEventType, string>> = {
+  payout_failed: [
+    "payout.failure_code says why the attempt failed (payout.failure_message says it for people):",
+    "",
+    ...Object.entries(OutboundEvent.payoutFailureCodes).map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+  ].join("\n")
+}
+
 const parameters = Object.entries(headerDescriptions).map(([name, text]) => ({
   name,
   in: "header",
@@ -52,7 +62,7 @@ export const outboundWebhooks = (spec: Record<string, unknown>): Record<string, 
         operationId: `outbound.${eventType}`,
         tags: ["outbound"],
         summary: summaries[eventType],
-        description,
+        description: [description, details[eventType]].filter((text) => text !== undefined).join("\n\n"),
         parameters,
         requestBody: {
           required: true,

@@ -1,12 +1,12 @@
 /**
  * Plain-text output of the operator CLI (`--json` prints the records as they are instead).
  */
-import type * as Operator from "../Operator.ts"
+import type { Partners } from "@ratelock/core"
 import type * as UnmatchedFunds from "../UnmatchedFunds.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
 
-export const createdPartner = (created: Operator.CreatedPartner): string => {
+export const createdPartner = (created: Partners.CreatedPartner): string => {
   const lines = [`Partner created: ${created.name}`, field("partner_id", created.partner_id), ""]
   lines.push("Secrets below are shown only this once: store them now.")
   for (const [environment, c] of Object.entries(created.environments)) {
@@ -24,7 +24,7 @@ export const createdPartner = (created: Operator.CreatedPartner): string => {
   return lines.join("\n")
 }
 
-export const partnerList = (partners: ReadonlyArray<Operator.PartnerListing>): string => {
+export const partnerList = (partners: ReadonlyArray<Partners.PartnerListing>): string => {
   if (partners.length === 0) return "No partners yet. Create one: pnpm ratelock partner create --name NAME"
   return partners
     .map((p) => {
@@ -41,7 +41,7 @@ export const partnerList = (partners: ReadonlyArray<Operator.PartnerListing>): s
     .join("\n\n")
 }
 
-export const issuedKey = (key: Operator.IssuedKey): string =>
+export const issuedKey = (key: Partners.IssuedKey): string =>
   [
     `API key created for partner ${key.partner_id} (${key.environment}). The secret is shown only this once.`,
     field("api_key_id", key.api_key_id),

@@ -6,7 +6,7 @@
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import { PayoutRepo, type StoreError } from "@ratelock/core"
 import { Effect, Option } from "effect"
-import type { Settings } from "../Config.ts"
+import type { Settings } from "../HostConfig.ts"
 
 /** The id of the contract's payout, once it has one. */
 export const payoutIdOf = (

@@ -6,27 +6,28 @@
  */
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import {
-  ApiError,
+  type ApiError,
   type ChainGateway,
   Contract,
   type ContractRepo,
   type InboundEvent,
   Money,
   type Partner,
+  SandboxRules,
   type StoreError
 } from "@ratelock/core"
 import { Effect } from "effect"
 import type { SandboxTransfer } from "../api/Sandbox.ts"
 import { find } from "./SandboxContract.ts"
 
-/** What is still due: the total less what was confirmed, or sent and still confirming, if more. */
-export const stillDue = Effect.fnUntraced(function* (contract: Contract.ContractRecord) {
+/** What is still due, given every transfer the simulated chain sent to the funding address. */
+const stillDue = Effect.fnUntraced(function* (contract: Contract.ContractRecord) {
   const chain = yield* SimulatedChain.SimulatedChain
-  const sent = (yield* chain.transfersInto(Contract.railOf(contract), contract.fundingWalletAddress)).reduce(
-    (total, t) => Money.sum(total, t.amount),
-    Money.zero
+  const transfers = yield* chain.transfersInto(Contract.railOf(contract), contract.fundingWalletAddress)
+  return SandboxRules.stillDue(
+    contract,
+    transfers.reduce((total, t) => Money.sum(total, t.amount), Money.zero)
   )
-  return Money.max(Money.zero, Money.subtract(contract.totalAmount, Money.max(sent, contract.fundedAmount)))
 })
 
 /**
@@ -52,8 +53,6 @@ const send = Effect.fnUntraced(function* (
   } satisfies SandboxTransfer
 })
 
-const invalidAmount = (message: string) => new ApiError.FundingAmountInvalid({ message })
-
 /** `POST /sandbox/contracts/{id}/fund`: `amount`, or what is still due, arrives on the simulated chain. */
 export const fund = Effect.fn("Sandbox.fund")(function* (
   scope: Partner.PartnerScope,
@@ -69,22 +68,11 @@ export const fund = Effect.fn("Sandbox.fund")(function* (
   ContractRepo.ContractRepo | SimulatedChain.SimulatedChain
 > {
   const contract = yield* find(scope, contractId)
-  if (!Contract.isAwaitingFunds(contract.status)) {
-    return yield* new ApiError.InvalidContractState({
-      message: `contract ${contract.id} is ${contract.status}: only a contract awaiting funds can be funded`
-    })
-  }
-  const value = amount ?? (yield* stillDue(contract))
-  if (!Money.isPositive(value)) {
-    return yield* invalidAmount(
-      amount === undefined
-        ? `nothing is due: ${Money.format(contract.totalAmount)} was already sent to the funding address`
-        : `amount ${Money.format(value)} must be above 0`
-    )
-  }
-  if (!Money.equals(Money.roundDown(value), value)) {
-    return yield* invalidAmount(`amount ${Money.format(value)} has more than ${Money.tokenScale} decimals`)
-  }
+  yield* SandboxRules.requireFundable(contract)
+  const value = yield* SandboxRules.fundingAmount(
+    contract,
+    amount === undefined ? { due: yield* stillDue(contract) } : { asked: amount }
+  )
   return yield* send(contract, value)
 })
 
@@ -99,8 +87,8 @@ export const afterInbound = Effect.fn("Sandbox.afterInbound")(
   function* (scope: Partner.PartnerScope, event: InboundEvent.InboundEvent, ack: InboundEvent.InboundAck) {
     if (scope.environment !== "sandbox" || ack.status === "queued") return
     if (event.event_type !== "funds_in_route" || event.amount == null) return
-    const amount = Money.roundDown(event.amount)
-    if (!Money.isPositive(amount)) return
+    const amount = SandboxRules.inboundTransfer(event.amount)
+    if (amount === undefined) return
     yield* send(yield* find(scope, event.fx_contract_id), amount, `inbound:${ack.webhook_event_id}`)
   },
   Effect.catchCause((cause) => Effect.logError("sandbox: funds_in_route not recorded on the simulated chain", cause))

@@ -4,21 +4,19 @@
  */
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import {
-  ApiError,
+  type ApiError,
   type ChainGateway,
   Contract,
   type ContractRepo,
   Expiry,
   type IdGenerator,
   type Partner,
+  SandboxRules,
   StoreError
 } from "@ratelock/core"
 import { Effect } from "effect"
 import type { SandboxPayoutFailure } from "../api/Sandbox.ts"
 import { find } from "./SandboxContract.ts"
-
-/** A payout may still come: nothing was paid, and the contract is not over. */
-const payoutToCome: ReadonlyArray<Contract.ContractStatus> = ["quote_created", "funds_in_route", "active", "exercised"]
 
 /** `POST /sandbox/contracts/{id}/expire`: core's `Expiry.expireNow`, as the contract's lock. */
 export const expire = (
@@ -45,11 +43,7 @@ export const failNextPayout = Effect.fn("Sandbox.failNextPayout")(function* (
   ContractRepo.ContractRepo | SimulatedChain.SimulatedChain
 > {
   const contract = yield* find(scope, contractId)
-  if (!payoutToCome.includes(contract.status)) {
-    return yield* new ApiError.InvalidContractState({
-      message: `contract ${contract.id} is ${contract.status}: it has no payout to come`
-    })
-  }
+  yield* SandboxRules.requirePayoutToCome(contract)
   yield* (yield* SimulatedChain.SimulatedChain).failNextPayoutOf(contract.id)
   return { fx_contract_id: contract.id, next_payout_attempt: "fails" } satisfies SandboxPayoutFailure
 })

@@ -13,7 +13,7 @@
  * kept for a minute (partners are insert-only: no operation renames or removes one). Unknown key
  * ids are never kept, so made-up ids cannot fill the memory.
  */
-import { type Partner, PartnerRepo } from "@ratelock/core"
+import { ApiKeySecret, type Partner, PartnerRepo } from "@ratelock/core"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -26,7 +26,6 @@ import {
   PartnerAuth
 } from "../api/Security.ts"
 import { ChainAvailability } from "./ChainAvailability.ts"
-import * as Credentials from "./Credentials.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
 const unauthorized = () =>
@@ -97,7 +96,7 @@ export const layer = Layer.effect(
       const now = yield* DateTime.now
       const key = Option.getOrUndefined(yield* apiKey(keyId, now.epochMilliseconds))
       const matches = yield* Effect.provideService(
-        Credentials.matches(secret, key?.secretHash ?? decoyHash),
+        ApiKeySecret.matches(secret, key?.secretHash ?? decoyHash),
         Digest.Digest,
         digest
       )

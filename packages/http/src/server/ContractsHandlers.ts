@@ -30,15 +30,10 @@ export const layer: GroupLayer<
   | Digest.Digest
 > = HttpApiBuilder.group(Api, "contracts", (handlers) =>
   handlers
-    .handle("create", ({ payload, headers, request, endpoint }) =>
-      Effect.flatMap(CurrentPartner, (partner) =>
-        Idempotent.respond(
-          partner,
-          headers["idempotency-key"],
-          { request, route: Idempotent.routeOf(endpoint.path) },
-          Idempotent.render(Contract.ContractResponse, 201, Contracts.create(partner, payload))
-        )
-      ).pipe(mapErrors)
+    .handle("create", (call) =>
+      Idempotent.post(call, Contract.ContractResponse, 201, (partner) => Contracts.create(partner, call.payload)).pipe(
+        mapErrors
+      )
     )
     .handle("locks", ({ params, query }) =>
       Effect.flatMap(CurrentPartner, (partner) =>

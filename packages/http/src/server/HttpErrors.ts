@@ -4,7 +4,7 @@
  * chain, a bug) is a 500 with one generic message; its cause goes to the log, never to the body.
  */
 import { ApiError } from "@ratelock/core"
-import { Cause, Effect, Predicate } from "effect"
+import { Cause, Effect, Predicate, Schema } from "effect"
 import { BadRequest, Conflict, envelope, InternalError, NotFound, ValidationFailed } from "../api/Errors.ts"
 
 /** The failures with a wire `code`. */
@@ -12,53 +12,51 @@ export type WireError = ApiError.ApiError
 
 type Tag = WireError["_tag"]
 
-/** The status of each typed failure. */
-export const statusByTag: Readonly<Record<Tag, 400 | 404 | 409 | 422>> = {
-  ValidationError: 422,
-  QuoteNotFound: 404,
-  ContractNotFound: 404,
-  WebhookEventNotFound: 404,
-  WebhookInboxNotFound: 404,
-  QuoteExpired: 409,
-  QuoteNotAccepted: 409,
-  QuoteAlreadyAccepted: 409,
-  IdempotencyKeyReused: 409,
-  IdempotencyKeyInUse: 409,
-  ContractMismatch: 409,
-  InvalidContractState: 409,
-  OutsideWindow: 400,
-  FundingAmountInvalid: 400
-}
+/**
+ * The HTTP error each typed failure becomes: the one table of statuses (each error class carries
+ * its status, `api/Errors.ts`). The runtime mapping and the handlers' error types both read it.
+ */
+const errorByTag = {
+  ValidationError: ValidationFailed,
+  QuoteNotFound: NotFound,
+  ContractNotFound: NotFound,
+  WebhookEventNotFound: NotFound,
+  WebhookInboxNotFound: NotFound,
+  QuoteExpired: Conflict,
+  QuoteNotAccepted: Conflict,
+  QuoteAlreadyAccepted: Conflict,
+  IdempotencyKeyReused: Conflict,
+  IdempotencyKeyInUse: Conflict,
+  ContractMismatch: Conflict,
+  InvalidContractState: Conflict,
+  OutsideWindow: BadRequest,
+  FundingAmountInvalid: BadRequest
+} as const satisfies { readonly [T in Tag]: Schema.Top }
 
-export const isWireError = (u: unknown): u is WireError =>
-  Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && Object.hasOwn(statusByTag, u._tag)
+type ErrorByTag = typeof errorByTag
 
 /** The HTTP error a failure becomes, by type: what a handler's error channel turns into. */
-export type HttpErrorOf<E> = E extends { readonly _tag: "ValidationError" }
-  ? ValidationFailed
-  : E extends { readonly _tag: "QuoteNotFound" | "ContractNotFound" | "WebhookEventNotFound" | "WebhookInboxNotFound" }
-    ? NotFound
-    : E extends { readonly _tag: "OutsideWindow" | "FundingAmountInvalid" }
-      ? BadRequest
-      : E extends { readonly _tag: Tag }
-        ? Conflict
-        : InternalError
+export type HttpErrorOf<E> = E extends { readonly _tag: infer T extends Tag }
+  ? InstanceType<ErrorByTag[T]>
+  : InternalError
+
+export const isWireError = (u: unknown): u is WireError =>
+  Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && Object.hasOwn(errorByTag, u._tag)
+
+/** The status a typed failure answers with: its HTTP error's `httpApiStatus` (500 without one, as HttpApi). */
+export const statusOf = (error: WireError): number => {
+  const status = Schema.resolveAnnotations(errorByTag[error._tag])?.httpApiStatus
+  return typeof status === "number" ? status : 500
+}
 
 /** The wire body of a failure: `error: {code, message}`, plus `detail` on 422. */
 export const bodyOf = (error: WireError): ApiError.ErrorBody => ApiError.toBody(error)
 
-export const toHttpError = (error: WireError): ValidationFailed | NotFound | BadRequest | Conflict => {
+export const toHttpError = (error: WireError): HttpErrorOf<WireError> => {
   const body = bodyOf(error)
-  switch (statusByTag[error._tag]) {
-    case 422:
-      return new ValidationFailed({ error: body.error, detail: body.detail ?? [] })
-    case 404:
-      return new NotFound(body)
-    case 400:
-      return new BadRequest(body)
-    case 409:
-      return new Conflict(body)
-  }
+  return error._tag === "ValidationError"
+    ? new errorByTag[error._tag]({ error: body.error, detail: body.detail ?? [] })
+    : new errorByTag[error._tag]({ error: body.error })
 }
 
 export const internalMessage = "The service could not complete the request. The error was logged."
@@ -76,4 +74,4 @@ export const hideInternal = (error: unknown): Effect.Effect<never, InternalError
 export const mapErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, HttpErrorOf<E>, R> =>
   Effect.catch(self, (error) =>
     isWireError(error) ? Effect.fail(toHttpError(error)) : hideInternal(error)
-  ) as Effect.Effect<A, HttpErrorOf<E>, R>
+  ) as Effect.Effect<A, HttpErrorOf<E>, R> // only E's own tags reach `errorByTag`, which TypeScript cannot follow

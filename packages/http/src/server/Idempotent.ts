@@ -10,7 +10,8 @@ import { Effect, Schema } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
-import { bodyOf, isWireError, statusByTag, type WireError } from "./HttpErrors.ts"
+import { type AuthenticatedPartner, CurrentPartner } from "../api/Security.ts"
+import { bodyOf, isWireError, statusOf, type WireError } from "./HttpErrors.ts"
 
 /**
  * A core program's outcome as a replayable answer: its success encoded with `schema` at `status`,
@@ -28,7 +29,7 @@ export const render = <S extends Schema.Top & { readonly EncodingServices: never
     Effect.map((json) => ({ status, body: JSON.stringify(json) })),
     Effect.catch((error) =>
       isWireError(error)
-        ? Effect.succeed({ status: statusByTag[error._tag], body: JSON.stringify(bodyOf(error)) })
+        ? Effect.succeed({ status: statusOf(error), body: JSON.stringify(bodyOf(error)) })
         : Effect.fail(error)
     )
   ) as Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R>
@@ -78,3 +79,30 @@ export const respond = Effect.fnUntraced(function* <E, R>(
   )
   return toResponse(outcome.response, outcome.replayed)
 })
+
+/** What a POST handler is called with that an idempotent answer needs. */
+export interface Call {
+  readonly headers: { readonly "idempotency-key"?: string | undefined }
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly endpoint: { readonly path: string }
+  readonly params?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * A POST of the authenticated partner, answered once per key: `program`'s outcome for the partner,
+ * rendered with `schema` at `status`.
+ */
+export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+  call: Call,
+  schema: S,
+  status: number,
+  program: (partner: AuthenticatedPartner) => Effect.Effect<S["Type"], E, R>
+) =>
+  Effect.flatMap(CurrentPartner, (partner) =>
+    respond(
+      partner,
+      call.headers["idempotency-key"],
+      { request: call.request, route: routeOf(call.endpoint.path, call.params) },
+      render(schema, status, program(partner))
+    )
+  )

@@ -4,7 +4,7 @@
  * Issues do not carry the refused value, so the walk follows the request's own input alongside
  * (a length check is "too short" or "too long" depending on it).
  */
-import type { ApiError } from "@ratelock/core"
+import { ApiError } from "@ratelock/core"
 import { Predicate, SchemaAST, SchemaIssue } from "effect"
 
 type Loc = ReadonlyArray<string | number>
@@ -13,69 +13,37 @@ type Item = ApiError.ValidationIssue
 const standard = SchemaIssue.makeFormatterStandardSchemaV1()
 const message = (issue: SchemaIssue.Issue): string => standard(issue).issues[0]?.message ?? "Invalid value"
 
-/** Which well-known format a pattern checks, told by what it accepts. */
-const patternKinds = new Map<string, string>()
-const patternType = (payload: { readonly source?: unknown; readonly flags?: unknown }): string => {
-  const key = `${String(payload.source)}/${String(payload.flags ?? "")}`
-  const known = patternKinds.get(key)
-  if (known !== undefined) return known
-  const regex = new RegExp(String(payload.source), String(payload.flags ?? ""))
-  const kind = regex.test("2026-11-21T10:00:00Z")
-    ? "datetime_parsing"
-    : regex.test("5.25")
-      ? // a decimal, or the sign of one
-        !regex.test("0")
-        ? "greater_than"
-        : !regex.test("-1")
-          ? "greater_than_equal"
-          : "decimal_parsing"
-      : regex.test("25")
-        ? "int_parsing"
-        : "string_pattern_mismatch"
-  patternKinds.set(key, kind)
-  return kind
-}
-
 const at = (input: unknown, key: PropertyKey): unknown =>
   Predicate.isObject(input) || Array.isArray(input) ? (input as Record<PropertyKey, unknown>)[key] : undefined
 
 /** Characters (code points), as the length checks count them. */
 const charactersOf = (input: unknown) => (typeof input === "string" ? [...input].length : 0)
 
-/** What a check says about itself: which check it is, and its bounds. */
-interface FilterAnnotations {
-  readonly representation?: { readonly id?: string; readonly payload?: Readonly<Record<string, unknown>> }
-  readonly toJsonSchema?: (context: { readonly type: undefined; readonly schemas: [] }) => unknown
-  readonly arbitraryConstraint?: {
-    readonly minimum?: unknown
-    readonly maximum?: unknown
-    readonly exclusiveMinimum?: unknown
-    readonly exclusiveMaximum?: unknown
-  }
-}
-
-/** The `type` of a failed check, from its representation and the value it refused. */
+/**
+ * The `type` of a failed check: the one our checks name themselves (`ApiError.issueType`), else
+ * what Effect's own checks say of themselves (which check, its bounds), told apart by the value
+ * refused where that decides (a length check is "too short" or "too long").
+ */
 const filterType = (issue: SchemaIssue.Filter, input: unknown): string => {
-  const annotations = (issue.filter.annotations ?? {}) as FilterAnnotations
-  const payload = annotations.representation?.payload ?? {}
-  switch (annotations.representation?.id) {
+  const annotations = issue.filter.annotations
+  const named = ApiError.issueTypeOf(annotations)
+  if (named !== undefined) return named
+  switch (annotations?.representation?.id) {
     case "effect/schema/isUUID":
       return "uuid_parsing"
     case "effect/schema/isPattern":
-      return patternType(payload)
+      return "string_pattern_mismatch"
     case "effect/schema/isMinCodePoints":
       return "string_too_short"
     case "effect/schema/isMaxCodePoints":
       return "string_too_long"
-    case "effect/schema/isBetweenCodePoints":
-      return charactersOf(input) < Number(payload.minimum) ? "string_too_short" : "string_too_long"
+    case "effect/schema/isBetweenCodePoints": {
+      const payload = annotations.representation.payload
+      const minimum = Predicate.hasProperty(payload, "minimum") ? payload.minimum : undefined
+      return typeof minimum === "number" && charactersOf(input) < minimum ? "string_too_short" : "string_too_long"
+    }
   }
-  // the calendar check of a datetime: it documents itself as JSON Schema's `date-time` format
-  const documented = annotations.toJsonSchema?.({ type: undefined, schemas: [] })
-  if (Predicate.isObject(documented) && "format" in documented && documented.format === "date-time") {
-    return "datetime_parsing"
-  }
-  const bounds = annotations.arbitraryConstraint ?? {}
+  const bounds = annotations?.arbitraryConstraint ?? {}
   const n = typeof input === "string" && input.trim() !== "" ? Number(input) : input
   if (typeof n === "number" && typeof bounds.minimum === "number" && n < bounds.minimum) {
     return bounds.exclusiveMinimum === true ? "greater_than" : "greater_than_equal"

@@ -21,15 +21,8 @@ export const layer: GroupLayer<
   | Digest.Digest
 > = HttpApiBuilder.group(Api, "quotes", (handlers) =>
   handlers
-    .handle("create", ({ payload, headers, request, endpoint }) =>
-      Effect.flatMap(CurrentPartner, (partner) =>
-        Idempotent.respond(
-          partner,
-          headers["idempotency-key"],
-          { request, route: Idempotent.routeOf(endpoint.path) },
-          Idempotent.render(Quote.QuoteResponse, 201, Quotes.create(partner, payload))
-        )
-      ).pipe(mapErrors)
+    .handle("create", (call) =>
+      Idempotent.post(call, Quote.QuoteResponse, 201, (partner) => Quotes.create(partner, call.payload)).pipe(mapErrors)
     )
     .handle("list", ({ query }) =>
       Effect.flatMap(CurrentPartner, (partner) => Quotes.list(partner, query)).pipe(mapErrors)

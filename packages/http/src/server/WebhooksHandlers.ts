@@ -54,18 +54,9 @@ export const layer: GroupLayer<
     .handle("payoutEvents", ({ query }) =>
       Effect.flatMap(CurrentPartner, (partner) => WebhookEvents.listPayoutEvents(partner, query)).pipe(mapErrors)
     )
-    .handle("redeliver", ({ params, headers, request, endpoint }) =>
-      Effect.flatMap(CurrentPartner, (partner) =>
-        Idempotent.respond(
-          partner,
-          headers["idempotency-key"],
-          { request, route: Idempotent.routeOf(endpoint.path, params) },
-          Idempotent.render(
-            WebhookEventRecord.WebhookEventRecord,
-            202,
-            WebhookEvents.redeliver(partner, params.webhook_event_id)
-          )
-        )
+    .handle("redeliver", (call) =>
+      Idempotent.post(call, WebhookEventRecord.WebhookEventRecord, 202, (partner) =>
+        WebhookEvents.redeliver(partner, call.params.webhook_event_id)
       ).pipe(mapErrors)
     )
 )

@@ -37,7 +37,7 @@ export const layer: Layer.Layer<ChainHooks | SimulatedChain.SimulatedChain | Cha
             if (how === "fail") {
               return yield* new ChainGateway.ChainError({
                 chain: rail.chain,
-                reason: "rpc_down",
+                reason: "rpc_unavailable",
                 message: "rpc at 10.0.0.7 refused"
               })
             }

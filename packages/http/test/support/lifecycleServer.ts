@@ -12,6 +12,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore } from "@ratelock/adapters-store"
 import {
+  ApiKeySecret,
   type ContractRepo,
   IdGenerator,
   MarketData,
@@ -26,7 +27,6 @@ import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as SandboxChain from "../../src/sandbox/SandboxChain.ts"
 import { ChainAvailability } from "../../src/server/ChainAvailability.ts"
-import * as Credentials from "../../src/server/Credentials.ts"
 import { RateLimitConfig } from "../../src/server/RateLimiter.ts"
 import { Readiness } from "../../src/server/Readiness.ts"
 import * as Server from "../../src/server/Server.ts"
@@ -69,12 +69,12 @@ const seed = Effect.gen(function* () {
   yield* partners.insertPartner({ id: partnerId, name: "Lifecycle Pay", createdAt: now })
   const key = Effect.fnUntraced(function* (environment: Partner.Environment) {
     const keyId = yield* ids.uuid
-    const secret = yield* Credentials.newSecret
+    const secret = yield* ApiKeySecret.newSecret
     yield* partners.insertApiKey({
       id: keyId,
       partnerId,
       environment,
-      secretHash: yield* Credentials.hashSecret(secret),
+      secretHash: yield* ApiKeySecret.hashSecret(secret),
       createdAt: now,
       revokedAt: null
     })

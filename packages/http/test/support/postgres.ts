@@ -5,40 +5,20 @@
  * is `server.ts`'s; without `DATABASE_URL` the suites using it are skipped (CI sets it).
  */
 import { PgStore } from "@ratelock/adapters-store"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { Layer } from "effect"
 import { Readiness } from "../../src/server/Readiness.ts"
 import { type Provided, layer as serverLayer } from "./server.ts"
 
-export const databaseUrl = process.env.DATABASE_URL
-
-const withDatabase = (url: string, database: string) => {
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  return u.toString()
-}
-
-/** A `PgClient` on a new database, dropped when the layer is released. */
-const freshDatabase = (url: string) =>
-  Layer.unwrap(
-    Effect.gen(function* () {
-      const name = `ratelock_http_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-      const admin = PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })
-      const run = (statement: string) =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin), Effect.orDie)
-      yield* Effect.acquireRelease(run(`CREATE DATABASE ${name}`), () =>
-        run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      )
-      return PgClient.layer({ url: Redacted.make(withDatabase(url, name)), maxConnections: 10 })
-    })
-  )
+export const databaseUrl = Postgres.databaseUrl
 
 /** `server.ts`'s `layer()` with its defaults, on PostgreSQL at `url`. */
 export const layer = (url: string): Layer.Layer<Provided> =>
   serverLayer({
     store: Readiness.layerSql.pipe(
-      Layer.provideMerge(PgStore.layer.pipe(Layer.provideMerge(freshDatabase(url)))),
+      Layer.provideMerge(
+        PgStore.layer.pipe(Layer.provideMerge(Postgres.layerFresh(url, { prefix: "ratelock_http_test" })))
+      ),
       Layer.orDie
     )
   })

@@ -3,7 +3,8 @@
  * in this package, on a temporary embedded data directory (never `DATABASE_URL`, which CI sets
  * for the store suites).
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { eventually, type Spawned, start as spawn } from "@ratelock/test-support/Processes"
+import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -56,36 +57,14 @@ export const cliJson = async (dataDir: string, ...args: ReadonlyArray<string>): 
   return JSON.parse(result.stdout)
 }
 
-export interface Service {
-  readonly child: ChildProcess
-  /** Everything printed on stdout so far. */
-  readonly stdout: () => string
-  readonly stderr: () => string
-  /** Resolves with the exit code once the process ends. */
-  readonly exited: Promise<number | null>
-}
-
-/** A started process, its output collected. */
-const serviceOf = (child: ChildProcess): Service => {
-  let out = ""
-  let err = ""
-  child.stdout?.on("data", (chunk) => (out += String(chunk)))
-  child.stderr?.on("data", (chunk) => (err += String(chunk)))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, stdout: () => out, stderr: () => err, exited }
-}
+/** A started process, its output collected (SIGKILLed if the test process exits first). */
+export type Service = Spawned
 
 const serviceArgs = ["--conditions=source", "src/main.ts"]
 
 /** Starts `pnpm start`'s command: the service on `dataDir`, port chosen by the system. */
 export const start = (dataDir: string, extra: Record<string, string> = {}): Service =>
-  serviceOf(
-    spawn(process.execPath, serviceArgs, {
-      cwd: packageDir,
-      env: environment(dataDir, { PORT: "0", ...extra }),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-  )
+  spawn(process.execPath, serviceArgs, { cwd: packageDir, env: environment(dataDir, { PORT: "0", ...extra }) })
 
 /**
  * `start` under a supervisor that never reaps it: `sh` runs the service in a process group of
@@ -94,13 +73,10 @@ export const start = (dataDir: string, extra: Record<string, string> = {}): Serv
  */
 export const startUnreaped = (dataDir: string): Service & { readonly pid: Promise<number> } => {
   const script = 'setsid "$@" & echo "service pid $!"; exec sleep 600'
-  const service = serviceOf(
-    spawn("sh", ["-c", script, "sh", process.execPath, ...serviceArgs], {
-      cwd: packageDir,
-      env: environment(dataDir, { PORT: "0" }),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-  )
+  const service = spawn("sh", ["-c", script, "sh", process.execPath, ...serviceArgs], {
+    cwd: packageDir,
+    env: environment(dataDir, { PORT: "0" })
+  })
   const pid = eventually(() => /service pid (\d+)/.exec(service.stdout())?.[1], 30_000, "the service's pid")
   return { ...service, pid: pid.then(Number) }
 }
@@ -114,16 +90,8 @@ export const processState = (pid: number): string | undefined => {
   }
 }
 
-/** Waits until `test` returns a value, polling every 100 ms. */
-export const eventually = async <A>(test: () => A | undefined, timeoutMs = 30_000, what = "condition"): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = test()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** Polls until a value (test-support's, re-exported for the tests here). */
+export { eventually }
 
 /** The base URL the service printed once it was ready; fails at once if it ends before. */
 export const baseUrlOf = (service: Service) =>

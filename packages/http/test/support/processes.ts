@@ -4,22 +4,14 @@
  * a child process of the test on a fresh database. Every child is tracked and killed by
  * `Cluster.stop` (call it in `finally`/`afterAll`), and by the test process's own exit.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { eventually, freePort, type Spawned, start, stop } from "@ratelock/test-support/Processes"
+import { execFile } from "node:child_process"
 import { join } from "node:path"
 
 export const packageDir = join(import.meta.dirname, "..", "..")
 
-const live = new Set<ChildProcess>()
-process.once("exit", () => {
-  for (const child of live) child.kill("SIGKILL")
-})
-
-export interface Child {
+export interface Child extends Spawned {
   readonly name: string
-  readonly child: ChildProcess
-  readonly output: () => string
-  readonly exited: Promise<number | null>
 }
 
 /**
@@ -41,25 +33,6 @@ const environment = (databaseUrl: string, extra: Record<string, string>) => {
   delete env.INIT_CWD
   return env
 }
-
-const waitFor = async (test: () => boolean, timeoutMs: number, what: () => string) => {
-  const deadline = Date.now() + timeoutMs
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-/** A TCP port free on loopback right now (the system's pick for port 0). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 const healthy = (baseUrl: string) =>
   fetch(`${baseUrl}/health`).then(
@@ -124,27 +97,15 @@ export class Cluster {
   }
 
   private spawn(name: string, args: ReadonlyArray<string>, extra: Record<string, string>): Child {
-    const child = spawn(process.execPath, ["--conditions=source", ...args], {
-      cwd: packageDir,
-      env: environment(this.databaseUrl, { ...this.env, ...extra }),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    const keep = (chunk: unknown) => {
-      output = (output + String(chunk)).slice(-20_000)
-    }
-    child.stdout?.on("data", keep)
-    child.stderr?.on("data", keep)
-    live.add(child)
-    const exited = new Promise<number | null>((resolve) =>
-      child.once("exit", (code) => {
-        live.delete(child)
-        resolve(code)
+    const handle: Child = {
+      name,
+      ...start(process.execPath, ["--conditions=source", ...args], {
+        cwd: packageDir,
+        env: environment(this.databaseUrl, { ...this.env, ...extra })
       })
-    )
-    const handle: Child = { name, child, output: () => output, exited }
+    }
     this.children.add(handle)
-    void exited.then(() => this.children.delete(handle))
+    void handle.exited.then(() => this.children.delete(handle))
     return handle
   }
 
@@ -171,10 +132,11 @@ export class Cluster {
       RATELOCK_WORKER_POLL_MS: String(options.pollMs ?? 100),
       RATELOCK_WORKER_LEASE_MS: String(options.leaseMs ?? 2_000)
     })
-    await waitFor(
-      () => worker.output().includes("Running the lifecycle workers") || worker.child.exitCode !== null,
+    await eventually(
+      () => worker.output().includes("Running the lifecycle workers") || worker.child.exitCode !== null || undefined,
       60_000,
-      () => `${name} to start: ${worker.output()}`
+      () => `${name} to start: ${worker.output()}`,
+      50
     )
     if (worker.child.exitCode !== null) throw new Error(`${name} exited at start: ${worker.output()}`)
     return worker
@@ -182,7 +144,7 @@ export class Cluster {
 
   /** SIGKILL: the process ends at once, whatever it was doing; resolves once it is gone. */
   async kill(child: Child): Promise<void> {
-    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill("SIGKILL")
+    await stop(child.child)
     await child.exited
   }
 

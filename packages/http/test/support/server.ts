@@ -2,9 +2,10 @@
  * The whole server on a real socket for end-to-end tests: `Server.layer` on an ephemeral port,
  * over the embedded Postgres (PGlite in memory) or the memory store, on the simulated chain. Two
  * partners are seeded with keys in both environments (and one revoked key) through `PartnerRepo`.
- * Tests that need neither a socket nor real time use the testkit's in-memory Ratelock instead
- * (`inProcess.ts`); the memory store here serves the concurrency suite, which runs the same
- * requests over sockets against every store.
+ * The memory store here serves the concurrency suite, which runs the same requests over sockets
+ * against every store, and tests that need only a store (or one whose readiness they replace).
+ * Tests on the test clock, without a socket, run on the testkit's in-memory Ratelock, in the
+ * testkit's own tests (it depends on this package, so this package's tests cannot import it).
  *
  * The layer also exposes the ports, so a test can run core's worker programs (funding, payouts)
  * against the same store the server uses.
@@ -12,12 +13,19 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
-import { IdGenerator, MarketData, type Partner, PartnerRepo, type PayoutRepo, QuotePolicy } from "@ratelock/core"
+import {
+  ApiKeySecret,
+  IdGenerator,
+  MarketData,
+  type Partner,
+  PartnerRepo,
+  type PayoutRepo,
+  QuotePolicy
+} from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { ChainAvailability, type ChainAvailabilityShape } from "../../src/server/ChainAvailability.ts"
-import * as Credentials from "../../src/server/Credentials.ts"
 import { RateLimitConfig, type RateLimitShape } from "../../src/server/RateLimiter.ts"
 import { Readiness } from "../../src/server/Readiness.ts"
 import * as Server from "../../src/server/Server.ts"
@@ -62,8 +70,8 @@ const seedPartner = Effect.fnUntraced(function* (name: string) {
   yield* partners.insertPartner({ id, name, createdAt: now })
   const key = Effect.fnUntraced(function* (environment: Partner.Environment, revoked = false) {
     const keyId = yield* ids.uuid
-    const secret = yield* Credentials.newSecret
-    const secretHash = yield* Credentials.hashSecret(secret)
+    const secret = yield* ApiKeySecret.newSecret
+    const secretHash = yield* ApiKeySecret.hashSecret(secret)
     yield* partners.insertApiKey({
       id: keyId,
       partnerId: id,

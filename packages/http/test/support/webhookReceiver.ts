@@ -1,17 +1,17 @@
 /**
  * A partner's webhook receiver for end-to-end tests: a real `node:http` server on 127.0.0.1 that
  * verifies every delivery twice, with the official `standardwebhooks` library (`webhook-id`,
- * `webhook-timestamp`, `webhook-signature`) and by recomputing `X-Partner-Signature` (hex
- * HMAC-SHA256 of the raw body, keyed with the secret string's UTF-8 bytes), checks its body and
- * headers against the OpenAPI document's `webhooks`, then records it.
+ * `webhook-timestamp`, `webhook-signature`) and by recomputing `X-Partner-Signature` (test-support's
+ * `signatureMatches`: hex HMAC-SHA256 of the raw body, keyed with the secret's UTF-8 bytes),
+ * checks its body and headers against the OpenAPI document's `webhooks`, then records it.
  *
  * A contract's deliveries can be scripted: answer 500 to the next few, or hold one until the test
  * releases it (then 200). Anything unscripted is answered 204.
  */
 import { WebhookSignature } from "@ratelock/core"
+import { signatureMatches } from "@ratelock/test-support/WebhookReceiver"
 import { Context, Effect, Layer } from "effect"
 import type { SecureRandom } from "effect/crypto"
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
@@ -73,9 +73,7 @@ const verify = (secret: string, body: string, req: IncomingMessage): string | un
   } catch (e) {
     return `standardwebhooks: ${e instanceof Error ? e.message : String(e)}`
   }
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(body, "utf8").digest()
-  const given = Buffer.from(header(req, "x-partner-signature"), "hex")
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "x-partner-signature mismatch"
+  if (!signatureMatches(secret, body, header(req, "x-partner-signature"))) return "x-partner-signature mismatch"
   if (header(req, "content-type") !== "application/json") return "content-type is not application/json"
   return deliveryProblem((name) => (req.headers[name] === undefined ? undefined : header(req, name)), JSON.parse(body))
 }

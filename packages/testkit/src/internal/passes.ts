@@ -1,11 +1,10 @@
 /**
- * The lifecycle workers of `@ratelock/http`'s `Workers.ts`, as passes run on demand instead of
- * loops on a timer: funding confirmation, funding deadlines, payouts, expiry, webhook delivery
- * and the late-funds watch, in that order, repeated at the current instant until a round finds nothing to do.
+ * The lifecycle workers (core's `WorkerPasses.passes`, which `@ratelock/http`'s `Workers.ts` runs
+ * as loops on a timer) as rounds run on demand, each pass once in the list's order, repeated at
+ * the current instant until a round finds nothing to do.
  */
-import { Deliveries, Expiry, Funding, Lease, Payouts } from "@ratelock/core"
+import { Lease, WorkerPasses } from "@ratelock/core"
 import { Duration, Effect } from "effect"
-import type { Workers } from "@ratelock/http"
 
 /**
  * Who takes the jobs: leases are released by every pass, so the duration only matters after a
@@ -21,21 +20,18 @@ const worker: Lease.WorkerShape = {
 /** A round never needs more: a payout takes two rounds, each transition one more for its webhook. */
 const maxRounds = 25
 
-/** One round of every pass; how many jobs the passes took or moved. */
+/** One round of every pass, in the list's order; how many jobs the passes took or moved. */
 const round = Effect.gen(function* () {
-  const activated = yield* Funding.confirmFunding()
-  const deadlines = yield* Funding.failUnfunded()
-  const payouts = yield* Payouts.runDue()
-  const expired = yield* Expiry.expireDue()
-  const delivered = yield* Deliveries.deliverDue()
-  // records what reaches the addresses of contracts no longer awaiting funds; moves no contract
-  yield* Funding.watchLateFunds()
-  return activated + deadlines + payouts + expired + delivered
+  let worked = 0
+  for (const pass of WorkerPasses.passes) worked += yield* pass.run
+  return worked
 }).pipe(Effect.provideService(Lease.Worker, worker))
 
 /** Rounds at the current instant until one does nothing (or the bound, e.g. a payout still pending). */
-export const runUntilQuiet: Effect.Effect<void, unknown, Workers.Requirements> = Effect.gen(function* () {
-  for (let i = 0; i < maxRounds; i++) {
-    if ((yield* round) === 0) return
+export const runUntilQuiet: Effect.Effect<void, WorkerPasses.Error, WorkerPasses.Requirements> = Effect.gen(
+  function* () {
+    for (let i = 0; i < maxRounds; i++) {
+      if ((yield* round) === 0) return
+    }
   }
-}).pipe(Effect.withSpan("Simulation.runWorkers"))
+).pipe(Effect.withSpan("Simulation.runWorkers"))

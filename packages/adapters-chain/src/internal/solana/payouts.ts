@@ -42,7 +42,7 @@ const fee = 5000n
 /** Signed payouts remembered per process (`preparePayout` twice yields one transaction). */
 const memoLimit = 10_000
 
-const fail = (reason: string, message: string) => Effect.fail(chainError("solana", reason, message))
+const fail = (reason: ChainGateway.FailureReason, message: string) => Effect.fail(chainError("solana", reason, message))
 
 /** Words of the node's preflight (and of transaction errors) that mean the hot wallet lacks SOL or tokens. */
 const insufficientWords =
@@ -52,7 +52,7 @@ const insufficientWords =
  * Why a payout transaction failed on chain. `Custom(1)` is the SPL Token program's
  * `InsufficientFunds` in the transfer, and the system program's in the account creation.
  */
-export const failureReason = (error: unknown): string => {
+export const failureReason = (error: unknown): ChainGateway.FailureReason => {
   if (error === "InsufficientFundsForFee" || (Predicate.isObject(error) && "InsufficientFundsForRent" in error)) {
     return "insufficient_funds"
   }

@@ -3,24 +3,11 @@
  * with a client of the test's own: SQL for the checks, and the SQL simulated chain the processes
  * share (to fund contracts' addresses, as a customer's transfer would).
  */
-import { PgClient } from "@effect/sql-pg"
 import { SimulatedChain, SqlSimulatedChain } from "@ratelock/adapters-chain"
 import { Money, type Rail } from "@ratelock/core"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
-
-const withDatabase = (url: string, database: string) => {
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  return u.toString()
-}
-
-const admin = (serverUrl: string, statement: string) =>
-  Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 }))
-    )
-  )
 
 export interface Database {
   readonly url: string
@@ -40,17 +27,12 @@ export interface Database {
 }
 
 export const freshDatabase = async (serverUrl: string, prefix = "ratelock_cluster"): Promise<Database> => {
-  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  await admin(serverUrl, `CREATE DATABASE ${name}`)
-  const url = withDatabase(serverUrl, name)
+  const db = await Postgres.create(serverUrl, { prefix })
   const runtime = ManagedRuntime.make(
-    SqlSimulatedChain.layer.pipe(
-      Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 4 })),
-      Layer.orDie
-    )
+    SqlSimulatedChain.layer.pipe(Layer.provideMerge(Postgres.client(db.url, 4)), Layer.orDie)
   )
   return {
-    url,
+    url: db.url,
     query: (f) => runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.orDie)),
     fund: (contract) =>
       runtime.runPromise(
@@ -64,7 +46,7 @@ export const freshDatabase = async (serverUrl: string, prefix = "ratelock_cluste
       ),
     drop: async () => {
       await runtime.dispose()
-      await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await db.drop()
     }
   }
 }

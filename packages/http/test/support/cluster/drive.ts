@@ -4,9 +4,9 @@
  * quote → contract → the customer's transfer to the funding address → (funding confirmed by the
  * workers) → exercise below or above the locked rate.
  */
+import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import type { Agent } from "node:http"
-import { Requests } from "../../../../testkit/src/index.ts"
 import { agent, send } from "../raw.ts"
 
 export interface PartnerKey {

@@ -5,9 +5,9 @@
  * row names); every outbound event delivered, duplicates only under the same `event_id`, first
  * deliveries per contract in sequence order; the ledger summing to zero per currency.
  */
+import type { Receiver } from "@ratelock/test-support/WebhookReceiver"
 import type { Database } from "./database.ts"
 import type { Lifecycle } from "./drive.ts"
-import type { Receiver } from "./receiver.ts"
 
 interface OutgoingRow {
   readonly event_id: string

@@ -4,9 +4,9 @@
  * the run starts its processes in. Teardown kills every process, closes the receiver and drops
  * the database, whatever happened.
  */
+import { type Receiver, start as startReceiver } from "@ratelock/test-support/WebhookReceiver"
 import { Cluster, createPartner, type PartnerCredentials } from "../processes.ts"
 import { type Database, freshDatabase } from "./database.ts"
-import { type Receiver, startReceiver } from "./receiver.ts"
 
 export interface Setup {
   readonly db: Database

@@ -4,7 +4,7 @@
  * and `idempotency_key_in_use` (the first try is still running, or died), always with the same
  * body and `Idempotency-Key`, so a retry can never do the thing twice.
  */
-import { Requests } from "../../../../testkit/src/index.ts"
+import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 
 export interface PartnerKey {

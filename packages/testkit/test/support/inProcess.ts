@@ -1,25 +1,31 @@
 /**
- * The API in process, on `@ratelock/testkit`'s in-memory Ratelock (memory stores, the simulated
- * chain, Effect's `TestClock`, no socket), with the partners `server.ts` seeds: A (the testkit's
- * partner) and B, each with a sandbox and a production key and a revoked sandbox key.
- *
- * The testkit is imported by path: it depends on this package, so a dependency back on it would
- * make a cycle in the workspace.
+ * The API in process, on the in-memory Ratelock (memory stores, the simulated chain, Effect's
+ * `TestClock`, no socket), with two partners as http's end-to-end server seeds them: A (the
+ * layer's partner) and B, each with a sandbox and a production key and a revoked sandbox key.
+ * Requests are test-support's plain HTTP calls, made through the in-process `fetch`.
  */
+import { type Call, type Key, type Reply, request } from "@ratelock/test-support/Http"
 import { Context, Effect, Layer } from "effect"
-import { Ratelock, TestPartner } from "../../../testkit/src/index.ts"
-import { type Call, type Reply, request } from "./http.ts"
-import type { SeededPartner } from "./server.ts"
+import { Ratelock, TestPartner } from "../../src/index.ts"
+
+export interface SeededPartner {
+  readonly id: string
+  readonly name: string
+  readonly sandbox: Key
+  readonly production: Key
+  /** A sandbox key revoked at seeding. */
+  readonly revoked: Key
+}
 
 export class InProcess extends Context.Service<
   InProcess,
   {
     readonly a: SeededPartner
     readonly b: SeededPartner
-    /** A request to the API in process, as `http.ts`'s `request` makes it over a socket. */
+    /** A request to the API in process, as test-support's `request` makes it over a socket. */
     readonly request: (method: string, path: string, call?: Call) => Effect.Effect<Reply>
   }
->()("test/InProcess") {}
+>()("@ratelock/testkit/test/InProcess") {}
 
 const seeded = Effect.fnUntraced(function* (partner: TestPartner.TestPartner) {
   const revoked = yield* TestPartner.issueKey(partner.id, "sandbox")

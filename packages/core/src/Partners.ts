@@ -1,12 +1,18 @@
 /**
- * Operator programs over core's `PartnerRepo`: create partners with their credentials, list them,
- * issue and revoke API keys, set webhook URLs. Secrets are returned once and stored only as
- * hashes (API key secrets) or as issued (webhook secrets, which sign every delivery).
+ * The operator's partner programs over `PartnerRepo`: create partners with their credentials, list
+ * them, issue and revoke API keys, set webhook URLs. Secrets are returned once and stored only as
+ * hashes (API key secrets) or as issued (webhook secrets, which sign every delivery). Hosts only
+ * parse an operator's input and print what these return.
  */
-import { Deliveries, IdGenerator, type Partner, PartnerRepo, type StoreError, WebhookSignature } from "@ratelock/core"
 import { Data, DateTime, Duration, Effect, Option } from "effect"
-import * as Credentials from "./server/Credentials.ts"
-import * as WebhookUrl from "./WebhookUrl.ts"
+import * as ApiKeySecret from "./ApiKeySecret.ts"
+import { isLiveSecret } from "./Deliveries.ts"
+import { IdGenerator } from "./IdGenerator.ts"
+import type * as Partner from "./Partner.ts"
+import * as PartnerRepo from "./PartnerRepo.ts"
+import type * as StoreError from "./StoreError.ts"
+import { type InvalidWebhookUrl, WebhookUrlCheck } from "./WebhookUrlCheck.ts"
+import * as WebhookSignature from "./WebhookSignature.ts"
 
 export const environments: ReadonlyArray<Partner.Environment> = ["sandbox", "production"]
 
@@ -19,7 +25,7 @@ export class OperatorError extends Data.TaggedError("OperatorError")<{
 }> {}
 
 /** What an operator program can fail with. */
-export type Failure = OperatorError | WebhookUrl.InvalidWebhookUrl | StoreError.StoreError
+export type Failure = OperatorError | InvalidWebhookUrl | StoreError.StoreError
 
 export interface IssuedKey {
   readonly partner_id: string
@@ -63,6 +69,10 @@ export interface PartnerListing {
   readonly webhook_urls: Partial<Record<Partner.Environment, string>>
 }
 
+const checkUrl = Effect.fnUntraced(function* (url: string, environment: Partner.Environment) {
+  return yield* (yield* WebhookUrlCheck).check(url, environment)
+})
+
 const notFound = (reason: OperatorError["reason"], message: string) => new OperatorError({ reason, message })
 
 const requirePartner = Effect.fnUntraced(function* (partnerId: string) {
@@ -73,13 +83,13 @@ const requirePartner = Effect.fnUntraced(function* (partnerId: string) {
 
 /** A new key's record (the secret's hash) and what the operator is shown (the secret, once). */
 const newKey = Effect.fnUntraced(function* (partnerId: string, environment: Partner.Environment) {
-  const id = yield* (yield* IdGenerator.IdGenerator).uuid
-  const secret = yield* Credentials.newSecret
+  const id = yield* (yield* IdGenerator).uuid
+  const secret = yield* ApiKeySecret.newSecret
   const record: PartnerRepo.ApiKeyRecord = {
     id,
     partnerId,
     environment,
-    secretHash: yield* Credentials.hashSecret(secret),
+    secretHash: yield* ApiKeySecret.hashSecret(secret),
     createdAt: yield* DateTime.now,
     revokedAt: null
   }
@@ -105,7 +115,7 @@ const saveWebhook = Effect.fnUntraced(function* (partnerId: string, environment:
     onNone: () => [],
     onSome: (endpoint) =>
       endpoint.secrets
-        .filter((s) => Deliveries.isLiveSecret(s, now))
+        .filter((s) => isLiveSecret(s, now))
         .map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? until }))
   })
   yield* repo.saveWebhookEndpoint({
@@ -129,7 +139,7 @@ export interface NewPartner {
  * where a URL is given, its webhook URL and secret, ready to be written in one go. URLs and the
  * name are checked here, before anything is written.
  */
-export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
+export const newPartner = Effect.fn("Partners.newPartner")(function* (input: {
   /** The partner's id, when it must be known beforehand (in its webhook URL, say); default a new one. */
   readonly id?: string | undefined
   readonly name: string
@@ -144,9 +154,9 @@ export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
   const urls: Partial<Record<Partner.Environment, string>> = {}
   for (const env of envs) {
     const url = input.webhookUrls?.[env]
-    if (url !== undefined) urls[env] = yield* WebhookUrl.validate(url, env)
+    if (url !== undefined) urls[env] = yield* checkUrl(url, env)
   }
-  const id = input.id ?? (yield* (yield* IdGenerator.IdGenerator).uuid)
+  const id = input.id ?? (yield* (yield* IdGenerator).uuid)
   const createdAt = yield* DateTime.now
   const apiKeys: Array<PartnerRepo.ApiKeyRecord> = []
   const webhookEndpoints: Array<PartnerRepo.WebhookEndpoint> = []
@@ -179,14 +189,14 @@ export const newPartner = Effect.fn("Operator.newPartner")(function* (input: {
 })
 
 /** `newPartner`, written with its keys and webhook endpoints in one transaction: all or nothing. */
-export const createPartner = Effect.fn("Operator.createPartner")(function* (input: Parameters<typeof newPartner>[0]) {
+export const createPartner = Effect.fn("Partners.createPartner")(function* (input: Parameters<typeof newPartner>[0]) {
   const { partner, credentials, created } = yield* newPartner(input)
   yield* (yield* PartnerRepo.PartnerRepo).insertPartner(partner, credentials)
   return created
 })
 
 /** Every partner, oldest first, with its keys (revoked ones too) and webhook URLs. */
-export const listPartners = Effect.fn("Operator.listPartners")(function* () {
+export const listPartners = Effect.fn("Partners.listPartners")(function* () {
   const repo = yield* PartnerRepo.PartnerRepo
   const partners = yield* repo.listPartners()
   return yield* Effect.forEach(partners, (partner) =>
@@ -214,7 +224,7 @@ export const listPartners = Effect.fn("Operator.listPartners")(function* () {
 })
 
 /** A further API key for a partner's environment (rotation: the old key stays live until revoked). */
-export const createKey = Effect.fn("Operator.createKey")(function* (
+export const createKey = Effect.fn("Partners.createKey")(function* (
   partnerId: string,
   environment: Partner.Environment
 ) {
@@ -223,7 +233,7 @@ export const createKey = Effect.fn("Operator.createKey")(function* (
 })
 
 /** Revokes a key at once; revoking it again changes nothing (the first revocation stands). */
-export const revokeKey = Effect.fn("Operator.revokeKey")(function* (keyId: string) {
+export const revokeKey = Effect.fn("Partners.revokeKey")(function* (keyId: string) {
   const repo = yield* PartnerRepo.PartnerRepo
   const key = yield* repo.findApiKey(keyId)
   if (Option.isNone(key)) return yield* notFound("key_not_found", `no API key ${keyId}`)
@@ -240,12 +250,12 @@ export const revokeKey = Effect.fn("Operator.revokeKey")(function* (keyId: strin
 })
 
 /** Sets (or replaces) an environment's webhook URL with a new secret, shown once. */
-export const setWebhook = Effect.fn("Operator.setWebhook")(function* (
+export const setWebhook = Effect.fn("Partners.setWebhook")(function* (
   partnerId: string,
   environment: Partner.Environment,
   url: string
 ) {
   yield* requirePartner(partnerId)
-  const valid = yield* WebhookUrl.validate(url, environment)
+  const valid = yield* checkUrl(url, environment)
   return { partner_id: partnerId, environment, ...(yield* saveWebhook(partnerId, environment, valid)) }
 })

@@ -1,13 +1,17 @@
 /**
  * Valid requests with sensible defaults, overridable field by field, in their wire form (the
- * JSON a partner sends: rates and amounts as decimal strings, datetimes as ISO strings).
+ * JSON a partner sends: rates and amounts as decimal strings, datetimes as ISO strings): for
+ * partners' tests and simulations, the testkit (which re-exports this module) and our own tests.
  *
  * The default quote: an option on 10,000 USD, `USD_TO_BRL`, provider rate 5.40, market rate 5.41
  * observed now, a 30-day window from now, settled in USDC on polygon. Times come from the `Clock`
  * (`quote`) or from an instant you give (`quoteAt`).
  */
-import type { ContractRequest, InboundEvent, QuoteRequest, Rail } from "@ratelock/core"
 import { DateTime, Duration, Effect } from "effect"
+import type * as ContractRequest from "./ContractRequest.ts"
+import type * as InboundEvent from "./InboundEvent.ts"
+import type * as QuoteRequest from "./QuoteRequest.ts"
+import type * as Rail from "./Rail.ts"
 
 export type QuoteRequestBody = QuoteRequest.QuoteRequestEncoded
 export type ContractRequestBody = typeof ContractRequest.ContractRequest.Encoded

@@ -1,14 +1,12 @@
 /**
- * A real local EVM chain for tests: the anvil binary from `@foundry-rs/anvil`'s platform package,
- * on a free port of 127.0.0.1, `--silent`, automining (one block per transaction), killed when the
- * layer's scope closes. One per test file; it starts in about 150 ms.
+ * A real local EVM chain for tests and benchmarks: the anvil binary from `@foundry-rs/anvil`'s
+ * platform package, on a free port of 127.0.0.1, `--silent`, automining (one block per
+ * transaction), stopped when the layer's scope closes. One per test file; it starts in about 150 ms.
  *
  * Its accounts are the standard test mnemonic's `m/44'/60'/0'/0/i`, each holding 10,000 ether.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
 import { Context, Effect, Layer } from "effect"
 import {
   createTestClient,
@@ -22,6 +20,7 @@ import {
   walletActions
 } from "viem"
 import { mnemonicToAccount, type HDAccount } from "viem/accounts"
+import { freePort, type Spawned, start as spawn, stop } from "./Processes.ts"
 
 export const testMnemonic = "test test test test test test test test test test test junk"
 
@@ -45,17 +44,7 @@ const binary = (): string => {
   throw new Error(`no anvil binary: is ${platformPackage} installed?`)
 }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
-    })
-  })
-
-const ready = async (url: string, child: ChildProcess) => {
+const ready = async (url: string, { child }: Spawned) => {
   const until = performance.now() + 10_000
   while (performance.now() < until && child.exitCode === null) {
     try {
@@ -74,23 +63,16 @@ const ready = async (url: string, child: ChildProcess) => {
 }
 
 /** Spawns anvil; retries on another port if the chosen one was taken in between. */
-const start = async (): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
+const start = async (): Promise<{ readonly url: string; readonly anvil: Spawned }> => {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
-    const child = spawn(binary(), ["--host", "127.0.0.1", "--port", String(port), "--silent"], { stdio: "ignore" })
+    const anvil = spawn(binary(), ["--host", "127.0.0.1", "--port", String(port), "--silent"])
     const url = `http://127.0.0.1:${port}`
-    if (await ready(url, child)) return { url, child }
-    child.kill("SIGKILL")
-    if (attempt >= 2) throw new Error("anvil did not start")
+    if (await ready(url, anvil)) return { url, anvil }
+    await stop(anvil.child)
+    if (attempt >= 2) throw new Error(`anvil did not start: ${anvil.output()}`)
   }
 }
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
 
 export type AnvilClient = TestClient<"anvil", HttpTransport, undefined, undefined, true> &
   PublicActions<HttpTransport, undefined> &
@@ -113,15 +95,15 @@ export interface AnvilShape {
   readonly head: Effect.Effect<number>
 }
 
-export class Anvil extends Context.Service<Anvil, AnvilShape>()("@ratelock/adapters-chain/test/Anvil") {}
+export class Anvil extends Context.Service<Anvil, AnvilShape>()("@ratelock/test-support/Anvil") {}
 
 const privateKeyOf = (account: HDAccount): Hex => `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}`
 
 export const layer: Layer.Layer<Anvil> = Layer.effect(
   Anvil,
   Effect.gen(function* () {
-    const { url } = yield* Effect.acquireRelease(Effect.promise(start), ({ child }) =>
-      Effect.promise(() => stop(child))
+    const { url } = yield* Effect.acquireRelease(Effect.promise(start), ({ anvil }) =>
+      Effect.promise(() => stop(anvil.child, "SIGTERM"))
     )
     const client = makeClient(url)
     const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(testMnemonic, { addressIndex: i }))

@@ -1,13 +1,15 @@
 /**
- * Authentication and the request budget, on the testkit's in-memory Ratelock (the API in process,
- * the memory store, the test clock) with the default chain availability (production off): 401
- * with one message for every bad credential, 403 for the wrong or a disabled environment, 429
- * with Retry-After, and the open system routes.
+ * Authentication and the request budget of the Partner API, on the in-memory Ratelock (the API in
+ * process, the memory store, the test clock: a spent budget refills only when the test moves time)
+ * with the default chain availability (production off): 401 with one message for every bad
+ * credential, 403 for the wrong or a disabled environment, 429 with Retry-After, and the open
+ * system routes. (Moved from http's tests: the in-memory Ratelock is this package's, above http.)
  */
 import { assert, layer } from "@effect/vitest"
+import { Requests } from "@ratelock/core"
+import { credentialHeaders, type Reply } from "@ratelock/test-support/Http"
 import { Effect } from "effect"
-import { credentialHeaders, quoteBody, type Reply } from "./support/http.ts"
-import { Simulation } from "../../testkit/src/index.ts"
+import { Simulation } from "../src/index.ts"
 import { InProcess, layer as inProcess } from "./support/inProcess.ts"
 
 const defaults = { sandbox: true, production: false }
@@ -111,7 +113,10 @@ layer(inProcess({ environments: defaults, rateLimit: { ratePerSecond: 1, burst: 
   it.effect("the API runs on the memory store too", () =>
     Effect.gen(function* () {
       const { a, request } = yield* InProcess
-      const created = yield* request("POST", "/api/v1/fx/quotes", { key: a.sandbox, body: yield* quoteBody() })
+      const created = yield* request("POST", "/api/v1/fx/quotes", {
+        key: a.sandbox,
+        body: yield* Requests.quote({ customer_reference_id: "cust-1" })
+      })
       assert.strictEqual(created.status, 201)
       const got = yield* request("GET", `/api/v1/fx/quotes/${created.json.id}`, { key: a.sandbox })
       assert.deepStrictEqual(got.json, created.json)

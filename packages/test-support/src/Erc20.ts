@@ -7,7 +7,7 @@
 import { createRequire } from "node:module"
 import { Effect } from "effect"
 import { type Abi, type Account, type Address, type Hash, type Hex, parseAbi } from "viem"
-import type { AnvilClient } from "./anvil.ts"
+import type { AnvilClient } from "./Anvil.ts"
 
 const standardSource = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;

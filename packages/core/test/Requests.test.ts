@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { InboundEvent, QuoteRequest } from "@ratelock/core"
+import { InboundEvent, QuoteRequest, Requests } from "@ratelock/core"
 import { DateTime, Effect, Schema } from "effect"
-import { Requests } from "../src/index.ts"
 
 const now = DateTime.makeUnsafe("2026-03-02T10:00:00Z")
 

@@ -1,10 +1,27 @@
 /**
- * A partner's webhook endpoint for the multi-process tests and the benchmark: a `node:http`
- * server on loopback that answers 200 to every POST and records each delivery in arrival order,
- * with its `X-Partner-Signature` checked against the webhook secret once the test knows it.
+ * A partner's webhook endpoint for tests and benchmarks that run Ratelock in other processes: a
+ * `node:http` server on loopback that answers 200 to every POST and records each delivery in
+ * arrival order, with its `X-Partner-Signature` checked against the webhook secret once the test
+ * knows it. `signatureMatches` is the check itself, recomputed here rather than taken from the code
+ * under test, for receivers of other kinds.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer, type Server } from "node:http"
+
+/**
+ * Whether `header` is the hex HMAC-SHA256 of the raw body keyed with the secret string's UTF-8
+ * bytes (`X-Partner-Signature`), compared in constant time.
+ */
+export const signatureMatches = (
+  secret: string | undefined,
+  body: string | Uint8Array,
+  header: string | undefined
+): boolean => {
+  if (secret === undefined || header === undefined) return false
+  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest()
+  const given = Buffer.from(header, "hex")
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
 
 export interface Delivery {
   /** Arrival order, from 0. */
@@ -30,14 +47,7 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-const signatureOk = (secret: string | undefined, raw: Buffer, header: string | undefined) => {
-  if (secret === undefined || header === undefined) return false
-  const expected = Buffer.from(createHmac("sha256", secret).update(raw).digest("hex"))
-  const given = Buffer.from(header)
-  return expected.length === given.length && timingSafeEqual(expected, given)
-}
-
-export const startReceiver = async (): Promise<Receiver> => {
+export const start = async (): Promise<Receiver> => {
   const deliveries: Array<Delivery> = []
   const byEvent = new Map<string, Array<Delivery>>()
   const listeners: Array<(d: Delivery) => void> = []
@@ -48,6 +58,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     req.on("end", () => {
       const raw = Buffer.concat(chunks)
       const body = JSON.parse(raw.toString("utf8"))
+      const header = req.headers["x-partner-signature"]
       const delivery: Delivery = {
         index: deliveries.length,
         receivedAt: Date.now(),
@@ -55,7 +66,7 @@ export const startReceiver = async (): Promise<Receiver> => {
         eventType: body.event_type,
         contractId: body.fx_contract_id,
         sequence: body.sequence,
-        signed: signatureOk(secret, raw, req.headers["x-partner-signature"] as string | undefined),
+        signed: signatureMatches(secret, raw, typeof header === "string" ? header : undefined),
         body
       }
       deliveries.push(delivery)

@@ -1,0 +1,10 @@
+import { defineProject } from "vitest/config"
+
+export default defineProject({
+  test: {
+    name: "test-support",
+    include: ["test/**/*.test.ts"],
+    // the whole suite shares 2 cores: a test slowed by its neighbours is not a failing test
+    testTimeout: 30_000
+  }
+})
