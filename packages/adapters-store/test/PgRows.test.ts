@@ -1,14 +1,16 @@
 /**
  * A row the database accepts but the domain does not (a value outside its schema, written behind
  * the store's back) is never read as a silently wrong record: the read fails with a `StoreError`
- * that names the row schema, the column and what was expected. On embedded PGlite, whose driver
- * is the server's (`@effect/sql-pg` over the wire protocol).
+ * that names the row schema, the column and what was expected. On PostgreSQL (a fresh database,
+ * skipped without `DATABASE_URL`) and on embedded PGlite.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { ContractRepo, EventRepo, PayoutRepo, QuoteRepo, type StoreError } from "@ratelock/core"
-import { Duration, Effect, Option } from "effect"
+import * as Postgres from "@ratelock/test-support/Postgres"
+import { Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
+import * as PgStore from "../src/PgStore.ts"
 import * as R from "./support/records.ts"
 
 /** A stored quote and its contract, in a fresh scope. */
@@ -30,8 +32,13 @@ const refused = <A>(read: Effect.Effect<A, StoreError.StoreError>, ...names: Rea
     return error
   })
 
-describe("PgStore rows outside their schema", () => {
-  layer(EmbeddedStore.layer(), { excludeTestServices: true, timeout: Duration.seconds(60) })("PGlite", (it) => {
+const rowsOutsideTheirSchema = (
+  name: string,
+  make: () => Layer.Layer<PgStore.Repos | SqlClient.SqlClient, unknown>
+) => {
+  const options = { excludeTestServices: true, timeout: Duration.seconds(60) } as const
+
+  layer(make(), options)(name, (it) => {
     it.effect("a value a column's type allows but the record's does not: a direction, a failure code", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -83,7 +90,7 @@ describe("PgStore rows outside their schema", () => {
   })
 
   // its own database: the test drops a domain's CHECK, which every other table using it loses too
-  layer(EmbeddedStore.layer(), { excludeTestServices: true, timeout: Duration.seconds(60) })("PGlite", (it) => {
+  layer(make(), options)(name, (it) => {
     it.effect("a status outside the literal set, once the domain's CHECK is gone", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -101,4 +108,14 @@ describe("PgStore rows outside their schema", () => {
       })
     )
   })
+}
+
+describe.skipIf(Postgres.databaseUrl === undefined)("PgStore on Postgres", () => {
+  rowsOutsideTheirSchema("rows outside their schema (Postgres)", () =>
+    PgStore.layer.pipe(Layer.provideMerge(Postgres.layerFresh(Postgres.databaseUrl!)))
+  )
+})
+
+describe("PgStore on PGlite", () => {
+  rowsOutsideTheirSchema("rows outside their schema (PGlite)", () => EmbeddedStore.layer())
 })
