@@ -4,7 +4,7 @@
  * `FOR UPDATE SKIP LOCKED`, which the next commit releases. Transfers that did not fund their
  * contract are kept in `unmatched_transfers`, one row per chain identity.
  */
-import { ApiError, Contract, ContractRepo, Cursor, type Lease, Partner, Rail, StoreError } from "@ratelock/core"
+import { ApiError, Contract, ContractRepo, type Cursor, type Lease, Partner, Rail, StoreError } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
 import { Int8, Timestamp } from "./internal/rows/columns.ts"
@@ -12,7 +12,7 @@ import { Claim, claimOf, isConflict, isUuid, orStoreError, uniqueConstraint } fr
 import { commit } from "./internal/commit.ts"
 import { ContractRow, columnsOf, HistoryRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
 import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
-import { after, before } from "./internal/keyset.ts"
+import { after, before, Position } from "./internal/keyset.ts"
 import { UnmatchedRow } from "./internal/rows/unmatched.ts"
 import { fundingIndexSequence } from "./PgMigrations.ts"
 
@@ -30,11 +30,11 @@ const ListByCustomer = Schema.Struct({
   customerReferenceId: Schema.String,
   status: Schema.optional(Contract.ContractStatus),
   limit: Schema.Int,
-  after: Schema.optional(Cursor.Position)
+  after: Schema.optional(Position)
 })
 
 /** A page of a worker's scan, oldest first from `after`. */
-const Scan = Schema.Struct({ limit: Schema.Int, after: Schema.optional(Cursor.Position) })
+const Scan = Schema.Struct({ limit: Schema.Int, after: Schema.optional(Position) })
 
 const ListByStatus = Schema.Struct({ ...Scan.fields, statuses: Schema.Array(Contract.ContractStatus) })
 

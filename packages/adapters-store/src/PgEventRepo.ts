@@ -3,13 +3,13 @@
  * audit listing of both directions is one keyset query. Outgoing rows are written by
  * `ContractRepo.commit`; the delivery worker claims them with a lease, one contract at a time.
  */
-import { Cursor, EventRepo, type Lease, Partner, WebhookEventRecord } from "@ratelock/core"
+import { EventRepo, type Lease, Partner, WebhookEventRecord } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Timestamp } from "./internal/rows/columns.ts"
 import { Claim, claimOf, isUuid, orStoreError } from "./internal/sql.ts"
 import { DeliveryStates, EventViewRow, IncomingRow, OutgoingRow } from "./internal/rows/events.ts"
-import { after, before } from "./internal/keyset.ts"
+import { after, before, Position } from "./internal/keyset.ts"
 
 const FindIncoming = Schema.Struct({ ...Partner.PartnerScope.fields, idempotencyKey: Schema.String })
 
@@ -20,14 +20,14 @@ const List = Schema.Struct({
   direction: Schema.optional(WebhookEventRecord.EventDirection),
   contractId: Schema.optional(Schema.String),
   limit: Schema.Int,
-  after: Schema.optional(Cursor.Position)
+  after: Schema.optional(Position)
 })
 
 const ListPayoutEvents = Schema.Struct({
   ...Partner.PartnerScope.fields,
   since: Schema.optional(Timestamp),
   limit: Schema.Int,
-  after: Schema.optional(Cursor.Position)
+  after: Schema.optional(Position)
 })
 
 const UpdateOutgoing = Schema.Struct({ states: DeliveryStates, ids: Schema.Array(Schema.String) })

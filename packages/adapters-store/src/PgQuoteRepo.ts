@@ -2,12 +2,12 @@
  * `QuoteRepo` on Postgres. Reads are scoped by `(partner_id, environment)`; the list is newest
  * first by `(created_at, id)` on the scope indexes.
  */
-import { Cursor, Partner, Quote, QuoteRepo } from "@ratelock/core"
+import { Partner, Quote, QuoteRepo } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Timestamp } from "./internal/rows/columns.ts"
 import { isUuid, orStoreError } from "./internal/sql.ts"
-import { before } from "./internal/keyset.ts"
+import { before, Position } from "./internal/keyset.ts"
 import { QuoteRow } from "./internal/rows/quotes.ts"
 
 const Find = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
@@ -17,7 +17,7 @@ const List = Schema.Struct({
   status: Schema.optional(Quote.QuoteStatus),
   customerReferenceId: Schema.optional(Schema.String),
   limit: Schema.Int,
-  after: Schema.optional(Cursor.Position),
+  after: Schema.optional(Position),
   now: Timestamp
 })
 
