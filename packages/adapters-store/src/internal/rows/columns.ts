@@ -22,6 +22,7 @@ export const compiled = <S extends Schema.Top>(schema: S): S => {
 
 /** `numeric` text (e.g. `"5.4420"`) ↔ an exact decimal with the same scale; `NaN` and infinities do not decode. */
 export const Numeric = Money.DecimalString
+
 /**
  * `timestamptz` (a `Date` from the driver) ↔ `DateTime.Utc`. The `Date` check turns away the
  * invalid `Date` the driver gives for `infinity`. (Not `Schema.DateTimeUtcFromDate`, whose generic
