@@ -4,45 +4,53 @@
  * `FOR UPDATE SKIP LOCKED`, which the next commit releases. Transfers that did not fund their
  * contract are kept in `unmatched_transfers`, one row per chain identity.
  */
-import { ApiError, Contract, ContractRepo, type Cursor, type Lease, Partner, Rail, StoreError } from "@ratelock/core"
+import {
+  ApiError,
+  type Contract,
+  ContractRepo,
+  type Cursor,
+  type Lease,
+  type Partner,
+  type Rail,
+  StoreError
+} from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
-import { Int8, Timestamp } from "./internal/rows/columns.ts"
-import { Claim, claimOf, isConflict, isUuid, orStoreError, uniqueConstraint } from "./internal/sql.ts"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { commit } from "./internal/commit.ts"
-import { ContractRow, columnsOf, HistoryRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
+import { after, before } from "./internal/keyset.ts"
+import { Int8, int, timestamp } from "./internal/rows/columns.ts"
+import { ContractRow, contractRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
 import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
-import { after, before, Position } from "./internal/keyset.ts"
-import { UnmatchedRow } from "./internal/rows/unmatched.ts"
+import { UnmatchedRow, unmatchedRow } from "./internal/rows/unmatched.ts"
+import {
+  type Claim,
+  claimOf,
+  isConflict,
+  isUuid,
+  orStoreError,
+  Parameters,
+  storeError,
+  uniqueConstraint
+} from "./internal/sql.ts"
 import { fundingIndexSequence } from "./PgMigrations.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
 
-const Insert = Schema.Struct({ contract: ContractRow, history: Schema.Array(HistoryRow) })
+type InScope = Partner.PartnerScope & { readonly id: string }
 
-const Find = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
-
-const FindByQuote = Schema.Struct({ ...Partner.PartnerScope.fields, quoteId: Schema.String })
-
-const ListByCustomer = Schema.Struct({
-  ...Partner.PartnerScope.fields,
-  customerReferenceId: Schema.String,
-  status: Schema.optional(Contract.ContractStatus),
-  limit: Schema.Int,
-  after: Schema.optional(Position)
-})
+interface ListByCustomer extends Partner.PartnerScope {
+  readonly customerReferenceId: string
+  readonly status?: Contract.ContractStatus | undefined
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+}
 
 /** A page of a worker's scan, oldest first from `after`. */
-const Scan = Schema.Struct({ limit: Schema.Int, after: Schema.optional(Position) })
-
-const ListByStatus = Schema.Struct({ ...Scan.fields, statuses: Schema.Array(Contract.ContractStatus) })
-
-const ListLateFundingWatches = Schema.Struct({ ...Scan.fields, since: Timestamp })
-
-const FundingIndexScope = Schema.Struct({ chain: Rail.Chain, environment: Schema.String })
-
-const UnmatchedFilter = Schema.Struct({ contractId: Schema.optional(Schema.String), limit: Schema.Int })
+interface Scan {
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+}
 
 export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlClient> = Layer.effect(
   ContractRepo.ContractRepo,
@@ -66,44 +74,38 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
      * One statement: the quote marked accepted (only if it was not), the contract and its first
      * history entries; the guard fails it whole when the quote was taken or is not the partner's.
      */
-    const insertRows = SqlSchema.void({
-      Request: Insert,
-      execute: ({ contract, history }) => {
-        const scope = sql`partner_id = ${contract.partner_id} AND environment = ${contract.environment}`
-        return sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${contract.created_at}
-            WHERE id = ${contract.quote_id} AND ${scope} AND accepted_at IS NULL RETURNING id),
-          inserted AS (INSERT INTO contracts ${sql.insert(columnsOf(contract))})${
+    const insert = Effect.fn("PgContractRepo.insert")(
+      function* (contract: Contract.ContractRecord) {
+        const row = contractRow(contract)
+        const history = historyRows(contract.id, 1, contract.history)
+        const scope = sql`partner_id = ${row.partner_id} AND environment = ${row.environment}`
+        yield* sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${row.created_at}
+            WHERE id = ${row.quote_id} AND ${scope} AND accepted_at IS NULL RETURNING id),
+          inserted AS (INSERT INTO contracts ${sql.insert(row)})${
             Array.isReadonlyArrayNonEmpty(history)
               ? sql`, history AS (INSERT INTO contract_history ${sql.insert(history)})`
               : sql``
           }
           SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM accepted))`
-      }
-    })
-
-    const insert = Effect.fn("PgContractRepo.insert")(
-      function* (contract: Contract.ContractRecord) {
-        yield* insertRows({ contract, history: historyRows(contract.id, 1, contract.history) })
       },
       (effect, contract) =>
-        Effect.catchIf(
-          effect,
-          (e): e is SqlError.SqlError => SqlError.isSqlError(e) && isConflict(e),
-          (e) =>
-            Option.contains(uniqueConstraint(e), "contracts_quote_unique")
-              ? Effect.fail(alreadyAccepted(contract.quoteId))
-              : notAccepted(contract)
-        ).pipe(orStoreError("PgContractRepo.insert"))
+        Effect.catch(effect, (e) =>
+          Option.contains(uniqueConstraint(e), "contracts_quote_unique")
+            ? Effect.fail(alreadyAccepted(contract.quoteId))
+            : isConflict(e)
+              ? notAccepted(contract)
+              : Effect.fail(storeError("PgContractRepo.insert", e))
+        )
     )
 
     const byId = SqlSchema.findOneOption({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: ContractRow,
       execute: (id) => sql`SELECT ${columns} FROM contracts c WHERE c.id = ${id}`
     })
 
     const inScope = SqlSchema.findOneOption({
-      Request: Find,
+      Request: Parameters<InScope>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.id = ${r.id} AND c.partner_id = ${r.partnerId} AND c.environment = ${r.environment}`
@@ -120,7 +122,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.findById"))
 
     const byQuote = SqlSchema.findOneOption({
-      Request: FindByQuote,
+      Request: Parameters<Partner.PartnerScope & { readonly quoteId: string }>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.quote_id = ${r.quoteId} AND c.partner_id = ${r.partnerId} AND c.environment = ${r.environment}`
@@ -135,7 +137,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.findByQuote"))
 
     const byCustomer = SqlSchema.findAll({
-      Request: ListByCustomer,
+      Request: Parameters<ListByCustomer>(),
       Result: ContractRow,
       execute: (r) => {
         const where = [
@@ -159,7 +161,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listByCustomer"))
 
     const byStatus = SqlSchema.findAll({
-      Request: ListByStatus,
+      Request: Parameters<Scan & { readonly statuses: ReadonlyArray<Contract.ContractStatus> }>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.status = ANY(${r.statuses}::text[]) AND ${after_(r.after)}
@@ -175,7 +177,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listByStatus"))
 
     const payoutWork = SqlSchema.findAll({
-      Request: Scan,
+      Request: Parameters<Scan>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.status = 'exercised' AND ${after_(r.after)}
@@ -191,7 +193,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listPayoutWork"))
 
     const fundingWatches = SqlSchema.findAll({
-      Request: Scan,
+      Request: Parameters<Scan>(),
       Result: FundingWatchRows.FundingWatchRow,
       execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
         WHERE status = ANY(${ContractRepo.awaitingFunds}::text[]) AND ${after_(r.after)}
@@ -206,7 +208,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listFundingWatches"))
 
     const lateFundingWatches = SqlSchema.findAll({
-      Request: ListLateFundingWatches,
+      Request: Parameters<Scan & { readonly since: Date }>(),
       Result: FundingWatchRows.FundingWatchRow,
       execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
         WHERE updated_at >= ${r.since} AND NOT (status = ANY(${ContractRepo.awaitingFunds}::text[]))
@@ -219,16 +221,16 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       limit: number,
       position?: Cursor.Position
     ) {
-      return yield* lateFundingWatches({ since, limit, after: position })
+      return yield* lateFundingWatches({ since: timestamp(since), limit, after: position })
     }, orStoreError("PgContractRepo.listLateFundingWatches"))
 
     /**
      * Leases up to `claim.limit` due contracts nobody holds (or whose lease ended), oldest first,
      * skipping rows other claimers are locking right now.
      */
-    const claimWhere = (due: (claim: typeof Claim.Encoded) => Statement.Fragment) =>
+    const claimWhere = (due: (claim: Claim) => Statement.Fragment) =>
       SqlSchema.findAll({
-        Request: Claim,
+        Request: Parameters<Claim>(),
         Result: ContractRow,
         execute: (claim) => sql`WITH due AS MATERIALIZED (
             SELECT id FROM contracts
@@ -260,7 +262,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.claimDueForFundingDeadline"))
 
     const ledgerOf = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: LedgerRow,
       execute: (contractId) => sql`SELECT * FROM ledger_entries WHERE contract_id = ${contractId} ORDER BY id`
     })
@@ -272,15 +274,16 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
 
     // one sequence per chain and environment (migration 5): no row lock, no write of its own
     const nextFundingIndex = SqlSchema.findOne({
-      Request: FundingIndexScope,
+      Request: Parameters<{ readonly chain: Rail.Chain; readonly environment: string }>(),
       Result: Schema.Struct({ index: Int8 }),
       execute: (rail) => sql`SELECT nextval(${fundingIndexSequence(rail.chain, rail.environment)}::regclass) AS index`
     })
 
-    const allocateFundingIndex = Effect.fn("PgContractRepo.allocateFundingIndex")(function* (
-      rail: typeof FundingIndexScope.Type
-    ) {
-      return (yield* nextFundingIndex(rail)).index
+    const allocateFundingIndex = Effect.fn("PgContractRepo.allocateFundingIndex")(function* (rail: {
+      readonly chain: Rail.Chain
+      readonly environment: string
+    }) {
+      return int((yield* nextFundingIndex(rail)).index)
     }, orStoreError("PgContractRepo.allocateFundingIndex"))
 
     const saveFundingCursor = Effect.fn("PgContractRepo.saveFundingCursor")(function* (
@@ -291,7 +294,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.saveFundingCursor"))
 
     const cursorOf = SqlSchema.findOneOption({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: Schema.Struct({ funding_cursor: Schema.NullOr(Schema.String) }),
       execute: (contractId) => sql`SELECT funding_cursor FROM contracts WHERE id = ${contractId}`
     })
@@ -303,12 +306,6 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
 
     // a transfer a commit counted is funding (seen again after its contract moved on), not unmatched;
     // nothing counts it later: a contract that refuses funds never takes them again
-    const insertUnmatched = SqlSchema.void({
-      Request: UnmatchedRow,
-      execute: (row) => sql`INSERT INTO unmatched_transfers ${sql.insert(row)}
-        ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
-    })
-
     const recordUnmatchedTransfer = Effect.fn("PgContractRepo.recordUnmatchedTransfer")(function* (
       transfer: ContractRepo.UnmatchedTransfer
     ) {
@@ -316,11 +313,12 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
         WHERE chain = ${transfer.chain} AND transaction_hash = ${transfer.transactionHash}
           AND log_index = ${transfer.index}`
       if (counted.length > 0) return
-      yield* insertUnmatched(transfer)
+      yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(transfer))}
+        ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
     }, orStoreError("PgContractRepo.recordUnmatchedTransfer"))
 
     const unmatchedRows = SqlSchema.findAll({
-      Request: UnmatchedFilter,
+      Request: Parameters<ContractRepo.UnmatchedFilter>(),
       Result: UnmatchedRow,
       execute: (r) => sql`SELECT * FROM unmatched_transfers
         WHERE ${r.contractId === undefined ? sql`TRUE` : sql`contract_id = ${r.contractId}`}

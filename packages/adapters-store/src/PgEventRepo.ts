@@ -3,34 +3,26 @@
  * audit listing of both directions is one keyset query. Outgoing rows are written by
  * `ContractRepo.commit`; the delivery worker claims them with a lease, one contract at a time.
  */
-import { EventRepo, type Lease, Partner, WebhookEventRecord } from "@ratelock/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { type Cursor, EventRepo, type Lease, type Partner, type WebhookEventRecord } from "@ratelock/core"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { Timestamp } from "./internal/rows/columns.ts"
-import { Claim, claimOf, isUuid, orStoreError } from "./internal/sql.ts"
-import { DeliveryStates, EventViewRow, IncomingRow, OutgoingRow } from "./internal/rows/events.ts"
-import { after, before, Position } from "./internal/keyset.ts"
+import { after, before } from "./internal/keyset.ts"
+import { json, timestamp, timestampOrNull } from "./internal/rows/columns.ts"
+import { deliveryState, EventViewRow, IncomingRow, incomingRow, OutgoingRow } from "./internal/rows/events.ts"
+import { type Claim, claimOf, isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
-const FindIncoming = Schema.Struct({ ...Partner.PartnerScope.fields, idempotencyKey: Schema.String })
+interface List extends Partner.PartnerScope {
+  readonly direction?: WebhookEventRecord.EventDirection | undefined
+  readonly contractId?: string | undefined
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+}
 
-const FindOutgoing = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
-
-const List = Schema.Struct({
-  ...Partner.PartnerScope.fields,
-  direction: Schema.optional(WebhookEventRecord.EventDirection),
-  contractId: Schema.optional(Schema.String),
-  limit: Schema.Int,
-  after: Schema.optional(Position)
-})
-
-const ListPayoutEvents = Schema.Struct({
-  ...Partner.PartnerScope.fields,
-  since: Schema.optional(Timestamp),
-  limit: Schema.Int,
-  after: Schema.optional(Position)
-})
-
-const UpdateOutgoing = Schema.Struct({ states: DeliveryStates, ids: Schema.Array(Schema.String) })
+interface ListPayoutEvents extends Partner.PartnerScope {
+  readonly since?: Date | undefined
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+}
 
 export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient> = Layer.effect(
   EventRepo.EventRepo,
@@ -40,7 +32,7 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       sql`partner_id = ${scope.partnerId} AND environment = ${scope.environment}`
 
     const incomingByKey = SqlSchema.findOneOption({
-      Request: FindIncoming,
+      Request: Parameters<Partner.PartnerScope & { readonly idempotencyKey: string }>(),
       Result: IncomingRow,
       execute: (r) => sql`SELECT * FROM webhook_events
         WHERE direction = 'incoming' AND ${inScope(r)} AND idempotency_key = ${r.idempotencyKey}`
@@ -53,28 +45,18 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       return yield* incomingByKey({ ...scope, idempotencyKey })
     }, orStoreError("PgEventRepo.findIncoming"))
 
-    const insertIncomingRow = SqlSchema.void({
-      Request: IncomingRow,
-      execute: (row) => sql`INSERT INTO webhook_events ${sql.insert(row)}`
-    })
-
     const insertIncoming = Effect.fn("PgEventRepo.insertIncoming")(function* (event: EventRepo.IncomingEvent) {
-      yield* insertIncomingRow(event)
+      yield* sql`INSERT INTO webhook_events ${sql.insert(incomingRow(event))}`
     }, orStoreError("PgEventRepo.insertIncoming"))
 
-    const updateIncomingRow = SqlSchema.void({
-      Request: IncomingRow,
-      execute: (row) => sql`UPDATE webhook_events
-        SET status = ${row.status}, payload = ${row.payload}, processed_at = ${row.processed_at}
-        WHERE id = ${row.id} AND direction = 'incoming'`
-    })
-
     const updateIncoming = Effect.fn("PgEventRepo.updateIncoming")(function* (event: EventRepo.IncomingEvent) {
-      yield* updateIncomingRow(event)
+      yield* sql`UPDATE webhook_events
+        SET status = ${event.status}, payload = ${json(event.payload)}, processed_at = ${timestampOrNull(event.processedAt)}
+        WHERE id = ${event.id} AND direction = 'incoming'`
     }, orStoreError("PgEventRepo.updateIncoming"))
 
-    const listRows = SqlSchema.findAll({
-      Request: List,
+    const page = SqlSchema.findAll({
+      Request: Parameters<List>(),
       Result: EventViewRow,
       execute: (r) => {
         const where = [inScope(r)]
@@ -88,13 +70,13 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
 
     const list = Effect.fn("PgEventRepo.list")(function* (scope: Partner.PartnerScope, filter: EventRepo.EventFilter) {
       if (filter.contractId !== undefined && !isUuid(filter.contractId)) return []
-      return yield* listRows({ ...scope, ...filter })
+      return yield* page({ ...scope, ...filter })
     }, orStoreError("PgEventRepo.list"))
 
     // due, unheld, and no earlier event of its contract still waiting: deliveries are serialised
     // per contract, and a failing event holds back its own contract only
-    const claimRows = SqlSchema.findAll({
-      Request: Claim,
+    const claimed = SqlSchema.findAll({
+      Request: Parameters<Claim>(),
       Result: OutgoingRow,
       execute: (claim) => sql`WITH due AS MATERIALIZED (
           SELECT e.id FROM webhook_events e
@@ -115,31 +97,26 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
     })
 
     const claimOutgoing = Effect.fn("PgEventRepo.claimOutgoing")(function* (claim: Lease.Claim) {
-      return yield* claimRows(claimOf(claim))
+      return yield* claimed(claimOf(claim))
     }, orStoreError("PgEventRepo.claimOutgoing"))
-
-    // one statement for all: the states travel as one JSON array of rows; the id list lets
-    // the planner look each row up by key (it cannot see into the JSON, and would hash-join a scan)
-    const updateOutgoingRows = SqlSchema.void({
-      Request: UpdateOutgoing,
-      execute: (r) => sql`UPDATE webhook_events w
-        SET status = v.status, attempts = v.attempts, last_error = v.last_error,
-          next_attempt_at = v.next_attempt_at, processed_at = v.processed_at, last_body = v.last_body,
-          lease_owner = NULL, lease_expires_at = NULL
-        FROM jsonb_to_recordset(${r.states}::jsonb) AS v(id uuid, status text, attempts int,
-          last_error text, next_attempt_at timestamptz, processed_at timestamptz, last_body text)
-        WHERE w.id = v.id AND w.id = ANY(${r.ids}::uuid[]) AND w.direction = 'outgoing'`
-    })
 
     const updateOutgoing = Effect.fn("PgEventRepo.updateOutgoing")(function* (
       events: ReadonlyArray<EventRepo.OutgoingEvent>
     ) {
       if (events.length === 0) return
-      yield* updateOutgoingRows({ states: events, ids: events.map((e) => e.id) })
+      // one statement for all: the states travel as one JSON array of rows; the id list lets
+      // the planner look each row up by key (it cannot see into the JSON, and would hash-join a scan)
+      yield* sql`UPDATE webhook_events w
+        SET status = v.status, attempts = v.attempts, last_error = v.last_error,
+          next_attempt_at = v.next_attempt_at, processed_at = v.processed_at, last_body = v.last_body,
+          lease_owner = NULL, lease_expires_at = NULL
+        FROM jsonb_to_recordset(${json(events.map(deliveryState))}::jsonb) AS v(id uuid, status text, attempts int,
+          last_error text, next_attempt_at timestamptz, processed_at timestamptz, last_body text)
+        WHERE w.id = v.id AND w.id = ANY(${events.map((e) => e.id)}::uuid[]) AND w.direction = 'outgoing'`
     }, orStoreError("PgEventRepo.updateOutgoing"))
 
-    const payoutEventRows = SqlSchema.findAll({
-      Request: ListPayoutEvents,
+    const payoutEvents = SqlSchema.findAll({
+      Request: Parameters<ListPayoutEvents>(),
       Result: OutgoingRow,
       execute: (r) => {
         const where = [inScope(r), sql`direction = 'outgoing'`, sql`event_type IN ('payout_settled', 'payout_failed')`]
@@ -153,11 +130,16 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
       scope: Partner.PartnerScope,
       filter: EventRepo.PayoutEventFilter
     ) {
-      return yield* payoutEventRows({ ...scope, ...filter })
+      return yield* payoutEvents({
+        ...scope,
+        since: filter.since === undefined ? undefined : timestamp(filter.since),
+        limit: filter.limit,
+        after: filter.after
+      })
     }, orStoreError("PgEventRepo.listPayoutEvents"))
 
     const outgoingById = SqlSchema.findOneOption({
-      Request: FindOutgoing,
+      Request: Parameters<Partner.PartnerScope & { readonly id: string }>(),
       Result: OutgoingRow,
       execute: (r) => sql`SELECT * FROM webhook_events
         WHERE id = ${r.id} AND direction = 'outgoing' AND ${inScope(r)}`

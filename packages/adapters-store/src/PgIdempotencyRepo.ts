@@ -3,18 +3,12 @@
  * takes it with one `INSERT … ON CONFLICT DO UPDATE … WHERE expired`, so of two concurrent
  * requests exactly one gets `Claimed`, and a row past `expires_at` is taken over as a fresh claim.
  */
-import { IdempotencyRepo, Partner, StoreError } from "@ratelock/core"
-import { type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { IdempotencyRepo, type Partner, StoreError } from "@ratelock/core"
+import { type DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { Timestamp } from "./internal/rows/columns.ts"
+import { timestamp } from "./internal/rows/columns.ts"
 import { HeldKeyRow } from "./internal/rows/idempotency.ts"
-import { orStoreError } from "./internal/sql.ts"
-
-const Key = Schema.Struct({ ...Partner.PartnerScope.fields, key: Schema.String })
-
-const Take = Schema.Struct({ ...Key.fields, fingerprint: Schema.String, now: Timestamp, expiresAt: Timestamp })
-
-const Complete = Schema.Struct({ ...Key.fields, response: IdempotencyRepo.StoredResponse, keepUntil: Timestamp })
+import { orStoreError, Parameters } from "./internal/sql.ts"
 
 /** How often `claim` looks again when the row it lost to vanished (released) in between. */
 const attempts = 5
@@ -33,26 +27,14 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
   IdempotencyRepo.IdempotencyRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const keyIs = (key: typeof Key.Encoded) =>
-      sql`partner_id = ${key.partnerId} AND environment = ${key.environment} AND key = ${key.key}`
-
-    const take = SqlSchema.findAll({
-      Request: Take,
-      Result: Schema.Struct({ taken: Schema.Literal(1) }),
-      execute: (r) => sql`INSERT INTO idempotency_keys
-          (partner_id, environment, key, fingerprint, created_at, expires_at)
-        VALUES (${r.partnerId}, ${r.environment}, ${r.key}, ${r.fingerprint}, ${r.now}, ${r.expiresAt})
-        ON CONFLICT (partner_id, environment, key) DO UPDATE
-          SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= ${r.now}
-        RETURNING 1 AS taken`
-    })
+    const keyIs = (scope: Partner.PartnerScope, key: string) =>
+      sql`partner_id = ${scope.partnerId} AND environment = ${scope.environment} AND key = ${key}`
 
     const held = SqlSchema.findOneOption({
-      Request: Key,
+      Request: Parameters<Partner.PartnerScope & { readonly key: string }>(),
       Result: HeldKeyRow,
-      execute: (r) => sql`SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE ${keyIs(r)}`
+      execute: (r) =>
+        sql`SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE ${keyIs(r, r.key)}`
     })
 
     const claim = Effect.fn("PgIdempotencyRepo.claim")(function* (
@@ -63,8 +45,15 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
       expiresAt: DateTime.Utc
     ) {
       for (let attempt = 0; attempt < attempts; attempt++) {
-        const taken = yield* take({ ...scope, key, fingerprint, now, expiresAt })
-        if (taken.length > 0) return IdempotencyRepo.Claimed.make({})
+        const taken = yield* sql`INSERT INTO idempotency_keys
+            (partner_id, environment, key, fingerprint, created_at, expires_at)
+          VALUES (${scope.partnerId}, ${scope.environment}, ${key}, ${fingerprint}, ${timestamp(now)}, ${timestamp(expiresAt)})
+          ON CONFLICT (partner_id, environment, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
+              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_keys.expires_at <= ${timestamp(now)}
+          RETURNING 1`
+        if (taken.length > 0) return { _tag: "Claimed" } satisfies IdempotencyRepo.Claim
         const found = yield* held({ ...scope, key })
         // released between the two statements: try again
         if (Option.isSome(found)) return found.value
@@ -72,29 +61,19 @@ export const layer: Layer.Layer<IdempotencyRepo.IdempotencyRepo, never, SqlClien
       return yield* new StoreError.StoreError({ message: `idempotency key kept changing while being claimed` })
     }, orStoreError("PgIdempotencyRepo.claim"))
 
-    const completeRow = SqlSchema.void({
-      Request: Complete,
-      execute: (r) => sql`UPDATE idempotency_keys SET response_status = ${r.response.status},
-          response_body = ${r.response.body}, expires_at = ${r.keepUntil}
-        WHERE ${keyIs(r)}`
-    })
-
     const complete = Effect.fn("PgIdempotencyRepo.complete")(function* (
       scope: Partner.PartnerScope,
       key: string,
       response: IdempotencyRepo.StoredResponse,
       keepUntil: DateTime.Utc
     ) {
-      yield* completeRow({ ...scope, key, response, keepUntil })
+      yield* sql`UPDATE idempotency_keys SET response_status = ${response.status}, response_body = ${response.body},
+          expires_at = ${timestamp(keepUntil)}
+        WHERE ${keyIs(scope, key)}`
     }, orStoreError("PgIdempotencyRepo.complete"))
 
-    const releaseRow = SqlSchema.void({
-      Request: Key,
-      execute: (r) => sql`DELETE FROM idempotency_keys WHERE ${keyIs(r)}`
-    })
-
     const release = Effect.fn("PgIdempotencyRepo.release")(function* (scope: Partner.PartnerScope, key: string) {
-      yield* releaseRow({ ...scope, key })
+      yield* sql`DELETE FROM idempotency_keys WHERE ${keyIs(scope, key)}`
     }, orStoreError("PgIdempotencyRepo.release"))
 
     return IdempotencyRepo.IdempotencyRepo.of({ claim, complete, release })

@@ -2,63 +2,44 @@
  * `PartnerRepo` on Postgres: partners, their API keys (secret hashes only) and one webhook
  * endpoint per environment with its signing secrets, newest first.
  */
-import { Partner, PartnerRepo } from "@ratelock/core"
+import { type Partner, PartnerRepo } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { Timestamp } from "./internal/rows/columns.ts"
-import { isUuid, orStoreError } from "./internal/sql.ts"
-import { ApiKeyRow, EndpointRow, PartnerRow, SecretRow, secretRows, selectEndpoint } from "./internal/rows/partners.ts"
-
-const Revoke = Schema.Struct({ id: Schema.String, at: Timestamp })
+import { timestamp } from "./internal/rows/columns.ts"
+import {
+  ApiKeyRow,
+  apiKeyRow,
+  EndpointRow,
+  PartnerRow,
+  partnerRow,
+  secretRows,
+  selectEndpoint
+} from "./internal/rows/partners.ts"
+import { isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
 export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlClient> = Layer.effect(
   PartnerRepo.PartnerRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const upsertEndpoint = SqlSchema.void({
-      Request: PartnerRepo.WebhookEndpoint,
-      execute: (e) => sql`INSERT INTO webhook_endpoints (partner_id, environment, url)
-        VALUES (${e.partnerId}, ${e.environment}, ${e.url})
-        ON CONFLICT (partner_id, environment) DO UPDATE SET url = EXCLUDED.url`
-    })
-
-    const deleteSecrets = SqlSchema.void({
-      Request: Partner.PartnerScope,
-      execute: (scope) => sql`DELETE FROM webhook_secrets
-        WHERE partner_id = ${scope.partnerId} AND environment = ${scope.environment}`
-    })
-
-    const insertSecrets = SqlSchema.void({
-      Request: Schema.NonEmptyArray(SecretRow),
-      execute: (rows) => sql`INSERT INTO webhook_secrets ${sql.insert(rows)}`
-    })
-
     /** The endpoint's URL and its secrets, replacing the previous ones (inside the caller's transaction). */
     const writeEndpoint = (endpoint: PartnerRepo.WebhookEndpoint) =>
       Effect.gen(function* () {
-        yield* upsertEndpoint(endpoint)
-        yield* deleteSecrets(endpoint)
-        const secrets = secretRows(endpoint)
-        if (Array.isReadonlyArrayNonEmpty(secrets)) yield* insertSecrets(secrets)
+        yield* sql`INSERT INTO webhook_endpoints (partner_id, environment, url)
+          VALUES (${endpoint.partnerId}, ${endpoint.environment}, ${endpoint.url})
+          ON CONFLICT (partner_id, environment) DO UPDATE SET url = EXCLUDED.url`
+        yield* sql`DELETE FROM webhook_secrets
+          WHERE partner_id = ${endpoint.partnerId} AND environment = ${endpoint.environment}`
+        const secrets: ReadonlyArray<ReturnType<typeof secretRows>[number]> = secretRows(endpoint)
+        if (Array.isReadonlyArrayNonEmpty(secrets)) yield* sql`INSERT INTO webhook_secrets ${sql.insert(secrets)}`
       })
-
-    const insertPartnerRow = SqlSchema.void({
-      Request: PartnerRow,
-      execute: (row) => sql`INSERT INTO partners ${sql.insert(row)}`
-    })
-
-    const insertApiKeys = SqlSchema.void({
-      Request: Schema.NonEmptyArray(ApiKeyRow),
-      execute: (rows) => sql`INSERT INTO api_keys ${sql.insert(rows)}`
-    })
 
     /** The partner, then its keys, then its endpoints (inside the caller's transaction). */
     const writePartner = (partner: PartnerRepo.PartnerRecord, credentials: PartnerRepo.PartnerCredentials) =>
       Effect.gen(function* () {
-        yield* insertPartnerRow(partner)
-        const keys = credentials.apiKeys
-        if (Array.isReadonlyArrayNonEmpty(keys)) yield* insertApiKeys(keys)
+        yield* sql`INSERT INTO partners ${sql.insert(partnerRow(partner))}`
+        const keys: ReadonlyArray<ReturnType<typeof apiKeyRow>> = credentials.apiKeys.map(apiKeyRow)
+        if (Array.isReadonlyArrayNonEmpty(keys)) yield* sql`INSERT INTO api_keys ${sql.insert(keys)}`
         yield* Effect.forEach(credentials.webhookEndpoints, writeEndpoint, { discard: true })
       })
 
@@ -93,7 +74,7 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
     )
 
     const partnerById = SqlSchema.findOneOption({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: PartnerRow,
       execute: (id) => sql`SELECT * FROM partners WHERE id = ${id}`
     })
@@ -114,7 +95,7 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
     }, orStoreError("PgPartnerRepo.listPartners"))
 
     const apiKeysOf = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: ApiKeyRow,
       execute: (partnerId) => sql`SELECT * FROM api_keys WHERE partner_id = ${partnerId} ORDER BY created_at, id`
     })
@@ -125,11 +106,11 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
     }, orStoreError("PgPartnerRepo.listApiKeys"))
 
     const insertApiKey = Effect.fn("PgPartnerRepo.insertApiKey")(function* (key: PartnerRepo.ApiKeyRecord) {
-      yield* insertApiKeys([key])
+      yield* sql`INSERT INTO api_keys ${sql.insert(apiKeyRow(key))}`
     }, orStoreError("PgPartnerRepo.insertApiKey"))
 
     const apiKeyById = SqlSchema.findOneOption({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: ApiKeyRow,
       execute: (id) => sql`SELECT * FROM api_keys WHERE id = ${id}`
     })
@@ -141,14 +122,9 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
     }, orStoreError("PgPartnerRepo.findApiKey"))
 
     // the first revocation stands
-    const revoke = SqlSchema.void({
-      Request: Revoke,
-      execute: (r) => sql`UPDATE api_keys SET revoked_at = ${r.at} WHERE id = ${r.id} AND revoked_at IS NULL`
-    })
-
     const revokeApiKey = Effect.fn("PgPartnerRepo.revokeApiKey")(function* (id: string, at: DateTime.Utc) {
       if (!isUuid(id)) return
-      yield* revoke({ id, at })
+      yield* sql`UPDATE api_keys SET revoked_at = ${timestamp(at)} WHERE id = ${id} AND revoked_at IS NULL`
     }, orStoreError("PgPartnerRepo.revokeApiKey"))
 
     const saveWebhookEndpoint = Effect.fn("PgPartnerRepo.saveWebhookEndpoint")(
@@ -161,7 +137,7 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
 
     // one statement, one snapshot: the url and the secrets of the same save
     const endpointOf = SqlSchema.findOneOption({
-      Request: Partner.PartnerScope,
+      Request: Parameters<Partner.PartnerScope>(),
       Result: EndpointRow,
       execute: (scope) => sql`SELECT ${selectEndpoint(sql)} FROM webhook_endpoints e
         WHERE e.partner_id = ${scope.partnerId} AND e.environment = ${scope.environment}`

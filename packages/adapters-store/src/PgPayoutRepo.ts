@@ -3,41 +3,31 @@
  * anything is broadcast; due payouts are claimed with a lease that `update` releases.
  */
 import { type Lease, PayoutRepo } from "@ratelock/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
-import { Timestamp } from "./internal/rows/columns.ts"
-import { Claim, claimOf, isUuid, orStoreError, uniqueConstraint } from "./internal/sql.ts"
-import { PayoutRow } from "./internal/rows/payouts.ts"
-
-const Update = Schema.Struct({
-  payout: PayoutRow,
-  expected: Schema.Struct({ status: PayoutRepo.PayoutStatus, updatedAt: Timestamp })
-})
+import { timestamp } from "./internal/rows/columns.ts"
+import { PayoutRow, payoutRow } from "./internal/rows/payouts.ts"
+import { type Claim, claimOf, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
 
 export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClient> = Layer.effect(
   PayoutRepo.PayoutRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertRow = SqlSchema.void({
-      Request: PayoutRow,
-      execute: (row) => sql`INSERT INTO payouts ${sql.insert(row)}`
-    })
-
     const insert = Effect.fn("PgPayoutRepo.insert")(
       function* (payout: PayoutRepo.PayoutRecord) {
-        yield* insertRow(payout)
+        yield* sql`INSERT INTO payouts ${sql.insert(payoutRow(payout))}`
       },
       (effect, payout) =>
-        Effect.catchIf(
-          effect,
-          (e) => SqlError.isSqlError(e) && Option.contains(uniqueConstraint(e), "payouts_contract_unique"),
-          () => Effect.fail(new PayoutRepo.PayoutExists({ contractId: payout.contractId }))
-        ).pipe(orStoreError("PgPayoutRepo.insert"))
+        Effect.mapError(effect, (e) =>
+          SqlError.isSqlError(e) && Option.contains(uniqueConstraint(e), "payouts_contract_unique")
+            ? new PayoutRepo.PayoutExists({ contractId: payout.contractId })
+            : storeError("PgPayoutRepo.insert", e)
+        )
     )
 
     const byContract = SqlSchema.findOneOption({
-      Request: Schema.String,
+      Request: Parameters<string>(),
       Result: PayoutRow,
       execute: (contractId) => sql`SELECT * FROM payouts WHERE contract_id = ${contractId}`
     })
@@ -48,7 +38,7 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
     }, orStoreError("PgPayoutRepo.findByContract"))
 
     const byContracts = SqlSchema.findAll({
-      Request: Schema.Array(Schema.String),
+      Request: Parameters<ReadonlyArray<string>>(),
       Result: PayoutRow,
       execute: (ids) => sql`SELECT * FROM payouts WHERE contract_id = ANY(${ids}::uuid[])`
     })
@@ -60,25 +50,19 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
     }, orStoreError("PgPayoutRepo.findByContracts"))
 
     // compare-and-set: only over the row the caller read (same status, same updated_at)
-    const updateRow = SqlSchema.findAll({
-      Request: Update,
-      Result: Schema.Struct({ id: Schema.String }),
-      execute: ({ payout, expected }) => sql`UPDATE payouts
-        SET ${sql.update(payout, ["id"])}, lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${payout.id} AND status = ${expected.status} AND updated_at = ${expected.updatedAt}
-        RETURNING id`
-    })
-
     const update = Effect.fn("PgPayoutRepo.update")(function* (
       payout: PayoutRepo.PayoutRecord,
       expected: PayoutRepo.Expected
     ) {
-      const rows = yield* updateRow({ payout, expected })
+      const rows = yield* sql`UPDATE payouts SET ${sql.update(payoutRow(payout), ["id"])}, lease_owner = NULL,
+          lease_expires_at = NULL
+        WHERE id = ${payout.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}
+        RETURNING id`
       return rows.length === 1
     }, orStoreError("PgPayoutRepo.update"))
 
-    const claimRows = SqlSchema.findAll({
-      Request: Claim,
+    const claimed = SqlSchema.findAll({
+      Request: Parameters<Claim>(),
       Result: PayoutRow,
       execute: (claim) => sql`WITH due AS MATERIALIZED (
           SELECT id FROM payouts
@@ -95,7 +79,7 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
     })
 
     const claimDue = Effect.fn("PgPayoutRepo.claimDue")(function* (claim: Lease.Claim) {
-      return yield* claimRows(claimOf(claim))
+      return yield* claimed(claimOf(claim))
     }, orStoreError("PgPayoutRepo.claimDue"))
 
     return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, claimDue })

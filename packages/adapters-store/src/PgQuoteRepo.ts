@@ -2,44 +2,46 @@
  * `QuoteRepo` on Postgres. Reads are scoped by `(partner_id, environment)`; the list is newest
  * first by `(created_at, id)` on the scope indexes.
  */
-import { Partner, Quote, QuoteRepo } from "@ratelock/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import type { Cursor, Partner, Quote } from "@ratelock/core"
+import { QuoteRepo } from "@ratelock/core"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { Timestamp } from "./internal/rows/columns.ts"
-import { isUuid, orStoreError } from "./internal/sql.ts"
-import { before, Position } from "./internal/keyset.ts"
-import { QuoteRow } from "./internal/rows/quotes.ts"
+import { before } from "./internal/keyset.ts"
+import { timestamp } from "./internal/rows/columns.ts"
+import { QuoteRow, quoteRow } from "./internal/rows/quotes.ts"
+import { isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
-const Find = Schema.Struct({ ...Partner.PartnerScope.fields, id: Schema.String })
-
-const List = Schema.Struct({
-  ...Partner.PartnerScope.fields,
-  status: Schema.optional(Quote.QuoteStatus),
-  customerReferenceId: Schema.optional(Schema.String),
-  limit: Schema.Int,
-  after: Schema.optional(Position),
-  now: Timestamp
-})
+interface List extends Partner.PartnerScope {
+  readonly status?: Quote.QuoteStatus | undefined
+  readonly customerReferenceId?: string | undefined
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+  readonly now: Date
+}
 
 export const layer: Layer.Layer<QuoteRepo.QuoteRepo, never, SqlClient.SqlClient> = Layer.effect(
   QuoteRepo.QuoteRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertRow = SqlSchema.void({
-      Request: QuoteRow,
-      execute: (row) => sql`INSERT INTO quotes ${sql.insert(row)}`
-    })
+    const insert = Effect.fn("PgQuoteRepo.insert")(function* (quote: Quote.QuoteRecord) {
+      yield* sql`INSERT INTO quotes ${sql.insert(quoteRow(quote))}`
+    }, orStoreError("PgQuoteRepo.insert"))
 
-    const findRow = SqlSchema.findOneOption({
-      Request: Find,
+    const inScope = SqlSchema.findOneOption({
+      Request: Parameters<Partner.PartnerScope & { readonly id: string }>(),
       Result: QuoteRow,
       execute: (r) => sql`SELECT * FROM quotes
         WHERE id = ${r.id} AND partner_id = ${r.partnerId} AND environment = ${r.environment}`
     })
 
-    const listRows = SqlSchema.findAll({
-      Request: List,
+    const find = Effect.fn("PgQuoteRepo.find")(function* (scope: Partner.PartnerScope, id: string) {
+      if (!isUuid(id)) return Option.none()
+      return yield* inScope({ ...scope, id })
+    }, orStoreError("PgQuoteRepo.find"))
+
+    const page = SqlSchema.findAll({
+      Request: Parameters<List>(),
       Result: QuoteRow,
       execute: (r) => {
         const where = [sql`partner_id = ${r.partnerId}`, sql`environment = ${r.environment}`]
@@ -55,17 +57,8 @@ export const layer: Layer.Layer<QuoteRepo.QuoteRepo, never, SqlClient.SqlClient>
       }
     })
 
-    const insert = Effect.fn("PgQuoteRepo.insert")(function* (quote: Quote.QuoteRecord) {
-      yield* insertRow(quote)
-    }, orStoreError("PgQuoteRepo.insert"))
-
-    const find = Effect.fn("PgQuoteRepo.find")(function* (scope: Partner.PartnerScope, id: string) {
-      if (!isUuid(id)) return Option.none()
-      return yield* findRow({ ...scope, id })
-    }, orStoreError("PgQuoteRepo.find"))
-
     const list = Effect.fn("PgQuoteRepo.list")(function* (scope: Partner.PartnerScope, filter: QuoteRepo.QuoteFilter) {
-      return yield* listRows({ ...scope, ...filter })
+      return yield* page({ ...scope, ...filter, now: timestamp(filter.now) })
     }, orStoreError("PgQuoteRepo.list"))
 
     return QuoteRepo.QuoteRepo.of({ insert, find, list })

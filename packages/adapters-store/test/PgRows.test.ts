@@ -66,7 +66,7 @@ const rowsOutsideTheirSchema = (
           (yield* ContractRepo.ContractRepo).findById(contract.id),
           "ContractRow",
           `["funded_amount"]`,
-          "decimal"
+          "numeric text"
         )
       })
     )

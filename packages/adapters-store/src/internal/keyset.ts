@@ -4,14 +4,7 @@
  * is bound as parameters, never interpolated.
  */
 import type { Cursor } from "@ratelock/core"
-import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-
-/**
- * A position as statement parameters. Not checked again: a cursor is validated where it is
- * decoded, and the workers' positions are rows of the store.
- */
-export const Position = Schema.Struct({ createdAt: Schema.String, id: Schema.String })
 
 export const before = (sql: SqlClient.SqlClient, position: Cursor.Position) =>
   sql`(created_at, id) < (${position.createdAt}::timestamptz, ${position.id}::uuid)`

@@ -1,55 +1,43 @@
 /**
  * A funding pass's light read of the contracts awaiting funds: the columns that say where to look
- * and from where, no history (the full record aggregates it as JSON, per row).
+ * and from where, no history (the full record aggregates it as JSON, per row). Read only.
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import type { SqlClient } from "effect/sql"
-import { compiled, Timestamp } from "./columns.ts"
+import { Timestamp, utc, writtenByMapping } from "./columns.ts"
 
-/** The columns of `contracts` a funding watch reads ↔ `FundingWatch`. */
-export const FundingWatchRow = compiled(
-  Schema.Struct({
-    id: Schema.String,
-    partner_id: Schema.String,
-    status: Contract.ContractStatus,
-    environment: Partner.Environment,
-    chain: Rail.Chain,
-    settlement_currency: Rail.SettlementCurrency,
-    funding_wallet_address: Schema.String,
-    funding_cursor: Schema.NullOr(Schema.String),
-    created_at: Timestamp
-  })
-    .pipe(
-      Schema.decodeTo(ContractRepo.FundingWatch, {
-        decode: SchemaGetter.transform(
-          (r): ContractRepo.FundingWatch => ({
-            contractId: r.id,
-            partnerId: r.partner_id,
-            status: r.status,
-            environment: r.environment,
-            chain: r.chain,
-            token: r.settlement_currency,
-            address: r.funding_wallet_address,
-            cursor: r.funding_cursor,
-            createdAt: r.created_at
-          })
-        ),
-        encode: SchemaGetter.transform((w: ContractRepo.FundingWatch) => ({
-          id: w.contractId,
-          partner_id: w.partnerId,
-          status: w.status,
-          environment: w.environment,
-          chain: w.chain,
-          settlement_currency: w.token,
-          funding_wallet_address: w.address,
-          funding_cursor: w.cursor,
-          created_at: w.createdAt
-        }))
-      })
-    )
-    .annotate({ identifier: "FundingWatchRow" })
-)
+/** The columns of `contracts` a funding watch reads → `FundingWatch`. */
+export const FundingWatchRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  status: Contract.ContractStatus,
+  environment: Partner.Environment,
+  chain: Rail.Chain,
+  settlement_currency: Rail.SettlementCurrency,
+  funding_wallet_address: Schema.String,
+  funding_cursor: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+  .pipe(
+    Schema.decodeTo(ContractRepo.FundingWatch, {
+      decode: SchemaGetter.transform(
+        (r): ContractRepo.FundingWatch => ({
+          contractId: r.id,
+          partnerId: r.partner_id,
+          status: r.status,
+          environment: r.environment,
+          chain: r.chain,
+          token: r.settlement_currency,
+          address: r.funding_wallet_address,
+          cursor: r.funding_cursor,
+          createdAt: utc(r.created_at)
+        })
+      ),
+      encode: writtenByMapping()
+    })
+  )
+  .annotate({ identifier: "FundingWatchRow" })
 
 /** `SELECT` list of a funding watch. */
 export const columns = (sql: SqlClient.SqlClient) =>

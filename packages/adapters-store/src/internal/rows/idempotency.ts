@@ -4,33 +4,26 @@
  */
 import { IdempotencyRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled } from "./columns.ts"
+import { writtenByMapping } from "./columns.ts"
 
-const KeyColumns = Schema.Struct({
+/** A key another request holds → in flight until its response is stored, then completed. */
+export const HeldKeyRow = Schema.Struct({
   fingerprint: Schema.String,
   response_status: Schema.NullOr(Schema.Int),
   response_body: Schema.NullOr(Schema.String)
 })
-
-/** A key another request holds: in flight until its response is stored, then completed. */
-export const HeldKeyRow = compiled(
-  KeyColumns.pipe(
+  .pipe(
     Schema.decodeTo(Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]), {
-      decode: SchemaGetter.transform((r: typeof KeyColumns.Type) =>
+      decode: SchemaGetter.transform((r): IdempotencyRepo.InFlight | IdempotencyRepo.Completed =>
         r.response_status === null || r.response_body === null
-          ? IdempotencyRepo.InFlight.make({ fingerprint: r.fingerprint })
-          : IdempotencyRepo.Completed.make({
+          ? { _tag: "InFlight", fingerprint: r.fingerprint }
+          : {
+              _tag: "Completed",
               fingerprint: r.fingerprint,
               response: { status: r.response_status, body: r.response_body }
-            })
+            }
       ),
-      encode: SchemaGetter.transform(
-        (claim: IdempotencyRepo.InFlight | IdempotencyRepo.Completed): typeof KeyColumns.Type => ({
-          fingerprint: claim.fingerprint,
-          response_status: claim._tag === "Completed" ? claim.response.status : null,
-          response_body: claim._tag === "Completed" ? claim.response.body : null
-        })
-      )
+      encode: writtenByMapping()
     })
-  ).annotate({ identifier: "IdempotencyKeyRow" })
-)
+  )
+  .annotate({ identifier: "IdempotencyKeyRow" })

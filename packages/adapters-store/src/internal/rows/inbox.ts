@@ -1,41 +1,46 @@
 /**
- * `sandbox_webhook_inbox` rows ↔ `InboxDelivery`s: the one place the columns of a delivery the
+ * `sandbox_webhook_inbox` rows and `InboxDelivery`s: the one place the columns of a delivery the
  * sandbox's own receiver recorded are named.
  */
 import { WebhookInboxRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Json, Timestamp } from "./columns.ts"
+import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
 
 const InboxColumns = Schema.Struct({
   id: Schema.String,
   partner_id: Schema.String,
   received_at: Timestamp,
-  headers: Json(Schema.Record(Schema.String, Schema.String)),
+  /** `json`, parsed by the driver. */
+  headers: Schema.Record(Schema.String, Schema.String),
   body: Schema.String,
   signature_problem: Schema.NullOr(Schema.String)
 })
 
-export const InboxRow = compiled(
-  InboxColumns.pipe(
-    Schema.decodeTo(WebhookInboxRepo.InboxDelivery, {
-      decode: SchemaGetter.transform(
-        (r): WebhookInboxRepo.InboxDelivery => ({
-          id: r.id,
-          partnerId: r.partner_id,
-          receivedAt: r.received_at,
-          headers: r.headers,
-          body: r.body,
-          signatureProblem: r.signature_problem
-        })
-      ),
-      encode: SchemaGetter.transform((d: WebhookInboxRepo.InboxDelivery): typeof InboxColumns.Type => ({
-        id: d.id,
-        partner_id: d.partnerId,
-        received_at: d.receivedAt,
-        headers: d.headers,
-        body: d.body,
-        signature_problem: d.signatureProblem
-      }))
-    })
-  ).annotate({ identifier: "InboxRow" })
-)
+/** The row a delivery is written as (headers as JSON text). */
+export const inboxRow = (
+  d: WebhookInboxRepo.InboxDelivery
+): Omit<typeof InboxColumns.Type, "headers"> & { readonly headers: string } => ({
+  id: d.id,
+  partner_id: d.partnerId,
+  received_at: timestamp(d.receivedAt),
+  headers: json(d.headers),
+  body: d.body,
+  signature_problem: d.signatureProblem
+})
+
+/** A `sandbox_webhook_inbox` row → `InboxDelivery`. */
+export const InboxRow = InboxColumns.pipe(
+  Schema.decodeTo(WebhookInboxRepo.InboxDelivery, {
+    decode: SchemaGetter.transform(
+      (r): WebhookInboxRepo.InboxDelivery => ({
+        id: r.id,
+        partnerId: r.partner_id,
+        receivedAt: utc(r.received_at),
+        headers: r.headers,
+        body: r.body,
+        signatureProblem: r.signature_problem
+      })
+    ),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "InboxRow" })

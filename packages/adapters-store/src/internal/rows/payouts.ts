@@ -1,10 +1,21 @@
 /**
- * `payouts` rows ↔ `PayoutRecord`s (lease columns are the store's own): the one place the
- * columns of a payout are named.
+ * `payouts` rows and `PayoutRecord`s (lease columns are the store's own): the one place the
+ * columns of a payout are named, in the schema a read decodes and the mapping a write binds.
  */
 import { Partner, PayoutRepo, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Int8, Numeric, Timestamp } from "./columns.ts"
+import {
+  decimal,
+  Int8,
+  int8OrNull,
+  intOrNull,
+  Numeric,
+  numeric,
+  Timestamp,
+  timestamp,
+  utc,
+  writtenByMapping
+} from "./columns.ts"
 
 const PayoutColumns = Schema.Struct({
   id: Schema.String,
@@ -27,51 +38,53 @@ const PayoutColumns = Schema.Struct({
   updated_at: Timestamp
 })
 
-export const PayoutRow = compiled(
-  PayoutColumns.pipe(
-    Schema.decodeTo(PayoutRepo.PayoutRecord, {
-      decode: SchemaGetter.transform(
-        (r): PayoutRepo.PayoutRecord => ({
-          id: r.id,
-          contractId: r.contract_id,
-          partnerId: r.partner_id,
-          environment: r.environment,
-          chain: r.chain,
-          currency: r.currency,
-          destination: r.destination,
-          amount: r.amount,
-          fxDeltaInQuoteCurrency: r.fx_delta_in_quote_currency,
-          status: r.status,
-          prepared: r.prepared,
-          transactionHash: r.transaction_hash,
-          blockNumber: r.block_number,
-          attempts: r.attempts,
-          lastError: r.last_error,
-          nextAttemptAt: r.next_attempt_at,
-          createdAt: r.created_at,
-          updatedAt: r.updated_at
-        })
-      ),
-      encode: SchemaGetter.transform((p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type => ({
-        id: p.id,
-        contract_id: p.contractId,
-        partner_id: p.partnerId,
-        environment: p.environment,
-        chain: p.chain,
-        currency: p.currency,
-        destination: p.destination,
-        amount: p.amount,
-        fx_delta_in_quote_currency: p.fxDeltaInQuoteCurrency,
-        status: p.status,
-        prepared: p.prepared,
-        transaction_hash: p.transactionHash,
-        block_number: p.blockNumber,
-        attempts: p.attempts,
-        last_error: p.lastError,
-        next_attempt_at: p.nextAttemptAt,
-        created_at: p.createdAt,
-        updated_at: p.updatedAt
-      }))
-    })
-  ).annotate({ identifier: "PayoutRow" })
-)
+/** The row a payout is written as. */
+export const payoutRow = (p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type => ({
+  id: p.id,
+  contract_id: p.contractId,
+  partner_id: p.partnerId,
+  environment: p.environment,
+  chain: p.chain,
+  currency: p.currency,
+  destination: p.destination,
+  amount: numeric(p.amount),
+  fx_delta_in_quote_currency: numeric(p.fxDeltaInQuoteCurrency),
+  status: p.status,
+  prepared: p.prepared,
+  transaction_hash: p.transactionHash,
+  block_number: int8OrNull(p.blockNumber),
+  attempts: p.attempts,
+  last_error: p.lastError,
+  next_attempt_at: timestamp(p.nextAttemptAt),
+  created_at: timestamp(p.createdAt),
+  updated_at: timestamp(p.updatedAt)
+})
+
+/** A `payouts` row → `PayoutRecord`. */
+export const PayoutRow = PayoutColumns.pipe(
+  Schema.decodeTo(PayoutRepo.PayoutRecord, {
+    decode: SchemaGetter.transform(
+      (r): PayoutRepo.PayoutRecord => ({
+        id: r.id,
+        contractId: r.contract_id,
+        partnerId: r.partner_id,
+        environment: r.environment,
+        chain: r.chain,
+        currency: r.currency,
+        destination: r.destination,
+        amount: decimal(r.amount),
+        fxDeltaInQuoteCurrency: decimal(r.fx_delta_in_quote_currency),
+        status: r.status,
+        prepared: r.prepared,
+        transactionHash: r.transaction_hash,
+        blockNumber: intOrNull(r.block_number),
+        attempts: r.attempts,
+        lastError: r.last_error,
+        nextAttemptAt: utc(r.next_attempt_at),
+        createdAt: utc(r.created_at),
+        updatedAt: utc(r.updated_at)
+      })
+    ),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "PayoutRow" })

@@ -1,9 +1,22 @@
 /**
- * `quotes` rows ↔ `QuoteRecord`s: the one place the columns of a quote are named.
+ * `quotes` rows and `QuoteRecord`s: the one place the columns of a quote are named, in the schema
+ * a read decodes and the mapping a write binds.
  */
 import { Corridor, Partner, Quote, QuoteRequest, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Numeric, Timestamp } from "./columns.ts"
+import {
+  decimal,
+  decimalOrNull,
+  Numeric,
+  numeric,
+  numericOrNull,
+  Timestamp,
+  timestamp,
+  timestampOrNull,
+  utc,
+  utcOrNull,
+  writtenByMapping
+} from "./columns.ts"
 
 const QuoteColumns = Schema.Struct({
   id: Schema.String,
@@ -46,79 +59,81 @@ const QuoteColumns = Schema.Struct({
   )
 )
 
-export const QuoteRow = compiled(
-  QuoteColumns.pipe(
-    Schema.decodeTo(Quote.QuoteRecord, {
-      decode: SchemaGetter.transform(
-        (r): Quote.QuoteRecord => ({
-          id: r.id,
-          partnerId: r.partner_id,
-          environment: r.environment,
-          customerReferenceId: r.customer_reference_id,
-          customerName: r.customer_name,
-          contractType: r.contract_type,
-          direction: r.direction,
-          notionalCurrency: r.notional_currency,
-          notionalAmount: r.notional_amount,
-          providerRate: r.provider_rate,
-          marketRate: r.market_rate,
-          marketRateTimestamp: r.market_rate_timestamp,
-          strikeMode: r.strike_mode,
-          targetStrike: r.target_strike,
-          providerExtraSpread: r.provider_extra_spread,
-          status: r.status,
-          failureReason:
-            r.failure_code === null || r.failure_message === null
-              ? null
-              : { code: r.failure_code, message: r.failure_message },
-          lockedRate: r.locked_rate,
-          strikeAdvantageBps: r.strike_advantage_bps,
-          premiumAmount: r.premium_amount,
-          depositAmount: r.deposit_amount,
-          totalAmount: r.total_amount,
-          maxTransactionAmount: r.max_transaction_amount,
-          windowStart: r.window_start,
-          windowEnd: r.window_end,
-          chain: r.chain,
-          settlementCurrency: r.settlement_currency,
-          expiresAt: r.expires_at,
-          createdAt: r.created_at,
-          acceptedAt: r.accepted_at
-        })
-      ),
-      encode: SchemaGetter.transform((q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
-        id: q.id,
-        partner_id: q.partnerId,
-        environment: q.environment,
-        customer_reference_id: q.customerReferenceId,
-        customer_name: q.customerName,
-        contract_type: q.contractType,
-        direction: q.direction,
-        notional_currency: q.notionalCurrency,
-        notional_amount: q.notionalAmount,
-        provider_rate: q.providerRate,
-        market_rate: q.marketRate,
-        market_rate_timestamp: q.marketRateTimestamp,
-        strike_mode: q.strikeMode,
-        target_strike: q.targetStrike,
-        provider_extra_spread: q.providerExtraSpread,
-        status: q.status,
-        failure_code: q.failureReason?.code ?? null,
-        failure_message: q.failureReason?.message ?? null,
-        locked_rate: q.lockedRate,
-        strike_advantage_bps: q.strikeAdvantageBps,
-        premium_amount: q.premiumAmount,
-        deposit_amount: q.depositAmount,
-        total_amount: q.totalAmount,
-        max_transaction_amount: q.maxTransactionAmount,
-        window_start: q.windowStart,
-        window_end: q.windowEnd,
-        chain: q.chain,
-        settlement_currency: q.settlementCurrency,
-        expires_at: q.expiresAt,
-        created_at: q.createdAt,
-        accepted_at: q.acceptedAt
-      }))
-    })
-  ).annotate({ identifier: "QuoteRow" })
-)
+/** The row a quote is written as. */
+export const quoteRow = (q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
+  id: q.id,
+  partner_id: q.partnerId,
+  environment: q.environment,
+  customer_reference_id: q.customerReferenceId,
+  customer_name: q.customerName,
+  contract_type: q.contractType,
+  direction: q.direction,
+  notional_currency: q.notionalCurrency,
+  notional_amount: numeric(q.notionalAmount),
+  provider_rate: numeric(q.providerRate),
+  market_rate: numeric(q.marketRate),
+  market_rate_timestamp: timestamp(q.marketRateTimestamp),
+  strike_mode: q.strikeMode,
+  target_strike: numericOrNull(q.targetStrike),
+  provider_extra_spread: numeric(q.providerExtraSpread),
+  status: q.status,
+  failure_code: q.failureReason?.code ?? null,
+  failure_message: q.failureReason?.message ?? null,
+  locked_rate: numeric(q.lockedRate),
+  strike_advantage_bps: q.strikeAdvantageBps,
+  premium_amount: numeric(q.premiumAmount),
+  deposit_amount: numericOrNull(q.depositAmount),
+  total_amount: numeric(q.totalAmount),
+  max_transaction_amount: numeric(q.maxTransactionAmount),
+  window_start: timestamp(q.windowStart),
+  window_end: timestamp(q.windowEnd),
+  chain: q.chain,
+  settlement_currency: q.settlementCurrency,
+  expires_at: timestamp(q.expiresAt),
+  created_at: timestamp(q.createdAt),
+  accepted_at: timestampOrNull(q.acceptedAt)
+})
+
+/** A `quotes` row → `QuoteRecord`. */
+export const QuoteRow = QuoteColumns.pipe(
+  Schema.decodeTo(Quote.QuoteRecord, {
+    decode: SchemaGetter.transform(
+      (r): Quote.QuoteRecord => ({
+        id: r.id,
+        partnerId: r.partner_id,
+        environment: r.environment,
+        customerReferenceId: r.customer_reference_id,
+        customerName: r.customer_name,
+        contractType: r.contract_type,
+        direction: r.direction,
+        notionalCurrency: r.notional_currency,
+        notionalAmount: decimal(r.notional_amount),
+        providerRate: decimal(r.provider_rate),
+        marketRate: decimal(r.market_rate),
+        marketRateTimestamp: utc(r.market_rate_timestamp),
+        strikeMode: r.strike_mode,
+        targetStrike: decimalOrNull(r.target_strike),
+        providerExtraSpread: decimal(r.provider_extra_spread),
+        status: r.status,
+        failureReason:
+          r.failure_code === null || r.failure_message === null
+            ? null
+            : { code: r.failure_code, message: r.failure_message },
+        lockedRate: decimal(r.locked_rate),
+        strikeAdvantageBps: r.strike_advantage_bps,
+        premiumAmount: decimal(r.premium_amount),
+        depositAmount: decimalOrNull(r.deposit_amount),
+        totalAmount: decimal(r.total_amount),
+        maxTransactionAmount: decimal(r.max_transaction_amount),
+        windowStart: utc(r.window_start),
+        windowEnd: utc(r.window_end),
+        chain: r.chain,
+        settlementCurrency: r.settlement_currency,
+        expiresAt: utc(r.expires_at),
+        createdAt: utc(r.created_at),
+        acceptedAt: utcOrNull(r.accepted_at)
+      })
+    ),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "QuoteRow" })

@@ -1,10 +1,10 @@
 /**
- * `unmatched_transfers` rows ↔ `UnmatchedTransfer`s. The amount is `numeric` either way: an exact
+ * `unmatched_transfers` rows and `UnmatchedTransfer`s. The amount is `numeric` either way: an exact
  * decimal in tokens, or an integer of raw base units (which may not fit a double), kept as text.
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
-import { compiled, Int8, Timestamp } from "./columns.ts"
+import { Int8, int, int8, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
 
 const UnmatchedColumns = Schema.Struct({
   chain: Rail.Chain,
@@ -22,41 +22,43 @@ const UnmatchedColumns = Schema.Struct({
   observed_at: Timestamp
 })
 
-export const UnmatchedRow = compiled(
-  UnmatchedColumns.pipe(
-    Schema.decodeTo(ContractRepo.UnmatchedTransfer, {
-      decode: SchemaGetter.transform(
-        (r): ContractRepo.UnmatchedTransfer => ({
-          contractId: r.contract_id,
-          partnerId: r.partner_id,
-          environment: r.environment,
-          chain: r.chain,
-          transactionHash: r.transaction_hash,
-          index: r.log_index,
-          blockNumber: r.block_number,
-          token: r.token,
-          amount: r.amount,
-          unit: r.unit,
-          reason: r.reason,
-          contractStatus: r.contract_status,
-          observedAt: r.observed_at
-        })
-      ),
-      encode: SchemaGetter.transform((t: ContractRepo.UnmatchedTransfer): typeof UnmatchedColumns.Type => ({
-        chain: t.chain,
-        transaction_hash: t.transactionHash,
-        log_index: t.index,
-        contract_id: t.contractId,
-        partner_id: t.partnerId,
-        environment: t.environment,
-        block_number: t.blockNumber,
-        token: t.token,
-        amount: t.amount,
-        unit: t.unit,
-        reason: t.reason,
-        contract_status: t.contractStatus,
-        observed_at: t.observedAt
-      }))
-    })
-  ).annotate({ identifier: "UnmatchedRow" })
-)
+/** The row an unmatched transfer is written as. */
+export const unmatchedRow = (t: ContractRepo.UnmatchedTransfer): typeof UnmatchedColumns.Type => ({
+  chain: t.chain,
+  transaction_hash: t.transactionHash,
+  log_index: t.index,
+  contract_id: t.contractId,
+  partner_id: t.partnerId,
+  environment: t.environment,
+  block_number: int8(t.blockNumber),
+  token: t.token,
+  amount: t.amount,
+  unit: t.unit,
+  reason: t.reason,
+  contract_status: t.contractStatus,
+  observed_at: timestamp(t.observedAt)
+})
+
+/** An `unmatched_transfers` row → `UnmatchedTransfer`. */
+export const UnmatchedRow = UnmatchedColumns.pipe(
+  Schema.decodeTo(ContractRepo.UnmatchedTransfer, {
+    decode: SchemaGetter.transform(
+      (r): ContractRepo.UnmatchedTransfer => ({
+        contractId: r.contract_id,
+        partnerId: r.partner_id,
+        environment: r.environment,
+        chain: r.chain,
+        transactionHash: r.transaction_hash,
+        index: r.log_index,
+        blockNumber: int(r.block_number),
+        token: r.token,
+        amount: r.amount,
+        unit: r.unit,
+        reason: r.reason,
+        contractStatus: r.contract_status,
+        observedAt: utc(r.observed_at)
+      })
+    ),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "UnmatchedRow" })
