@@ -17,7 +17,7 @@ import { ChainGateway, type Money } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
+import { chainError, checkIndex, checkMovement, parseCursor } from "./internal/checks.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Prepared from "./internal/prepared.ts"
@@ -90,9 +90,7 @@ const make = <R>(options: Options<R>) =>
       amount: Money.Decimal,
       reference?: string
     ) {
-      yield* checkRail(rail)
-      yield* checkAddress(rail, address)
-      yield* checkAmount(rail, amount, "transfer")
+      yield* checkMovement(rail, address, amount, "transfer")
       const confirmedAt = yield* confirmsAt
       const sequence = (yield* Ref.get(state)).transfers.length
       const transactionHash = yield* hash(rail, Encoding.transferLabel(reference ?? sequence, address, amount))
@@ -130,9 +128,7 @@ const make = <R>(options: Options<R>) =>
     })
 
     const preparePayout = Effect.fn("SimulatedChain.preparePayout")(function* (order: ChainGateway.PayoutOrder) {
-      yield* checkRail(order.rail)
-      yield* checkAddress(order.rail, order.destination)
-      yield* checkAmount(order.rail, order.amount, "payout")
+      yield* checkMovement(order.rail, order.destination, order.amount, "payout")
       yield* resolveArmed(order.payoutId)
       const attempt = Ledger.attempt(yield* Ref.get(state), order.payoutId)
       return yield* Prepared.prepare(digest, order, attempt)

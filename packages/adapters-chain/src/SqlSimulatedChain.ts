@@ -19,7 +19,7 @@ import { DateTime, Duration, Effect, Layer, Option, Random, Schema } from "effec
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { SqlClient, type SqlError, SqlSchema, type Statement } from "effect/sql"
-import { chainError, checkAddress, checkAmount, checkIndex, checkRail, parseCursor } from "./internal/checks.ts"
+import { chainError, checkIndex, checkMovement, parseCursor } from "./internal/checks.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
@@ -102,9 +102,7 @@ export const make = <R>(options: Options<R>) =>
       amount: Money.Decimal,
       reference?: string
     ) {
-      yield* checkRail(rail)
-      yield* checkAddress(rail, address)
-      yield* checkAmount(rail, amount, "transfer")
+      yield* checkMovement(rail, address, amount, "transfer")
       const now = yield* DateTime.now
       const confirmedAt = DateTime.addDuration(now, confirmDelay)
       const unique = reference ?? `${now.epochMilliseconds}:${yield* Random.nextInt}:${yield* Random.nextInt}`
@@ -185,9 +183,7 @@ export const make = <R>(options: Options<R>) =>
     })
 
     const preparePayout = Effect.fn("SqlSimulatedChain.preparePayout")(function* (order: ChainGateway.PayoutOrder) {
-      yield* checkRail(order.rail)
-      yield* checkAddress(order.rail, order.destination)
-      yield* checkAmount(order.rail, order.amount, "payout")
+      yield* checkMovement(order.rail, order.destination, order.amount, "payout")
       const unavailable = Rows.orUnavailable(order.rail.chain, "preparePayout")
       const state = yield* prepareState(order.payoutId).pipe(unavailable)
       yield* resolveArmed(order.payoutId, state.armed).pipe(unavailable)
