@@ -26,6 +26,7 @@ export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 // Pricing and settlement
 export * as Pricing from "./Pricing.ts"
 export * as QuotePolicy from "./QuotePolicy.ts"
+export * as PricingInputs from "./PricingInputs.ts"
 export * as QuotePricer from "./QuotePricer.ts"
 export * as QuoteRules from "./QuoteRules.ts"
 export * as RetryPolicy from "./RetryPolicy.ts"
