@@ -23,6 +23,9 @@ export * as RequestDecoding from "./RequestDecoding.ts"
 export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
+// Market data
+export * as MarketSnapshot from "./MarketSnapshot.ts"
+
 // Pricing and settlement
 export * as Pricing from "./Pricing.ts"
 export * as QuotePolicy from "./QuotePolicy.ts"
