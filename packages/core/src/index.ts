@@ -24,6 +24,7 @@ export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
 // Market data
+export * as DiscountCurve from "./DiscountCurve.ts"
 export * as MarketSnapshot from "./MarketSnapshot.ts"
 
 // Pricing and settlement
