@@ -26,6 +26,7 @@ export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 // Market data
 export * as DiscountCurve from "./DiscountCurve.ts"
 export * as MarketSnapshot from "./MarketSnapshot.ts"
+export * as VolSurface from "./VolSurface.ts"
 
 // Pricing and settlement
 export * as Pricing from "./Pricing.ts"
