@@ -24,6 +24,7 @@ export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
 // Market data
+export * as CorridorMarket from "./CorridorMarket.ts"
 export * as DiscountCurve from "./DiscountCurve.ts"
 export * as MarketSnapshot from "./MarketSnapshot.ts"
 export * as VolSurface from "./VolSurface.ts"
