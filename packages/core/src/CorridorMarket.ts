@@ -28,6 +28,9 @@ export interface CorridorMarket {
   readonly vols: VolSurface.VolSurface
 }
 
+/** What the pricing functions read of a market: any two curves and a surface, anchored at `asOf`. */
+export type Curves = Pick<CorridorMarket, "asOf" | "domestic" | "foreign" | "vols">
+
 const millisPerYear = 365 * 86_400_000
 
 const millis = (instant: Instant): number => (typeof instant === "number" ? instant : instant.epochMilliseconds)
@@ -70,11 +73,11 @@ export const make = (snapshot: MarketSnapshot.MarketSnapshot, direction: Directi
 }
 
 /** CIP forward over `[from, to]` from `spot` (the direction's QUOTE per BASE): `S · DF_foreign / DF_domestic`. */
-export const forward = (market: CorridorMarket, spot: number, from: Instant, to: Instant): number =>
+export const forward = (market: Curves, spot: number, from: Instant, to: Instant): number =>
   DiscountCurve.forward({ spot, domestic: market.domestic, foreign: market.foreign, from, to })
 
 /** The smile vol for an option expiring at `expiry` struck at `strike`, around the forward to expiry `forward`. */
-export const volatility = (market: CorridorMarket, expiry: Instant, strike: number, forward: number): number =>
+export const volatility = (market: Curves, expiry: Instant, strike: number, forward: number): number =>
   VolSurface.volAt(market.vols, (millis(expiry) - market.asOf) / millisPerYear, strike, forward)
 
 /** What prices a window option `[windowStart, windowEnd]` at `now`, and what a quote records of it. */
@@ -101,7 +104,7 @@ export interface WindowInputs {
  * smile vol at `(t2, K)` around `F(t2)`. Spread into `Pricing.windowOption` with a `kind`.
  */
 export const windowInputs = (
-  market: CorridorMarket,
+  market: Curves,
   input: {
     readonly spot: number
     readonly strike: number
