@@ -526,6 +526,17 @@ export const spot = (snapshot: MarketSnapshot, pair: string): Option.Option<Mone
 export const vols = (snapshot: MarketSnapshot, pair: string): Option.Option<ReadonlyArray<VolPillar>> =>
   Option.fromNullishOr(snapshot.vols[pair])
 
+/**
+ * The snapshot's mid rate, `quote` per 1 `base`: its spot for the pair as written, `1 / spot` for the inverse
+ * pair, 1 for a currency against itself (for crossing an amount into a settlement fiat).
+ */
+export const midRate = (snapshot: MarketSnapshot, base: string, quote: string): Option.Option<Money.Decimal> => {
+  if (base === quote) return Option.some(Money.one)
+  const direct = snapshot.spot[`${base}/${quote}`]
+  if (direct !== undefined) return Option.some(direct)
+  return Option.map(spot(snapshot, `${quote}/${base}`), (s) => Money.divide(Money.one, s))
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The built-in illustrative snapshot
 

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { type ApiError, MarketData, MarketSnapshot, Money, RateCurve } from "@ratelock/core"
-import { DateTime, Effect, Exit, Result } from "effect"
+import { DateTime, Effect, Exit, Option, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { Digest } from "effect/crypto"
 import fc from "fast-check"
@@ -456,6 +456,17 @@ describe("MarketSnapshot", () => {
         }),
         { numRuns: 50 }
       )
+    })
+  })
+
+  describe("reading", () => {
+    it("gives mid rates as written, inverted, and 1 for a currency against itself", () => {
+      const snapshot = valid(exampleDocument())
+      const mid = (base: string, quote: string) => Option.getOrUndefined(MarketSnapshot.midRate(snapshot, base, quote))
+      assert.isTrue(Money.equals(mid("USD", "BRL")!, Money.unsafe("5.412")))
+      assert.isTrue(Money.equals(mid("BRL", "USD")!, Money.divide(Money.one, Money.unsafe("5.412"))))
+      assert.isTrue(Money.equals(mid("EUR", "EUR")!, Money.one))
+      assert.isUndefined(mid("EUR", "MXN"))
     })
   })
 
