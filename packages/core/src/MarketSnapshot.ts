@@ -75,7 +75,7 @@ export const minVol = BigDecimal.fromStringUnsafe("0.001")
 export const maxVol = BigDecimal.fromStringUnsafe("2.0")
 /** Clock skew allowed for `as_of` ahead of `now`. */
 export const asOfSkewMillis = 60_000
-/** Longest tenor (100 years): beyond any curve or smile worth pricing from, and keeps day arithmetic exact. */
+/** Longest tenor: 100 years, beyond any curve or smile a lock prices from. */
 export const maxTenorDays = 36_500
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -181,21 +181,25 @@ export interface Smile {
 
 /**
  * The least vol a smile gives: the lowest a snapshot may quote (its vols lie in (0.001, 2.0]). A quadratic
- * through three valid points can still dip below it, even below zero, between extreme wings.
+ * through three valid points can still dip below it, even below zero, between extreme wings, and so can wings
+ * interpolated between valid pillars.
  */
-export const minimumVol = 0.001
+export const minimumVol = Money.toModel(MarketSnapshot.minVol)
 
 /**
  * The smile at `t` around the pair's forward: `σ(25Δ put) = atm + bf − rr/2`, `σ(ATM) = atm`,
  * `σ(25Δ call) = atm + bf + rr/2`; deltas are forward deltas, premium not included; ATM is the forward (ATMF);
- * each wing's strike is `strikeFromDelta` with its own vol.
+ * each wing's strike is `strikeFromDelta` with its own vol. Wings never go below `minimumVol`.
  */
 export const smile = (surface: VolSurface, t: number, pairForward: number): Smile => {
   const atm = atmVol(surface, t)
   const rr = riskReversal(surface, t)
   const bf = butterfly(surface, t)
-  const putVol = atm + bf - 0.5 * rr
-  const callVol = atm + bf + 0.5 * rr
+  // Between pillars the wings can fall below what any pillar may quote, though every pillar's are valid (ATM
+  // runs in total variance, the butterfly linearly): they are floored as the quadratic is. ATM never needs it:
+  // σ(t) lies between its neighbouring pillars' vols.
+  const putVol = Math.max(atm + bf - 0.5 * rr, minimumVol)
+  const callVol = Math.max(atm + bf + 0.5 * rr, minimumVol)
   const sqrtT = Math.sqrt(Math.max(t, 0))
   const points: Array<readonly [number, number]> = [
     [logMoneyness(-d1Call25, putVol * sqrtT), putVol],

@@ -211,6 +211,23 @@ describe("VolSurface", () => {
     })
   })
 
+  it("keeps wings interpolated between two valid pillars above the floor", () => {
+    // ATM falls faster in total variance than the butterfly rises linearly: near 7 days both wings,
+    // atm + bf25, are under 0.001 (about 2e-7)
+    const surface = VolSurface.make({
+      pair: "BRL/MXN",
+      pillars: [
+        { tenorDays: 3, atm: 0.022578, bf25: -0.01852 },
+        { tenorDays: 30, atm: 0.01 }
+      ]
+    })
+    const t = 7.12 / 365
+    assert.isTrue(VolSurface.atmVol(surface, t) + VolSurface.butterfly(surface, t) < VolSurface.minimumVol)
+    for (const x of [-1, -1e-3, -1e-10, 0, 1e-10, 1e-3, 1]) {
+      assert.isAtLeast(VolSurface.volAt(surface, t, Math.exp(x), 1), VolSurface.minimumVol)
+    }
+  })
+
   describe("inverted directions", () => {
     it("read the pair's smile at 1/K around 1/F (a BRL put on BRL_TO_USD is a USD call)", () => {
       const pair = surfaceOf(example, "USD/BRL")
