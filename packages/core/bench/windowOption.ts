@@ -1,11 +1,22 @@
 /**
  * Window-option engine benchmark: speed (prices/s on one core) and accuracy (bp of notional) against a
- * 10,000-step plain CRR with the same window rule, over the corridors' pairs in both directions.
+ * 10,000-step plain CRR with the same window rule, over the corridors' pairs in both directions; then the same
+ * grid priced from a market snapshot (curves and smiles interpolated for every price), and the import of a
+ * snapshot (parse, validate, hash).
  *
  * Run: `pnpm bench` (= `node bench/windowOption.ts` in packages/core, Node ≥ 24).
  */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect, Option, Result } from "effect"
+import { Digest } from "effect/crypto"
+import * as CorridorMarket from "../src/CorridorMarket.ts"
+import * as DiscountCurve from "../src/DiscountCurve.ts"
+import * as MarketSnapshot from "../src/MarketSnapshot.ts"
+import * as Money from "../src/Money.ts"
 import { windowLattice, windowOption, windowSteps, type WindowOptionInput } from "../src/Pricing.ts"
 import * as RateCurve from "../src/RateCurve.ts"
+import * as VolSurface from "../src/VolSurface.ts"
 
 type Currency = "USD" | "EUR" | "BRL" | "MXN" | "NGN"
 
@@ -91,16 +102,24 @@ const throughput = (price: (input: WindowOptionInput) => number, seconds: number
 const referenceSteps = 10_000
 console.log(`${cases.length} cases (puts; 6 pairs × 2 directions × ${windows.length} windows × 3 strikes)`)
 console.log(`reference: plain CRR, ${referenceSteps} steps, same window rule`)
-const refStart = performance.now()
-const reference = cases.map((c, i) => {
-  if (i % 50 === 0) {
-    const line = `  reference ${i}/${cases.length} (${((performance.now() - refStart) / 1000).toFixed(1)} s)`
-    if (process.stdout.isTTY) process.stdout.write(`${line}\r`)
-    else console.log(line)
-  }
-  return windowLattice({ ...c, steps: referenceSteps, method: "crr" })
-})
-console.log(`  reference ${cases.length}/${cases.length} in ${((performance.now() - refStart) / 1000).toFixed(1)} s`)
+
+/** The 10,000-step CRR value of every case, with progress on long runs. */
+const referenceValues = (inputs: ReadonlyArray<WindowOptionInput>): ReadonlyArray<number> => {
+  const refStart = performance.now()
+  const values = inputs.map((c, i) => {
+    if (i % 50 === 0) {
+      const line = `  reference ${i}/${inputs.length} (${((performance.now() - refStart) / 1000).toFixed(1)} s)`
+      if (process.stdout.isTTY) process.stdout.write(`${line}\r`)
+      else console.log(line)
+    }
+    return windowLattice({ ...c, steps: referenceSteps, method: "crr" })
+  })
+  console.log(
+    `  reference ${inputs.length}/${inputs.length} in ${((performance.now() - refStart) / 1000).toFixed(1)} s`
+  )
+  return values
+}
+const reference = referenceValues(cases)
 
 interface Variant {
   readonly name: string
@@ -154,4 +173,153 @@ for (const r of rows) {
 console.log(`targets: max err ≤ 0.5 bp, ≥ 5,000 prices/s (stretch 20,000); Node ${process.version}`)
 console.log(
   `production steps: ${windowSteps(7 / 365)} for 7 days, ${windowSteps(180 / 365)} for 180 days (+ N/2 for BBSR)`
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// The same grid priced from a market snapshot: term structure and smile interpolated for every price
+
+const examplePath = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
+const exampleText = readFileSync(examplePath, "utf8")
+const snapshotNow = Date.parse("2026-03-02T20:05:00Z") // the example's as_of + 5 min
+const snapshot = Result.getOrThrow(MarketSnapshot.validateJson(exampleText, { now: snapshotNow }))
+
+/** Any orientation of a market pair on the snapshot (the grid has 12, the served directions 9). */
+const curvesFor = (base: Currency, quote: Currency, inverted: boolean): CorridorMarket.Curves => {
+  const pairKey = inverted ? `${quote}/${base}` : `${base}/${quote}`
+  const surface = Option.getOrThrow(VolSurface.fromSnapshot(snapshot, pairKey))
+  return {
+    asOf: snapshot.as_of.epochMilliseconds,
+    domestic: Option.getOrThrow(DiscountCurve.fromSnapshot(snapshot, quote)),
+    foreign: Option.getOrThrow(DiscountCurve.fromSnapshot(snapshot, base)),
+    vols: { ...surface, inverted }
+  }
+}
+
+interface SnapshotCase {
+  readonly label: string
+  readonly curves: CorridorMarket.Curves
+  readonly args: Parameters<typeof CorridorMarket.windowInputs>[1]
+}
+const snapshotCases: Array<SnapshotCase> = []
+for (const [a, b] of markets) {
+  const pairSpot = Money.toModel(Option.getOrThrow(MarketSnapshot.spot(snapshot, `${a}/${b}`)))
+  for (const [base, quote, spot, inverted] of [[a, b, pairSpot, false] as const, [b, a, 1 / pairSpot, true] as const]) {
+    const curves = curvesFor(base, quote, inverted)
+    for (const [d1, d2] of windows) {
+      const windowStart = snapshotNow + d1 * dayMs
+      const windowEnd = snapshotNow + d2 * dayMs
+      const fair = Math.min(
+        CorridorMarket.forward(curves, spot, snapshotNow, windowStart),
+        CorridorMarket.forward(curves, spot, snapshotNow, windowEnd)
+      )
+      for (const factor of strikeFactors) {
+        snapshotCases.push({
+          label: `${base}/${quote} K=${factor}F [${+d1.toFixed(3)},${+d2.toFixed(3)}]d`,
+          curves,
+          args: { spot, strike: factor * fair, now: snapshotNow, windowStart, windowEnd }
+        })
+      }
+    }
+  }
+}
+
+/** Curves and smile interpolated, then the production engine: what a quote priced from a snapshot costs. */
+const priceFromSnapshot = (c: SnapshotCase): number =>
+  windowOption({ ...CorridorMarket.windowInputs(c.curves, c.args), kind: "put" })
+const snapshotInputs = snapshotCases.map((c) => ({
+  ...CorridorMarket.windowInputs(c.curves, c.args),
+  kind: "put" as const
+}))
+
+console.log("")
+console.log(
+  `snapshot grid: the same ${snapshotCases.length} cases priced from ${examplePath.split("/").slice(-3).join("/")}`
+)
+console.log("  (curves at t1 and t2, smile vol at (t2, K)); reference: the same CRR at the same σ and rates")
+const snapshotReference = referenceValues(snapshotInputs)
+
+/** Prices per second of `price` over `items`, after a warm-up, for about `seconds`. */
+const perSecond = <A>(items: ReadonlyArray<A>, price: (item: A) => number, seconds: number): number => {
+  let sink = 0
+  for (let i = 0; i < 3; i++) for (const item of items) sink += price(item)
+  let count = 0
+  const start = performance.now()
+  let elapsed = 0
+  while (elapsed < seconds * 1000) {
+    for (const item of items) sink += price(item)
+    count += items.length
+    elapsed = performance.now() - start
+  }
+  if (!Number.isFinite(sink)) throw new Error("non-finite price")
+  return (count * 1000) / elapsed
+}
+
+let snapshotWorst = 0
+let snapshotWorstLabel = ""
+let snapshotSum = 0
+snapshotCases.forEach((c, i) => {
+  const bp = (Math.abs(priceFromSnapshot(c) - snapshotReference[i]!) / c.args.spot) * 1e4
+  snapshotSum += bp
+  if (bp > snapshotWorst) {
+    snapshotWorst = bp
+    snapshotWorstLabel = c.label
+  }
+})
+// engine alone on the same inputs, then interpolation + engine, alternated so that drift hits both alike
+const engineRates: Array<number> = []
+const fullRates: Array<number> = []
+for (let round = 0; round < 3; round++) {
+  engineRates.push(perSecond(snapshotInputs, windowOption, 2))
+  fullRates.push(perSecond(snapshotCases, priceFromSnapshot, 2))
+}
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+const engineRate = median(engineRates)
+const fullRate = median(fullRates)
+const interpolationOnly = perSecond(snapshotCases, (c) => CorridorMarket.windowInputs(c.curves, c.args).volatility, 2)
+
+console.log("")
+console.log(
+  "from the snapshot".padEnd(36) + "max err bp".padStart(11) + "mean err bp".padStart(12) + "prices/s".padStart(10)
+)
+console.log(
+  "engine on precomputed inputs".padEnd(36) +
+    "".padStart(11) +
+    "".padStart(12) +
+    Math.round(engineRate).toString().padStart(10)
+)
+console.log(
+  "curves + smile + engine".padEnd(36) +
+    snapshotWorst.toFixed(4).padStart(11) +
+    (snapshotSum / snapshotCases.length).toFixed(4).padStart(12) +
+    Math.round(fullRate).toString().padStart(10) +
+    "  " +
+    snapshotWorstLabel
+)
+console.log(
+  `interpolation costs ${((1 - fullRate / engineRate) * 100).toFixed(1)} % of the engine's rate ` +
+    `(alone: ${Math.round(interpolationOnly)} input sets/s; rounds ${engineRates.map(Math.round).join("/")} vs ${fullRates.map(Math.round).join("/")})`
+)
+console.log("targets: max err ≤ 0.5 bp, ≥ 20,000 prices/s, interpolation under 10 % of the engine's rate")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Importing a snapshot: parse, validate, hash
+
+const importOnce = async (): Promise<number> => {
+  const start = performance.now()
+  const imported = Result.getOrThrow(MarketSnapshot.validateJson(exampleText, { now: snapshotNow }))
+  await Effect.runPromise(Effect.provide(MarketSnapshot.hash(imported), Digest.layerWebCrypto))
+  return performance.now() - start
+}
+const pillars = Object.values(snapshot.vols).reduce((n, p) => n + p.length, 0)
+const points = Object.values(snapshot.rates).reduce((n, c) => n + c.points.length, 0)
+const first = await importOnce()
+const runs: Array<number> = []
+for (let i = 0; i < 50; i++) runs.push(await importOnce())
+console.log("")
+console.log(
+  `snapshot import (JSON.parse + validate + SHA-256 of the canonical JSON), ${Object.keys(snapshot.vols).length} pairs / ${pillars} smile pillars, ` +
+    `${Object.keys(snapshot.rates).length} curves / ${points} points, ${exampleText.length} bytes:`
+)
+console.log(
+  `  first ${first.toFixed(1)} ms, then median ${median(runs).toFixed(2)} ms, max ${Math.max(...runs).toFixed(2)} ms over ${runs.length} (target < 50 ms)`
 )

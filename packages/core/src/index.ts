@@ -23,6 +23,12 @@ export * as RequestDecoding from "./RequestDecoding.ts"
 export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
+// Market data
+export * as CorridorMarket from "./CorridorMarket.ts"
+export * as DiscountCurve from "./DiscountCurve.ts"
+export * as MarketSnapshot from "./MarketSnapshot.ts"
+export * as VolSurface from "./VolSurface.ts"
+
 // Pricing and settlement
 export * as Pricing from "./Pricing.ts"
 export * as QuotePolicy from "./QuotePolicy.ts"
