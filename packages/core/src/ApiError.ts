@@ -28,7 +28,7 @@ export type CheckIssueType =
 const issueTypeKey = "ratelock/issueType"
 
 /** Annotations of a check naming the 422 `type` its failure reports. */
-export const issueType = (type: CheckIssueType): Schema.Annotations.Filter => ({ [issueTypeKey]: type })
+export const issueType = (type: CheckIssueType | (string & {})): Schema.Annotations.Filter => ({ [issueTypeKey]: type })
 
 /** The 422 `type` a check's annotations name, if they name one. */
 export const issueTypeOf = (annotations: Schema.Annotations.Filter | undefined): string | undefined => {

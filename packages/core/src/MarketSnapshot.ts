@@ -15,7 +15,7 @@ import { type Currency, directions, marketPair } from "./Corridor.ts"
 import { BoundedString, Datetime } from "./Fields.ts"
 import { toBytes } from "./internal/bytes.ts"
 import { canonicalize } from "./internal/canonicalJson.ts"
-import { issueItems } from "./internal/issueItems.ts"
+import * as IssueDetail from "./IssueDetail.ts"
 import * as Money from "./Money.ts"
 import type { Instant } from "./RateCurve.ts"
 
@@ -60,10 +60,8 @@ export type IssueType =
   /** `as_of` is ahead of the clock by more than the allowed skew. */
   | "as_of_in_future"
 
-const issueTypeKey = "ratelock/marketSnapshotIssue"
-
 /** A check's annotations: what it expects, and the `type` its failure reports. */
-const rule = (type: IssueType, expected: string): Schema.Annotations.Filter => ({ expected, [issueTypeKey]: type })
+const rule = (type: IssueType, expected: string): Schema.Annotations.Filter => ({ expected, ...issueType(type) })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Limits of the page's Validation section
@@ -446,7 +444,7 @@ export const validate = (
 ): Result.Result<MarketSnapshot, ReadonlyArray<ValidationIssue>> => {
   const decoded = decodeDocument(input, parseOptions)
   const issues = [
-    ...(Result.isFailure(decoded) ? issueItems(decoded.failure.issue, issueTypeKey) : []),
+    ...(Result.isFailure(decoded) ? IssueDetail.flatten(decoded.failure.issue, [], input) : []),
     ...crossFieldRules(input, millis(options.now))
   ]
   if (issues.length > 0) return Result.fail(issues)

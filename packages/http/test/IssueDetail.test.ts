@@ -6,13 +6,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fields, ListQuery, Money } from "@ratelock/core"
 import { Result, Schema } from "effect"
-import { flatten } from "../src/server/IssueDetail.ts"
+import { IssueDetail } from "@ratelock/core"
 
 /** The `type`s of decoding `input` with `schema`, every issue reported. */
 const typesOf = (schema: Schema.Top & { readonly DecodingServices: never }, input: unknown) => {
   const result = Schema.decodeUnknownResult(schema)(input, { errors: "all" })
   assert.isTrue(Result.isFailure(result), `${JSON.stringify(input)} decodes`)
-  return Result.isFailure(result) ? flatten(result.failure.issue, ["body"], input).map((item) => item.type) : []
+  return Result.isFailure(result)
+    ? IssueDetail.flatten(result.failure.issue, ["body"], input).map((item) => item.type)
+    : []
 }
 
 describe("IssueDetail", () => {

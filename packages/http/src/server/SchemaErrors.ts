@@ -8,7 +8,7 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import { envelope, ValidationFailed } from "../api/Errors.ts"
 import { RequestValidation } from "../api/Validation.ts"
-import { flatten } from "./IssueDetail.ts"
+import { IssueDetail } from "@ratelock/core"
 
 const roots = { Params: "path", Query: "query", Headers: "header", Payload: "body" } as const
 
@@ -46,7 +46,7 @@ export const toValidationFailed = (
   root: string,
   input: unknown
 ): ValidationFailed => {
-  let detail = flatten(error.cause.issue, [root], input)
+  let detail = IssueDetail.flatten(error.cause.issue, [root], input)
   if (root === "header") detail = detail.map((item) => ({ ...item, loc: [root, ...item.loc.slice(1).map(headerName)] }))
   const n = detail.length
   return new ValidationFailed({ ...envelope("validation_error", `${n} invalid field${n === 1 ? "" : "s"}`), detail })

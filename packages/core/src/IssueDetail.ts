@@ -1,11 +1,12 @@
 /**
- * Schema issues as the spec's 422 `detail` items: one `{loc, msg, type}` per failed field, `loc`
- * rooted at the request part, `type` one of the familiar names of api-decisions.md where one fits.
- * Issues do not carry the refused value, so the walk follows the request's own input alongside
- * (a length check is "too short" or "too long" depending on it).
+ * Schema issues as 422 `detail` items: one `{loc, msg, type}` per failed field, `loc` rooted where
+ * the caller says (the request part, or a document's top), `type` one of the familiar names of
+ * api-decisions.md where one fits. The API's 422s and the market snapshot's refusals use it.
+ * Issues do not carry the refused value, so the walk follows the input alongside (a length check
+ * is "too short" or "too long" depending on it).
  */
-import { ApiError } from "@ratelock/core"
 import { Predicate, SchemaAST, SchemaIssue } from "effect"
+import * as ApiError from "./ApiError.ts"
 
 type Loc = ReadonlyArray<string | number>
 type Item = ApiError.ValidationIssue
@@ -129,8 +130,14 @@ export const flatten = (issue: SchemaIssue.Issue, loc: Loc, input: unknown): Arr
       return issue.issues.length > 0
         ? issue.issues.flatMap((i) => flatten(i, loc, input))
         : [unmatched(issue, loc, input)]
-    case "Filter":
-      return [{ loc, msg: message(issue), type: filterType(issue, input) }]
+    case "Filter": {
+      const type = filterType(issue, input)
+      // a check that reports its own issues (at their paths) is read through, under its own type;
+      // a plain "no" is one item here
+      return issue.issue._tag === "InvalidValue" && issue.issue.annotations?.message === undefined
+        ? [{ loc, msg: message(issue), type }]
+        : flatten(issue.issue, loc, input).map((item) => ({ ...item, type }))
+    }
     default:
       return [{ loc, msg: message(issue), type: leaf(issue) }]
   }
