@@ -1,0 +1,56 @@
+/**
+ * What an operator reads of a snapshot (`ratelock market show`): per corridor the snapshot's mid, and
+ * at 1 week, 1, 3 and 6 months the forward and the ATM vol. Forwards start from the snapshot's own
+ * mid at its `as_of` (a quote's start from the partner's `market_rate` instead). Pure.
+ */
+import { DateTime, Option } from "effect"
+import * as CorridorMarket from "./CorridorMarket.ts"
+import { type Direction, directions } from "./Corridor.ts"
+import type * as MarketSnapshot from "./MarketSnapshot.ts"
+import * as Money from "./Money.ts"
+import * as VolSurface from "./VolSurface.ts"
+
+/** The tenors shown, in calendar days from `as_of`. */
+export const tenors = [
+  { label: "1W", days: 7 },
+  { label: "1M", days: 30 },
+  { label: "3M", days: 91 },
+  { label: "6M", days: 182 }
+] as const
+
+export interface TenorFigures {
+  readonly tenor: (typeof tenors)[number]["label"]
+  readonly forward: number
+  readonly atm_vol: number
+}
+
+export interface CorridorFigures {
+  readonly corridor: Direction
+  readonly spot: string
+  readonly points: ReadonlyArray<TenorFigures>
+}
+
+const millisPerDay = 86_400_000
+
+/** Every corridor the snapshot serves, in `Corridor.directions` order. */
+export const corridors = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArray<CorridorFigures> =>
+  directions.flatMap((direction) =>
+    Option.match(CorridorMarket.make(snapshot, direction), {
+      onNone: () => [],
+      onSome: (market) => {
+        const spot = Money.toModel(market.referenceRate)
+        const asOf = DateTime.toEpochMillis(snapshot.as_of)
+        return [
+          {
+            corridor: direction,
+            spot: Money.format(market.referenceRate),
+            points: tenors.map(({ label, days }) => ({
+              tenor: label,
+              forward: CorridorMarket.forward(market, spot, asOf, asOf + days * millisPerDay),
+              atm_vol: VolSurface.atmVol(market.vols, days / 365)
+            }))
+          }
+        ]
+      }
+    })
+  )
