@@ -77,6 +77,8 @@ const quoteRecord = (scope: Partner.PartnerScope, overrides: Partial<Quote.Quote
   expiresAt: shift(t0, 90_000),
   createdAt: t0,
   acceptedAt: null,
+  snapshotId: null,
+  pricingInputs: null,
   ...overrides
 })
 

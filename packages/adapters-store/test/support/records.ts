@@ -81,6 +81,8 @@ export const quote = (scope: Partner.PartnerScope, overrides: Partial<Quote.Quot
     expiresAt: plus(createdAt, Duration.seconds(90)),
     createdAt,
     acceptedAt: null,
+    snapshotId: null,
+    pricingInputs: null,
     ...overrides
   }
 }
