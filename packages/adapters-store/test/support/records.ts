@@ -123,7 +123,7 @@ export const pricingInputs = (overrides: Partial<PricingInputs.PricingInputs> = 
   forward_t1: 5.441200000000001,
   forward_t2: 0.1 + 0.2 + 5.2,
   rate_domestic: Math.log(1 + 0.1425 / 1.7) / 3,
-  rate_foreign: -1.2345678901234567e-7,
+  rate_foreign: -1.2345678901234566e-7,
   sigma: 1 / 7,
   t1: 2 / 365,
   t2: 8 / 365,
