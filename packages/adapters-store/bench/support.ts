@@ -62,7 +62,9 @@ export const quoteAt = (scope: Partner.PartnerScope, customer: string, now: Date
   settlementCurrency: "USDC",
   expiresAt: at(now, 90_000),
   createdAt: now,
-  acceptedAt: null
+  acceptedAt: null,
+  snapshotId: null,
+  pricingInputs: null
 })
 
 /** The stored response replayed for the key: the quote's wire body (about 600 bytes). */

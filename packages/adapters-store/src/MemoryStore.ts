@@ -10,6 +10,7 @@ import {
   ContractRepo,
   EventRepo,
   IdempotencyRepo,
+  MarketSnapshotRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
@@ -18,6 +19,7 @@ import {
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
+import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
@@ -33,6 +35,7 @@ export const layerMemory: Layer.Layer<
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
+  | MarketSnapshotRepo.MarketSnapshotRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -42,7 +45,8 @@ export const layerMemory: Layer.Layer<
       Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
-      Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref))
+      Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
+      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref))
     )
   })
 )

@@ -9,8 +9,12 @@
  * Released migrations are never edited: a change is a new entry.
  */
 import { PgMigrator } from "@effect/sql-pg"
+import { MarketSnapshot } from "@ratelock/core"
 import { Effect } from "effect"
+import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
+import { timestamp } from "./internal/rows/columns.ts"
+import { documentJson } from "./internal/rows/snapshots.ts"
 
 const environment = `environment text NOT NULL CHECK (environment IN ('sandbox', 'production'))`
 const chain = `chain text NOT NULL CHECK (chain IN ('solana', 'ethereum', 'polygon'))`
@@ -461,6 +465,44 @@ const statements = (list: ReadonlyArray<string>) =>
     Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true })
   )
 
+/** The id of the illustrative snapshot that migration 9 stores for the quotes priced before market data. */
+export const illustrativeSnapshotId = "00000000-0000-4000-8000-000000000001"
+
+/**
+ * Market-data snapshots (issue 15), immutable, one per document hash; `latest` reads the newest by
+ * `(as_of, imported_at, id)` on `market_snapshots_latest`. Quotes name the snapshot that priced
+ * them and keep their model inputs (`json`: each double as its shortest JSON text, read back
+ * exactly). Quotes priced before this migration came from the static table of illustrative
+ * defaults: when there are any, the illustrative snapshot (core's `MarketSnapshot.illustrative`,
+ * its hash computed here as `MarketSnapshot.hash` does) is stored under `illustrativeSnapshotId`
+ * and they point at it, without inputs (what the engine took was not kept). A database with no
+ * priced quote gets no snapshot, as a new memory store has none.
+ */
+const marketSnapshots = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements([
+    `CREATE TABLE market_snapshots (
+      id uuid PRIMARY KEY,
+      hash text NOT NULL UNIQUE CHECK (hash ~ '^[0-9a-f]{64}$'),
+      as_of timestamptz(3) NOT NULL,
+      source text NOT NULL,
+      document json NOT NULL,
+      imported_at timestamptz(3) NOT NULL
+    )`,
+    `CREATE INDEX market_snapshots_latest ON market_snapshots (as_of DESC, imported_at DESC, id DESC)`,
+    `ALTER TABLE quotes
+      ADD COLUMN snapshot_id uuid REFERENCES market_snapshots (id),
+      ADD COLUMN pricing_inputs json`
+  ])
+  const illustrative = MarketSnapshot.illustrative
+  const hash = yield* MarketSnapshot.hash(illustrative).pipe(Effect.provide(Digest.layerWebCrypto))
+  yield* sql`INSERT INTO market_snapshots (id, hash, as_of, source, document, imported_at)
+    SELECT ${illustrativeSnapshotId}::uuid, ${hash}::text, ${timestamp(illustrative.as_of)}::timestamptz,
+      ${illustrative.source}::text, ${documentJson(illustrative)}::json, now()
+    WHERE EXISTS (SELECT 1 FROM quotes WHERE status = 'created')`
+  yield* sql`UPDATE quotes SET snapshot_id = ${illustrativeSnapshotId} WHERE status = 'created'`
+})
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -469,7 +511,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "5_funding_index_sequences": statements(fundingIndexSequences),
   "6_checks_on_domains": statements(checksOnDomains),
   "7_api_replicas": statements(apiReplicas),
-  "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox)
+  "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox),
+  "9_market_snapshots": marketSnapshots
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

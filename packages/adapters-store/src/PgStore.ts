@@ -8,6 +8,7 @@ import type {
   ContractRepo,
   EventRepo,
   IdempotencyRepo,
+  MarketSnapshotRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
@@ -18,6 +19,7 @@ import type { SqlClient, SqlError } from "effect/sql"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
+import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "./PgMigrations.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
@@ -33,6 +35,7 @@ export type Repos =
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
+  | MarketSnapshotRepo.MarketSnapshotRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -49,7 +52,7 @@ export const migrate: Effect.Effect<
   PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
 )
 
-/** The seven repositories over a `PgClient`, after migrating its database. */
+/** The eight repositories over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -61,7 +64,8 @@ export const layer: Layer.Layer<
   PgIdempotencyRepo.layer,
   PgPayoutRepo.layer,
   PgPartnerRepo.layer,
-  PgWebhookInboxRepo.layer
+  PgWebhookInboxRepo.layer,
+  PgMarketSnapshotRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

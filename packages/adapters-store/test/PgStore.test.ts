@@ -12,6 +12,8 @@ import {
   IdempotencyRepo,
   type Ledger,
   type Lease,
+  MarketSnapshot,
+  MarketSnapshotRepo,
   Money,
   type Partner,
   PartnerRepo,
@@ -22,12 +24,15 @@ import {
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
 import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
+import { quoteRow } from "../src/internal/rows/quotes.ts"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
 import * as PgPartnerRepo from "../src/PgPartnerRepo.ts"
 import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
+import * as PgMarketSnapshotRepo from "../src/PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
 import { suite } from "./StoreContract.ts"
@@ -77,6 +82,8 @@ const quoteRecord = (scope: Partner.PartnerScope, overrides: Partial<Quote.Quote
   expiresAt: shift(t0, 90_000),
   createdAt: t0,
   acceptedAt: null,
+  snapshotId: null,
+  pricingInputs: null,
   ...overrides
 })
 
@@ -797,7 +804,102 @@ describe("PgStore on PGlite", () => {
   focused("pglite", onPglite)
 })
 
+/** Writes a quote as the store did before migration 9: without a snapshot or pricing inputs. */
+const insertBeforeMarketData = (quote: Quote.QuoteRecord) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const { snapshot_id: _, pricing_inputs: __, ...row } = quoteRow(quote)
+    yield* sql`INSERT INTO quotes ${sql.insert(row)}`
+  })
+
+/** Migrates up to (not including) migration `id`. */
+const migrateBefore = (id: number) =>
+  PgMigrator.make({})({
+    loader: PgMigrator.fromRecord(
+      Object.fromEntries(Object.entries(PgMigrations.migrations).filter(([key]) => Number.parseInt(key, 10) < id))
+    ),
+    table: PgStore.migrationsTable
+  })
+
 describe("PgStore migrations", () => {
+  it.effect(
+    "quotes stored before market data keep every field and point at the illustrative snapshot, without inputs",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(9)
+        const scope = R.freshScope()
+        const priced = R.quote(scope)
+        const accepted = R.quote(scope, { createdAt: R.plus(R.base, Duration.seconds(1)) })
+        const failed = R.failedQuote(scope)
+        const contract = R.contract(accepted)
+        yield* Effect.gen(function* () {
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
+          for (const quote of [priced, accepted, failed]) yield* insertBeforeMarketData(quote)
+          yield* (yield* ContractRepo.ContractRepo).insert(contract)
+        }).pipe(Effect.provide(Layer.mergeAll(PgContractRepo.layer, PgPartnerRepo.layer)))
+
+        assert.deepStrictEqual(
+          (yield* PgStore.migrate).map(([id]) => id),
+          Object.keys(PgMigrations.migrations)
+            .map((key) => Number.parseInt(key, 10))
+            .filter((id) => id >= 9)
+        )
+        yield* Effect.gen(function* () {
+          const quotes = yield* QuoteRepo.QuoteRepo
+          const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+          const id = PgMigrations.illustrativeSnapshotId
+          // priced quotes (accepted or not) name the illustrative snapshot; a failed one names none
+          for (const quote of [priced, accepted]) {
+            const stored = Option.getOrThrow(yield* quotes.find(scope, quote.id))
+            assert.deepStrictEqual(
+              R.plain(stored),
+              R.plain({ ...quote, snapshotId: id, acceptedAt: stored.acceptedAt })
+            )
+            assert.isNull(stored.pricingInputs)
+          }
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* quotes.find(scope, failed.id))), R.plain(failed))
+          // the illustrative snapshot, hashed as core hashes it: importing it again finds it
+          const illustrative = Option.getOrThrow(yield* snapshots.find(id))
+          const hash = yield* MarketSnapshot.hash(MarketSnapshot.illustrative)
+          assert.strictEqual(illustrative.hash, hash)
+          assert.strictEqual(illustrative.source, "illustrative defaults")
+          assert.strictEqual(DateTime.formatIso(illustrative.asOf), MarketSnapshot.illustrativeDocument.as_of)
+          assert.strictEqual(
+            MarketSnapshot.canonicalJson(illustrative.document),
+            MarketSnapshot.canonicalJson(MarketSnapshot.illustrative)
+          )
+          assert.deepStrictEqual(
+            Option.map(yield* snapshots.latest(), (s) => s.id),
+            Option.some(id)
+          )
+          const again = yield* snapshots.insert(
+            yield* MarketSnapshotRepo.record(MarketSnapshot.illustrative, { id: uuid(), importedAt: R.base })
+          )
+          assert.deepStrictEqual([again.created, again.snapshot.id], [false, id])
+        }).pipe(Effect.provide(Layer.mergeAll(PgQuoteRepo.layer, PgMarketSnapshotRepo.layer, Digest.layerWebCrypto)))
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
+  it.effect(
+    "a database with no priced quote gets no snapshot from the migration",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(9)
+        const scope = R.freshScope()
+        yield* Effect.gen(function* () {
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
+          yield* insertBeforeMarketData(R.failedQuote(scope))
+        }).pipe(Effect.provide(PgPartnerRepo.layer))
+        yield* PgStore.migrate
+        const latest = yield* Effect.flatMap(MarketSnapshotRepo.MarketSnapshotRepo, (repo) => repo.latest()).pipe(
+          Effect.provide(PgMarketSnapshotRepo.layer)
+        )
+        assert.isTrue(Option.isNone(latest))
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
   it.effect(
     "an upgraded store keeps its rows and rules, and hands out each rail's funding indexes from where its counter stopped",
     () =>
@@ -816,7 +918,7 @@ describe("PgStore migrations", () => {
         const contract = R.contract(quote)
         yield* Effect.gen(function* () {
           yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
-          yield* (yield* QuoteRepo.QuoteRepo).insert(quote)
+          yield* insertBeforeMarketData(quote)
           yield* (yield* ContractRepo.ContractRepo).insert(contract)
         }).pipe(Effect.provide(repos))
 

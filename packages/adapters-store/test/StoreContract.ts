@@ -19,6 +19,8 @@ import {
   IdempotencyRepo,
   type Lease,
   Ledger,
+  MarketSnapshot,
+  MarketSnapshotRepo,
   Money,
   PartnerRepo,
   type Partner,
@@ -37,6 +39,7 @@ export type Repos =
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
+  | MarketSnapshotRepo.MarketSnapshotRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -1729,6 +1732,143 @@ const inboxTests = (it: It) =>
   })
 
 // ---------------------------------------------------------------------------------------------
+// Market snapshots
+// ---------------------------------------------------------------------------------------------
+
+let nextAsOf = R.at("2090-01-01T00:00:00.000Z").epochMilliseconds
+
+/**
+ * An `as_of` after every one used before: the snapshots of the suite share one store, and a test
+ * of `latest` must be newest. Each call moves a day on.
+ */
+const newestAsOf = (): DateTime.Utc => {
+  nextAsOf += Duration.toMillis(Duration.days(1))
+  return R.at(new Date(nextAsOf).toISOString())
+}
+
+const snapshotTests = (it: It) =>
+  describe("MarketSnapshotRepo", () => {
+    it.effect("insert, find and latest keep every field; the document decodes as it was, decimals exact", () =>
+      Effect.gen(function* () {
+        const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+        const record = yield* R.storedSnapshot(R.snapshotDocument(newestAsOf()), R.at("2024-05-01T12:00:00.999Z"))
+        const inserted = yield* snapshots.insert(record)
+        assert.isTrue(inserted.created)
+        assert.deepStrictEqual(R.plain(inserted.snapshot), R.plain(record))
+        const found = Option.getOrThrow(yield* snapshots.find(record.id))
+        assert.deepStrictEqual(R.plain(found), R.plain(record))
+        // the same market data: the same canonical JSON and hash
+        assert.strictEqual(MarketSnapshot.canonicalJson(found.document), MarketSnapshot.canonicalJson(record.document))
+        assert.strictEqual((yield* R.storedSnapshot(found.document)).hash, record.hash)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* snapshots.latest())), R.plain(record))
+        assert.isTrue(Option.isNone(yield* snapshots.find(R.uuid())))
+        assert.isTrue(Option.isNone(yield* snapshots.find("not-a-uuid")))
+      })
+    )
+
+    it.effect("the same document twice is one snapshot: the first, created false", () =>
+      Effect.gen(function* () {
+        const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+        const document = R.snapshotDocument(newestAsOf())
+        const first = yield* R.storedSnapshot(document, R.base)
+        const again = yield* R.storedSnapshot(document, R.plus(R.base, Duration.minutes(5)))
+        assert.strictEqual(again.hash, first.hash)
+        assert.isTrue((yield* snapshots.insert(first)).created)
+        const second = yield* snapshots.insert(again)
+        assert.isFalse(second.created)
+        assert.deepStrictEqual(R.plain(second.snapshot), R.plain(first))
+        assert.isTrue(Option.isNone(yield* snapshots.find(again.id)))
+      })
+    )
+
+    it.effect("8 concurrent inserts of one document store one snapshot, and all answer it", () =>
+      Effect.gen(function* () {
+        const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+        const document = R.snapshotDocument(newestAsOf())
+        const records = yield* Effect.forEach(Array.from({ length: 8 }), () => R.storedSnapshot(document))
+        const results = yield* Effect.forEach(records, (record) => snapshots.insert(record), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(results.filter((r) => r.created).length, 1)
+        const winner = results.find((r) => r.created)!.snapshot.id
+        assert.deepStrictEqual(
+          results.map((r) => r.snapshot.id),
+          records.map(() => winner)
+        )
+        const stored = yield* Effect.forEach(records, (record) => snapshots.find(record.id))
+        assert.strictEqual(stored.filter(Option.isSome).length, 1)
+      })
+    )
+
+    it.effect("latest: the newest as_of, then the newest import, then the greatest id", () =>
+      Effect.gen(function* () {
+        const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+        const older = newestAsOf()
+        const newer = newestAsOf()
+        const inForce = Effect.map(
+          snapshots.latest(),
+          Option.map((s) => s.id)
+        )
+        const t = R.base
+        // imported later, observed earlier: not in force
+        const a = yield* R.storedSnapshot(R.snapshotDocument(newer), t)
+        const b = yield* R.storedSnapshot(R.snapshotDocument(older), R.plus(t, Duration.hours(1)))
+        yield* snapshots.insert(a)
+        yield* snapshots.insert(b)
+        assert.deepStrictEqual(yield* inForce, Option.some(a.id))
+        // observed at the same instant, imported later: in force
+        const c = yield* R.storedSnapshot(R.snapshotDocument(newer), R.plus(t, Duration.minutes(1)))
+        yield* snapshots.insert(c)
+        assert.deepStrictEqual(yield* inForce, Option.some(c.id))
+        // the same instants: the greatest id
+        const [d, e] = [
+          yield* R.storedSnapshot(R.snapshotDocument(newer), c.importedAt),
+          yield* R.storedSnapshot(R.snapshotDocument(newer), c.importedAt)
+        ]
+        yield* snapshots.insert(d)
+        yield* snapshots.insert(e)
+        assert.deepStrictEqual(yield* inForce, Option.some([c.id, d.id, e.id].sort().at(-1)!))
+      })
+    )
+
+    it.effect("a quote keeps its snapshot id and its pricing inputs, every double exactly", () =>
+      Effect.gen(function* () {
+        const snapshots = yield* MarketSnapshotRepo.MarketSnapshotRepo
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const { snapshot } = yield* snapshots.insert(yield* R.storedSnapshot(R.snapshotDocument(newestAsOf())))
+        const inputs = R.pricingInputs()
+        const priced = R.quote(scope, { snapshotId: snapshot.id, pricingInputs: inputs })
+        const failed = R.failedQuote(scope)
+        yield* quotes.insert(priced)
+        yield* quotes.insert(failed)
+        const found = Option.getOrThrow(yield* quotes.find(scope, priced.id))
+        assert.deepStrictEqual(R.plain(found), R.plain(priced))
+        assert.strictEqual(found.snapshotId, snapshot.id)
+        const kept = found.pricingInputs!
+        for (const key of ["forward_t1", "forward_t2", "rate_domestic", "rate_foreign", "sigma", "t1", "t2"] as const) {
+          assert.isTrue(Object.is(kept[key], inputs[key]), `${key}: ${kept[key]} is not ${inputs[key]}`)
+        }
+        const listed = yield* quotes.list(scope, { limit: 10, now: R.base })
+        assert.deepStrictEqual(R.plain(listed.find((q) => q.id === priced.id)), R.plain(priced))
+        const none = Option.getOrThrow(yield* quotes.find(scope, failed.id))
+        assert.deepStrictEqual([none.snapshotId, none.pricingInputs], [null, null])
+      })
+    )
+
+    it.effect("a quote naming a snapshot that is not stored fails with StoreError and writes nothing", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const scope = yield* newScope()
+        const orphan = R.quote(scope, { snapshotId: R.uuid(), pricingInputs: R.pricingInputs() })
+        const exit = yield* Effect.exit(quotes.insert(orphan))
+        assert.strictEqual(errorTag(exit), "StoreError")
+        assert.isTrue(Option.isNone(yield* quotes.find(scope, orphan.id)))
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
@@ -1746,4 +1886,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     payoutTests(it)
     partnerTests(it, store)
     inboxTests(it)
+    snapshotTests(it)
   })

@@ -6,6 +6,7 @@ import type { DateTime } from "effect"
 import { Direction, NotionalCurrency } from "./Corridor.ts"
 import { Datetime, Uuid } from "./Fields.ts"
 import * as Money from "./Money.ts"
+import { PricingInputs } from "./PricingInputs.ts"
 import { Chain, SettlementCurrency } from "./Rail.ts"
 import { ContractType, StrikeMode } from "./QuoteRequest.ts"
 import { Environment } from "./Partner.ts"
@@ -80,7 +81,11 @@ export const QuoteRecord = Schema.Struct({
   expiresAt: Schema.DateTimeUtc,
   createdAt: Schema.DateTimeUtc,
   /** Set when a contract was created from it. */
-  acceptedAt: Schema.NullOr(Schema.DateTimeUtc)
+  acceptedAt: Schema.NullOr(Schema.DateTimeUtc),
+  /** The market snapshot that priced it (`MarketSnapshotRepo`); null when it failed before pricing. */
+  snapshotId: Schema.NullOr(Schema.String),
+  /** The model inputs the engine took, to reprice it exactly; null when it failed before pricing. */
+  pricingInputs: Schema.NullOr(PricingInputs)
 }).annotate({ identifier: "QuoteRecord" })
 export type QuoteRecord = typeof QuoteRecord.Type
 

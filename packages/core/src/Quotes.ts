@@ -54,7 +54,10 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
     settlementCurrency: request.settlement_currency,
     expiresAt: DateTime.addDuration(now, policy.quoteTtl),
     createdAt: now,
-    acceptedAt: null
+    acceptedAt: null,
+    // what priced it: wired from the pricer with issue 15's market data
+    snapshotId: null,
+    pricingInputs: null
   }
   yield* (yield* QuoteRepo).insert(record)
   return Quote.toResponse(record, now)

@@ -23,6 +23,7 @@ import {
   type IdempotencyRepo,
   IdGenerator,
   MarketData,
+  type MarketSnapshotRepo,
   type PartnerRepo,
   PayoutRepo,
   QuotePolicy,
@@ -93,6 +94,7 @@ export type Ports =
   | IdempotencyRepo.IdempotencyRepo
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
+  | MarketSnapshotRepo.MarketSnapshotRepo
   | ChainGateway.ChainGateway
   | SimulatedChain.SimulatedChain
   | MarketData.MarketData

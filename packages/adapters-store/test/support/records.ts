@@ -4,8 +4,11 @@
  * time for each test that claims worker jobs (claims are not scoped by partner).
  */
 import { BigDecimal, DateTime, Duration } from "effect"
-import { type Contract, type ContractRepo, type EventRepo, type Ledger, Money } from "@ratelock/core"
-import type { Partner, PayoutRepo, Quote, Rail } from "@ratelock/core"
+import { type Contract, type ContractRepo, type EventRepo, type Ledger, MarketSnapshot, Money } from "@ratelock/core"
+import { MarketSnapshotRepo } from "@ratelock/core"
+import type { Partner, PayoutRepo, PricingInputs, Quote, Rail } from "@ratelock/core"
+import { Effect, Schema } from "effect"
+import { Digest } from "effect/crypto"
 
 export const uuid = (): string => crypto.randomUUID()
 
@@ -81,9 +84,54 @@ export const quote = (scope: Partner.PartnerScope, overrides: Partial<Quote.Quot
     expiresAt: plus(createdAt, Duration.seconds(90)),
     createdAt,
     acceptedAt: null,
+    snapshotId: null,
+    pricingInputs: null,
     ...overrides
   }
 }
+
+/**
+ * A snapshot document observed at `asOf`, decoded as an import decodes it: the illustrative one
+ * with a smile, a second pillar and holidays (so every kind of field is stored), its source naming
+ * it apart from any other.
+ */
+export const snapshotDocument = (asOf: DateTime.Utc, source = `test ${uuid()}`): MarketSnapshot.MarketSnapshot =>
+  Schema.decodeUnknownSync(MarketSnapshot.MarketSnapshot)({
+    ...MarketSnapshot.illustrativeDocument,
+    as_of: DateTime.formatIso(asOf),
+    source,
+    holidays: { BRL: ["2027-01-01", "2026-12-25"] },
+    vols: {
+      ...MarketSnapshot.illustrativeDocument.vols,
+      "USD/BRL": [
+        { tenor_days: 30, atm: "0.1400", rr25: "-0.012", bf25: "0.004" },
+        { tenor_days: 365, atm: "0.155", rr25: "-0.01" }
+      ]
+    }
+  })
+
+/** The record of `document` as imported at `importedAt` under a new id, hashed as core hashes it. */
+export const storedSnapshot = (
+  document: MarketSnapshot.MarketSnapshot,
+  importedAt: DateTime.Utc = base
+): Effect.Effect<MarketSnapshotRepo.StoredSnapshot> =>
+  MarketSnapshotRepo.record(document, { id: uuid(), importedAt }).pipe(Effect.provide(Digest.layerWebCrypto))
+
+/** Model inputs with doubles that only an exact round trip keeps (no short decimal form). */
+export const pricingInputs = (overrides: Partial<PricingInputs.PricingInputs> = {}): PricingInputs.PricingInputs => ({
+  spot: dec("5.44120"),
+  forward_t1: 5.441200000000001,
+  forward_t2: 0.1 + 0.2 + 5.2,
+  rate_domestic: Math.log(1 + 0.1425 / 1.7) / 3,
+  rate_foreign: -1.2345678901234566e-7,
+  sigma: 1 / 7,
+  t1: 2 / 365,
+  t2: 8 / 365,
+  engine: "crr-lattice",
+  engine_version: "1",
+  steps: 200,
+  ...overrides
+})
 
 /** A quote that could not be priced. */
 export const failedQuote = (scope: Partner.PartnerScope, overrides: Partial<Quote.QuoteRecord> = {}) =>

@@ -1,6 +1,7 @@
 /**
  * `QuoteRepo` in memory. The status filter reads the status a partner sees at `now`: a priced
- * quote that expired unaccepted lists as `failed`.
+ * quote that expired unaccepted lists as `failed`. A quote's snapshot must be stored (the SQL
+ * foreign key).
  */
 import { Effect, Exit, HashMap } from "effect"
 import { Quote, QuoteRepo, StoreError } from "@ratelock/core"
@@ -14,7 +15,9 @@ export const makeQuoteRepo = (ref: StateRef): QuoteRepo.QuoteRepoShape => {
     return yield* atomically(ref, (state) =>
       HashMap.has(state.quotes, quote.id)
         ? Exit.fail(new StoreError.StoreError({ message: `quote ${quote.id} already exists` }))
-        : write({ ...state, quotes: HashMap.set(state.quotes, quote.id, quote) })
+        : quote.snapshotId !== null && !HashMap.has(state.snapshots, quote.snapshotId)
+          ? Exit.fail(new StoreError.StoreError({ message: `snapshot ${quote.snapshotId} does not exist` }))
+          : write({ ...state, quotes: HashMap.set(state.quotes, quote.id, quote) })
     )
   })
 

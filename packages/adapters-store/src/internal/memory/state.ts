@@ -10,6 +10,7 @@ import type {
   EventRepo,
   IdempotencyRepo,
   Ledger,
+  MarketSnapshotRepo,
   PartnerRepo,
   PayoutRepo,
   Quote,
@@ -53,6 +54,9 @@ export interface State {
   readonly webhookEndpoints: HashMap.HashMap<string, PartnerRepo.WebhookEndpoint>
   /** partner id → its sandbox inbox, newest first. */
   readonly inbox: HashMap.HashMap<string, ReadonlyArray<WebhookInboxRepo.InboxDelivery>>
+  readonly snapshots: HashMap.HashMap<string, MarketSnapshotRepo.StoredSnapshot>
+  /** hash → snapshot id: one snapshot per document. */
+  readonly snapshotByHash: HashMap.HashMap<string, string>
 }
 
 export const empty: State = {
@@ -73,7 +77,9 @@ export const empty: State = {
   partners: HashMap.empty(),
   apiKeys: HashMap.empty(),
   webhookEndpoints: HashMap.empty(),
-  inbox: HashMap.empty()
+  inbox: HashMap.empty(),
+  snapshots: HashMap.empty(),
+  snapshotByHash: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>

@@ -2,11 +2,12 @@
  * `quotes` rows and `QuoteRecord`s: the one place the columns of a quote are named, in the schema
  * a read decodes and the mapping a write binds.
  */
-import { Corridor, Partner, Quote, QuoteRequest, Rail } from "@ratelock/core"
+import { Corridor, Partner, PricingInputs, Quote, QuoteRequest, Rail } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import {
   decimal,
   decimalOrNull,
+  json,
   Numeric,
   numeric,
   numericOrNull,
@@ -50,7 +51,10 @@ const QuoteColumns = Schema.Struct({
   settlement_currency: Rail.SettlementCurrency,
   expires_at: Timestamp,
   created_at: Timestamp,
-  accepted_at: Schema.NullOr(Timestamp)
+  accepted_at: Schema.NullOr(Timestamp),
+  snapshot_id: Schema.NullOr(Schema.String),
+  /** `json`, parsed by the driver: the encoded inputs (numbers as JSON numbers, each double exactly). */
+  pricing_inputs: Schema.NullOr(Schema.toEncoded(PricingInputs.PricingInputs))
 }).check(
   Schema.makeFilter(
     (r) =>
@@ -59,8 +63,12 @@ const QuoteColumns = Schema.Struct({
   )
 )
 
-/** The row a quote is written as. */
-export const quoteRow = (q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
+const encodeInputs = Schema.encodeSync(PricingInputs.PricingInputs)
+
+/** The row a quote is written as (its pricing inputs as JSON text). */
+export const quoteRow = (
+  q: Quote.QuoteRecord
+): Omit<typeof QuoteColumns.Type, "pricing_inputs"> & { readonly pricing_inputs: string | null } => ({
   id: q.id,
   partner_id: q.partnerId,
   environment: q.environment,
@@ -91,49 +99,52 @@ export const quoteRow = (q: Quote.QuoteRecord): typeof QuoteColumns.Type => ({
   settlement_currency: q.settlementCurrency,
   expires_at: timestamp(q.expiresAt),
   created_at: timestamp(q.createdAt),
-  accepted_at: timestampOrNull(q.acceptedAt)
+  accepted_at: timestampOrNull(q.acceptedAt),
+  snapshot_id: q.snapshotId,
+  pricing_inputs: q.pricingInputs === null ? null : json(encodeInputs(q.pricingInputs))
 })
 
 /** A `quotes` row → `QuoteRecord`. */
 export const QuoteRow = QuoteColumns.pipe(
   Schema.decodeTo(Quote.QuoteRecord, {
-    decode: SchemaGetter.transform(
-      (r): Quote.QuoteRecord => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        customerReferenceId: r.customer_reference_id,
-        customerName: r.customer_name,
-        contractType: r.contract_type,
-        direction: r.direction,
-        notionalCurrency: r.notional_currency,
-        notionalAmount: decimal(r.notional_amount),
-        providerRate: decimal(r.provider_rate),
-        marketRate: decimal(r.market_rate),
-        marketRateTimestamp: utc(r.market_rate_timestamp),
-        strikeMode: r.strike_mode,
-        targetStrike: decimalOrNull(r.target_strike),
-        providerExtraSpread: decimal(r.provider_extra_spread),
-        status: r.status,
-        failureReason:
-          r.failure_code === null || r.failure_message === null
-            ? null
-            : { code: r.failure_code, message: r.failure_message },
-        lockedRate: decimal(r.locked_rate),
-        strikeAdvantageBps: r.strike_advantage_bps,
-        premiumAmount: decimal(r.premium_amount),
-        depositAmount: decimalOrNull(r.deposit_amount),
-        totalAmount: decimal(r.total_amount),
-        maxTransactionAmount: decimal(r.max_transaction_amount),
-        windowStart: utc(r.window_start),
-        windowEnd: utc(r.window_end),
-        chain: r.chain,
-        settlementCurrency: r.settlement_currency,
-        expiresAt: utc(r.expires_at),
-        createdAt: utc(r.created_at),
-        acceptedAt: utcOrNull(r.accepted_at)
-      })
-    ),
+    decode: SchemaGetter.transform((r): typeof Quote.QuoteRecord.Encoded => ({
+      id: r.id,
+      partnerId: r.partner_id,
+      environment: r.environment,
+      customerReferenceId: r.customer_reference_id,
+      customerName: r.customer_name,
+      contractType: r.contract_type,
+      direction: r.direction,
+      notionalCurrency: r.notional_currency,
+      notionalAmount: decimal(r.notional_amount),
+      providerRate: decimal(r.provider_rate),
+      marketRate: decimal(r.market_rate),
+      marketRateTimestamp: utc(r.market_rate_timestamp),
+      strikeMode: r.strike_mode,
+      targetStrike: decimalOrNull(r.target_strike),
+      providerExtraSpread: decimal(r.provider_extra_spread),
+      status: r.status,
+      failureReason:
+        r.failure_code === null || r.failure_message === null
+          ? null
+          : { code: r.failure_code, message: r.failure_message },
+      lockedRate: decimal(r.locked_rate),
+      strikeAdvantageBps: r.strike_advantage_bps,
+      premiumAmount: decimal(r.premium_amount),
+      depositAmount: decimalOrNull(r.deposit_amount),
+      totalAmount: decimal(r.total_amount),
+      maxTransactionAmount: decimal(r.max_transaction_amount),
+      windowStart: utc(r.window_start),
+      windowEnd: utc(r.window_end),
+      chain: r.chain,
+      settlementCurrency: r.settlement_currency,
+      expiresAt: utc(r.expires_at),
+      createdAt: utc(r.created_at),
+      acceptedAt: utcOrNull(r.accepted_at),
+      snapshotId: r.snapshot_id,
+      // decoded by the record's schema
+      pricingInputs: r.pricing_inputs
+    })),
     encode: writtenByMapping()
   })
 ).annotate({ identifier: "QuoteRow" })
