@@ -5,7 +5,7 @@
  */
 import { DateTime, Option } from "effect"
 import * as CorridorMarket from "./CorridorMarket.ts"
-import { type Direction, directions } from "./Corridor.ts"
+import { type Direction, directions, ratePrecision } from "./Corridor.ts"
 import type * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
 import * as VolSurface from "./VolSurface.ts"
@@ -18,11 +18,14 @@ export const tenors = [
   { label: "6M", days: 182 }
 ] as const
 
+/** Figures as decimal strings, as every number Ratelock reports: forwards to 10 significant digits, vols to 6. */
 export interface TenorFigures {
   readonly tenor: (typeof tenors)[number]["label"]
-  readonly forward: number
-  readonly atm_vol: number
+  readonly forward: string
+  readonly atm_vol: string
 }
+
+const significant = (x: number, digits: number): string => Money.format(Money.fromModel(Number(x.toPrecision(digits))))
 
 export interface CorridorFigures {
   readonly corridor: Direction
@@ -31,6 +34,12 @@ export interface CorridorFigures {
 }
 
 const millisPerDay = 86_400_000
+
+/** A mid as a corridor's rates are shown: an inverted one (`1 / spot`) to its 10 significant digits. */
+const shown = (direction: Direction, rate: Money.Decimal): string => {
+  const precision = ratePrecision(direction)
+  return Money.format(precision._tag === "Significant" ? Money.roundDownSignificant(rate, precision.digits) : rate)
+}
 
 /** Every corridor the snapshot serves, in `Corridor.directions` order. */
 export const corridors = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArray<CorridorFigures> =>
@@ -43,11 +52,11 @@ export const corridors = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArra
         return [
           {
             corridor: direction,
-            spot: Money.format(market.referenceRate),
+            spot: shown(direction, market.referenceRate),
             points: tenors.map(({ label, days }) => ({
               tenor: label,
-              forward: CorridorMarket.forward(market, spot, asOf, asOf + days * millisPerDay),
-              atm_vol: VolSurface.atmVol(market.vols, days / 365)
+              forward: significant(CorridorMarket.forward(market, spot, asOf, asOf + days * millisPerDay), 10),
+              atm_vol: significant(VolSurface.atmVol(market.vols, days / 365), 6)
             }))
           }
         ]

@@ -3,11 +3,13 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { Partners } from "@ratelock/core"
+import { ApiError, MarketSnapshots, Partners } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
+import { readFile } from "node:fs/promises"
+import { text as readAll } from "node:stream/consumers"
 import * as HostConfig from "./HostConfig.ts"
 import * as Host from "./Host.ts"
 import * as Format from "./internal/operatorFormat.ts"
@@ -189,6 +191,58 @@ const funds = Command.make("funds").pipe(
   Command.withSubcommands([fundsUnmatched])
 )
 
+/** A file's text, or standard input's for `-`. */
+const readDocument = (path: string) =>
+  Effect.tryPromise({
+    try: () => (path === "-" ? readAll(process.stdin) : readFile(path, "utf8")),
+    catch: (cause) => new CliError.UserError({ cause, userMessage: `Cannot read ${path}: ${String(cause)}` })
+  })
+
+/** JSON text as a value, or the one failure a document that is not JSON has. */
+const parseDocument = (text: string) =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (cause) =>
+      new ApiError.ValidationError({
+        message: "1 invalid field",
+        detail: [{ loc: [], msg: `not JSON: ${(cause as Error).message}`, type: "json_invalid" }]
+      })
+  })
+
+const marketImport = Command.make(
+  "import",
+  {
+    file: Argument.String("file").pipe(
+      Argument.withDescription("The snapshot document (JSON), or - for standard input")
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.gen(function* () {
+        const imported = yield* MarketSnapshots.importDocument(yield* parseDocument(yield* readDocument(input.file)))
+        yield* print(input.json, Format.importedSnapshotJson(imported), Format.importedSnapshot)
+      }).pipe(
+        Effect.catchTag("ValidationError", (refused) =>
+          Effect.fail(new CliError.UserError({ cause: refused, userMessage: Format.refusedSnapshot(refused.detail) }))
+        )
+      )
+    )
+).pipe(Command.withDescription("Validate and store a market snapshot (nothing is stored when any rule fails)"))
+
+const marketShow = Command.make("show", { json: jsonFlag }, (input) =>
+  onStore(
+    Effect.flatMap(MarketSnapshots.inForce(), (inForce) =>
+      print(input.json, Format.marketJson(inForce), () => Format.market(inForce))
+    )
+  )
+).pipe(Command.withDescription("The snapshot in force, its age, and per corridor spot, forwards and ATM vols"))
+
+const market = Command.make("market").pipe(
+  Command.withDescription("Market data: snapshots of curves, spots and volatility smiles"),
+  Command.withSubcommands([marketImport, marketShow])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -202,7 +256,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -28,7 +28,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -197,6 +197,51 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       sandbox: "http://[64:ff9b::808:808]/hooks",
       production: "https://[2002:808:808::1]/hooks"
     })
+  })
+
+  it("market import stores a snapshot once, refuses a bad one whole, and market show reads the one in force", async () => {
+    const dir = tempDataDir()
+    const none = await cliJson(dir, "market", "show")
+    assert.deepStrictEqual(none, { snapshot: null })
+
+    const example = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
+    const imported = await cliJson(dir, "market", "import", example)
+    assert.match(imported.snapshot_id, uuid)
+    assert.match(imported.hash, /^[0-9a-f]{64}$/)
+    assert.strictEqual(imported.as_of, JSON.parse(readFileSync(example, "utf8")).as_of.replace("Z", ".000Z"))
+    assert.isTrue(imported.created)
+    const again = await cliJson(dir, "market", "import", example)
+    assert.deepStrictEqual(again, { ...imported, created: false })
+
+    // every rule broken is listed with its path, and nothing is stored
+    const bad = join(dir, "bad.json")
+    const document = JSON.parse(readFileSync(example, "utf8"))
+    document.as_of = "2020-01-01T00:00:00Z"
+    document.rates.USD.points[0].rate = "7"
+    document.vols["USD/BRL"][1].atm = "0.001"
+    writeFileSync(bad, JSON.stringify(document))
+    const refused = await cli(dir, "market", "import", bad)
+    assert.strictEqual(refused.code, 1)
+    assert.match(refused.stderr, /Snapshot refused, nothing stored: \d+ problems/)
+    assert.match(refused.stderr, /rates\.USD\.points\.0\.rate: .* \[rate_out_of_range\]/)
+    assert.match(refused.stderr, /vols\.USD\/BRL\.1\.atm: .* \[vol_out_of_range\]/)
+    writeFileSync(bad, "{ not json")
+    const notJson = await cli(dir, "market", "import", bad)
+    assert.strictEqual(notJson.code, 1)
+    assert.match(notJson.stderr, /\(document\): not JSON: .* \[json_invalid\]/)
+
+    const shown = await cliJson(dir, "market", "show")
+    assert.strictEqual(shown.snapshot.snapshot_id, imported.snapshot_id)
+    assert.isAbove(shown.snapshot.age_seconds, 0)
+    const usdBrl = shown.corridors.find((c: { corridor: string }) => c.corridor === "USD_TO_BRL")
+    assert.strictEqual(usdBrl.spot, document.spot["USD/BRL"].replace(/0+$/, ""))
+    assert.deepStrictEqual(
+      usdBrl.points.map((p: { tenor: string }) => p.tenor),
+      ["1W", "1M", "3M", "6M"]
+    )
+    const text = await cli(dir, "market", "show")
+    assert.match(text.stdout, new RegExp(`Snapshot ${imported.snapshot_id}`))
+    assert.match(text.stdout, /USD_TO_BRL +5\.41/)
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {

@@ -1,7 +1,8 @@
 /**
  * Plain-text output of the operator CLI (`--json` prints the records as they are instead).
  */
-import type { Partners } from "@ratelock/core"
+import { type ApiError, MarketOverview, type MarketSnapshotRepo, type Partners } from "@ratelock/core"
+import { DateTime, Duration, Option } from "effect"
 import type * as UnmatchedFunds from "../UnmatchedFunds.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
@@ -78,3 +79,75 @@ export const unmatchedFunds = (transfers: ReadonlyArray<UnmatchedFunds.Unmatched
           ].join("\n")
         )
         .join("\n\n")
+
+export const importedSnapshotJson = (imported: MarketSnapshotRepo.Inserted) => ({
+  snapshot_id: imported.snapshot.id,
+  hash: imported.snapshot.hash,
+  as_of: DateTime.formatIso(imported.snapshot.asOf),
+  source: imported.snapshot.source,
+  created: imported.created
+})
+
+export const importedSnapshot = (imported: ReturnType<typeof importedSnapshotJson>): string =>
+  [
+    imported.created ? "Snapshot imported." : "Snapshot already stored (same document): nothing new written.",
+    field("snapshot_id", imported.snapshot_id),
+    field("hash", imported.hash),
+    field("as_of", imported.as_of),
+    field("source", imported.source)
+  ].join("\n")
+
+/** Every rule a refused document broke, one line each with its path. */
+export const refusedSnapshot = (detail: ReadonlyArray<ApiError.ValidationIssue>): string =>
+  [
+    `Snapshot refused, nothing stored: ${detail.length} problem${detail.length === 1 ? "" : "s"}`,
+    ...detail.map(
+      (issue) => `  ${issue.loc.length === 0 ? "(document)" : issue.loc.join(".")}: ${issue.msg} [${issue.type}]`
+    )
+  ].join("\n")
+
+type InForce = Option.Option<{ readonly snapshot: MarketSnapshotRepo.StoredSnapshot; readonly age: Duration.Duration }>
+
+export const marketJson = (inForce: InForce) =>
+  Option.match(inForce, {
+    onNone: () => ({ snapshot: null }),
+    onSome: ({ age, snapshot }) => ({
+      snapshot: {
+        snapshot_id: snapshot.id,
+        hash: snapshot.hash,
+        as_of: DateTime.formatIso(snapshot.asOf),
+        source: snapshot.source,
+        imported_at: DateTime.formatIso(snapshot.importedAt),
+        age_seconds: Math.floor(Duration.toSeconds(age))
+      },
+      corridors: MarketOverview.corridors(snapshot.document)
+    })
+  })
+
+const figure = (value: string, digits: number) => Number(value).toFixed(digits).padStart(12)
+
+export const market = (inForce: InForce): string =>
+  Option.match(inForce, {
+    onNone: () =>
+      "No snapshot stored: the sandbox prices from the built-in illustrative one, production quotes fail market_data_stale.\nImport one: pnpm ratelock market import FILE",
+    onSome: ({ age, snapshot }) => {
+      const lines = [
+        `Snapshot ${snapshot.id} (${snapshot.source})`,
+        field(
+          "as_of",
+          `${DateTime.formatIso(snapshot.asOf)} (${Duration.format(Duration.seconds(Math.floor(Duration.toSeconds(age))))} ago)`
+        ),
+        field("hash", snapshot.hash),
+        "",
+        `${"corridor".padEnd(12)} ${"spot".padStart(12)}  ${MarketOverview.tenors.map((t) => `${`F ${t.label}`.padStart(12)} ${`vol ${t.label}`.padStart(8)}`).join(" ")}`
+      ]
+      for (const c of MarketOverview.corridors(snapshot.document)) {
+        const first = Number(c.points[0]!.forward)
+        const digits = first >= 100 ? 2 : first >= 1 ? 4 : 6
+        lines.push(
+          `${c.corridor.padEnd(12)} ${c.spot.padStart(12)}  ${c.points.map((p) => `${figure(p.forward, digits)} ${`${(Number(p.atm_vol) * 100).toFixed(2)}%`.padStart(8)}`).join(" ")}`
+        )
+      }
+      return lines.join("\n")
+    }
+  })
