@@ -110,7 +110,8 @@ export const illustrative = (notionalLimits: NotionalLimits = defaultNotionalLim
 
 export class MarketData extends Context.Service<MarketData, MarketDataShape>()("@ratelock/core/MarketData") {
   /** The latest stored snapshot under the freshness rules (the host backs `latest` with its store). */
-  static readonly layerLatest = (options: LatestOptions) => Layer.succeed(MarketData, MarketData.of(fromLatest(options)))
+  static readonly layerLatest = (options: LatestOptions) =>
+    Layer.succeed(MarketData, MarketData.of(fromLatest(options)))
 
   /** One fixed snapshot in every environment, whatever its age (tests, embedded pricing on your own data). */
   static readonly layerSnapshot = (

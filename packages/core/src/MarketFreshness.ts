@@ -62,7 +62,8 @@ export const inForce = (input: {
   readonly maxAge?: Duration.Duration | undefined
 }): InForce => {
   const { latest, now } = input
-  if (input.environment === "sandbox") return Option.match(latest, { onNone: () => illustrative(now), onSome: inForceOf })
+  if (input.environment === "sandbox")
+    return Option.match(latest, { onNone: () => illustrative(now), onSome: inForceOf })
   const maxAge = input.maxAge ?? defaultMaxAge
   if (Option.isNone(latest)) {
     return { _tag: "Stale", message: "no market data snapshot has been imported" }

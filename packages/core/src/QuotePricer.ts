@@ -191,6 +191,9 @@ const charges = (
   return { premiumAmount, depositAmount: Money.roundUp(Money.multiply(convert(notionalQuote, conversion), ratio)) }
 }
 
+/** A model number as JSON keeps it: `-0` (a zero rate, `−ln 1 / τ`) is written `0`, so it is priced as `0`. */
+const storable = (x: number): number => (x === 0 ? 0 : x)
+
 /** The engine's value per 1 BASE of a put on BASE from recorded inputs, struck at the locked rate. */
 const engineValue = (inputs: PricingInputs, strike: Money.Decimal): number =>
   Pricing.windowOptionOn(
@@ -279,15 +282,16 @@ export const price = (input: PricerInput): PricedQuote => {
     windowStart: request.window_start,
     windowEnd: request.window_end
   })
+  // the engine prices from the recorded inputs themselves, so that what is stored is exactly what priced
   const inputs: PricingInputs = {
     spot: request.market_rate,
-    forward_t1: w.forwardStart,
-    forward_t2: w.forwardEnd,
-    rate_domestic: w.domesticRate,
-    rate_foreign: w.foreignRate,
-    sigma: w.volatility,
-    t1: w.windowStartYears,
-    t2: w.windowEndYears,
+    forward_t1: storable(w.forwardStart),
+    forward_t2: storable(w.forwardEnd),
+    rate_domestic: storable(w.domesticRate),
+    rate_foreign: storable(w.foreignRate),
+    sigma: storable(w.volatility),
+    t1: storable(w.windowStartYears),
+    t2: storable(w.windowEndYears),
     engine,
     engine_version: engineVersion,
     steps: Pricing.windowOptionSteps(w.windowStartYears, w.windowEndYears)
@@ -350,7 +354,10 @@ export type RepriceError =
  */
 export const reprice = (
   input: RepriceInput
-): Result.Result<{ readonly premiumAmount: Money.Decimal; readonly depositAmount: Money.Decimal | null }, RepriceError> => {
+): Result.Result<
+  { readonly premiumAmount: Money.Decimal; readonly depositAmount: Money.Decimal | null },
+  RepriceError
+> => {
   const { inputs, quote } = input
   if (inputs.engine !== engine || inputs.engine_version !== engineVersion) {
     return Result.fail({

@@ -26,7 +26,11 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
   const inForce = yield* market.inForce(scope.environment)
   const railSupported = (yield* SettlementRails).supports(scope.environment, request.chain, request.settlement_currency)
   // the snapshot id and the engine's inputs are not kept yet (the quote record gains them with the store)
-  const { snapshotId: _snapshotId, inputs: _inputs, ...priced } = QuotePricer.price({
+  const {
+    snapshotId: _snapshotId,
+    inputs: _inputs,
+    ...priced
+  } = QuotePricer.price({
     request,
     market: inForce,
     notionalLimits: market.notionalLimits,

@@ -2,7 +2,7 @@
  * The quote pricer against pricing.md: every quote field and every failure reason.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Option } from "effect"
+import { BigDecimal, DateTime } from "effect"
 import {
   MarketFreshness,
   MarketData,
@@ -93,16 +93,14 @@ describe("QuotePricer", () => {
   })
 
   it("inverted pairs keep 10 significant digits, rounded down", () => {
-    const q = price(
-      {
-        direction: "BRL_TO_USD",
-        notional_currency: "BRL",
-        strike_mode: "custom",
-        target_strike: Money.unsafe("0.18518518518518"),
-        provider_rate: Money.unsafe("0.1852"),
-        market_rate: Money.unsafe("0.1852")
-      }
-    )
+    const q = price({
+      direction: "BRL_TO_USD",
+      notional_currency: "BRL",
+      strike_mode: "custom",
+      target_strike: Money.unsafe("0.18518518518518"),
+      provider_rate: Money.unsafe("0.1852"),
+      market_rate: Money.unsafe("0.1852")
+    })
     assert.strictEqual(Money.format(q.lockedRate), "0.1851851851")
   })
 
@@ -158,10 +156,7 @@ describe("QuotePricer", () => {
     const eurBrl625 = illustrativeWith(now, (document) => {
       document.spot["EUR/BRL"] = "6.25" // 1 / 6.25 = 0.16 EUR per BRL
     })
-    const q = price(
-      { strike_mode: "live_spot", settlement_currency: "EURC", chain: "ethereum" },
-      inForce(eurBrl625)
-    )
+    const q = price({ strike_mode: "live_spot", settlement_currency: "EURC", chain: "ethereum" }, inForce(eurBrl625))
     const value = modelValue(5.41, now, later(30))
     const inBrl = Money.multiply(Money.multiply(Money.fromModel(value), Money.unsafe("10000")), Money.unsafe("1.15"))
     assert.strictEqual(Money.format(q.premiumAmount), Money.format(Money.roundUp(Money.multiply(inBrl, eurPerBrl))))
