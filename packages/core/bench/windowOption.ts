@@ -8,13 +8,19 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Option, Result } from "effect"
+import { DateTime, Effect, Option, Result } from "effect"
 import { Digest } from "effect/crypto"
+import { directions, pair } from "../src/Corridor.ts"
 import * as CorridorMarket from "../src/CorridorMarket.ts"
 import * as DiscountCurve from "../src/DiscountCurve.ts"
+import * as MarketData from "../src/MarketData.ts"
+import type * as MarketFreshness from "../src/MarketFreshness.ts"
 import * as MarketSnapshot from "../src/MarketSnapshot.ts"
 import * as Money from "../src/Money.ts"
 import { windowLattice, windowOption, windowSteps, type WindowOptionInput } from "../src/Pricing.ts"
+import * as QuotePolicy from "../src/QuotePolicy.ts"
+import * as QuotePricer from "../src/QuotePricer.ts"
+import type * as QuoteRequest from "../src/QuoteRequest.ts"
 import * as RateCurve from "../src/RateCurve.ts"
 import * as VolSurface from "../src/VolSurface.ts"
 
@@ -300,6 +306,54 @@ console.log(
     `(alone: ${Math.round(interpolationOnly)} input sets/s; rounds ${engineRates.map(Math.round).join("/")} vs ${fullRates.map(Math.round).join("/")})`
 )
 console.log("targets: max err ≤ 0.5 bp, ≥ 20,000 prices/s, interpolation under 10 % of the engine's rate")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Whole quotes: QuotePricer.price from the snapshot (checks, strike, curves, smile, engine, exact amounts, inputs)
+
+const quoteNow = DateTime.makeUnsafe(snapshotNow)
+const inForce: MarketFreshness.InForce = { _tag: "InForce", snapshotId: "bench", snapshot }
+const quoteRequests: Array<QuoteRequest.QuoteRequest> = []
+for (const direction of directions) {
+  const market = Option.getOrThrow(CorridorMarket.make(snapshot, direction))
+  const rate = Money.fromModel(Number(Money.toModel(market.referenceRate).toPrecision(8)))
+  const { base, quote } = pair(direction)
+  // NGN is never a notional currency: NGN_TO_USD takes its notional in USD
+  const notionalCurrency = base === "NGN" ? quote : base
+  for (const [d1, d2] of windows) {
+    quoteRequests.push({
+      customer_reference_id: "bench",
+      customer_name: "Bench",
+      contract_type: "option",
+      direction,
+      notional_currency: notionalCurrency === "NGN" ? "USD" : notionalCurrency,
+      notional_amount: Money.unsafe("10000"),
+      provider_rate: rate,
+      market_rate: rate,
+      market_rate_timestamp: quoteNow,
+      window_start: DateTime.makeUnsafe(snapshotNow + d1 * dayMs),
+      window_end: DateTime.makeUnsafe(snapshotNow + d2 * dayMs),
+      chain: "polygon",
+      settlement_currency: "USDC"
+    })
+  }
+}
+const priceQuote = (request: QuoteRequest.QuoteRequest): number => {
+  const q = QuotePricer.price({
+    request,
+    market: inForce,
+    notionalLimits: MarketData.defaultNotionalLimits,
+    now: quoteNow,
+    policy: QuotePolicy.defaults,
+    railSupported: true
+  })
+  if (q.status !== "created") throw new Error(`${request.direction}: ${q.failureReason?.code}`)
+  return q.strikeAdvantageBps
+}
+const quoteRate = perSecond(quoteRequests, priceQuote, 3)
+console.log("")
+console.log(
+  `whole quotes (QuotePricer.price from the snapshot, ${quoteRequests.length} requests: every direction × the windows above, cip_fair options): ${Math.round(quoteRate)} quotes/s`
+)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Importing a snapshot: parse, validate, hash

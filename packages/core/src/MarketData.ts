@@ -1,35 +1,36 @@
 /**
- * Port for market parameters: what the pricer needs per corridor, and mid rates for crossing
- * into a settlement fiat that is neither side of the corridor.
+ * Port for market data: the snapshot a quote prices from in the partner's environment (with its id, under
+ * `MarketFreshness`'s rules), the notional limits (configuration, not market data), and mid rates for crossing
+ * a payout into a settlement fiat that is neither side of the corridor.
+ *
+ * Layers: `layerDefaults` (the built-in illustrative snapshot observed at the clock's now, in every
+ * environment: tests and the testkit), `layerSnapshot` (one fixed snapshot), and `layerLatest` (the latest
+ * stored snapshot, read through a function the host backs with its store).
  */
-import { Context, Effect, Layer, Option } from "effect"
-import type { DateTime } from "effect"
-import { type Currency, type Direction, marketPair } from "./Corridor.ts"
+import { Context, DateTime, type Duration, Effect, Layer, Option } from "effect"
+import type { Currency } from "./Corridor.ts"
+import * as MarketFreshness from "./MarketFreshness.ts"
+import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
+import type { Environment } from "./Partner.ts"
+import type { StoreError } from "./StoreError.ts"
 
-export interface CurrencyRate {
-  readonly currency: Currency
-  /** Annual rate in the currency's own convention (ACT/360, ACT/365 or BUS/252). */
-  readonly rate: number
-}
-
-export interface CorridorParameters {
-  /** Reference (mid) rate of the direction: QUOTE per 1 BASE. */
-  readonly referenceRate: Money.Decimal
-  /** ATM volatility of the pair, annualised. */
-  readonly volatility: number
-  readonly base: CurrencyRate
-  readonly quote: CurrencyRate
-  /** Largest notional the corridor takes, in BASE units. */
-  readonly notionalLimitBase: Money.Decimal
-}
+/** Largest notional per market pair (`USD/BRL`), in that pair's BASE units (USD). Configuration. */
+export type NotionalLimits = Readonly<Record<string, Money.Decimal>>
 
 export interface MarketDataShape {
-  readonly corridor: (direction: Direction) => Effect.Effect<Option.Option<CorridorParameters>>
+  /** The snapshot a quote in `environment` prices from now, or why there is none (production only). */
+  readonly inForce: (environment: Environment) => Effect.Effect<MarketFreshness.InForce, StoreError>
+  readonly notionalLimits: NotionalLimits
   /** Mid rate `quote` per 1 `base` at `at`, when known. */
-  readonly midRate: (base: Currency, quote: Currency, at: DateTime.Utc) => Effect.Effect<Option.Option<Money.Decimal>>
+  readonly midRate: (
+    base: Currency,
+    quote: Currency,
+    at: DateTime.Utc
+  ) => Effect.Effect<Option.Option<Money.Decimal>, StoreError>
 }
 
+/** pricing.md's illustrative table (the source of `MarketSnapshot.illustrative` and of the default limits). */
 export interface StaticTable {
   readonly rates: Readonly<Partial<Record<Currency, number>>>
   /** Keyed by market pair `BASE/QUOTE` in its usual order (`USD/BRL`). */
@@ -50,47 +51,74 @@ export const defaultTable = (): StaticTable => ({
   }
 })
 
-const fromTable = (table: StaticTable): MarketDataShape => {
-  const lookup = (base: Currency, quote: Currency) => {
-    const direct = table.pairs[`${base}/${quote}`]
-    if (direct) return { ...direct, inverted: false }
-    const inverse = table.pairs[`${quote}/${base}`]
-    return inverse ? { ...inverse, inverted: true } : undefined
-  }
-  const mid = (base: Currency, quote: Currency): Option.Option<Money.Decimal> => {
-    if (base === quote) return Option.some(Money.one)
-    const entry = lookup(base, quote)
-    if (!entry) return Option.none()
-    const reference = Money.unsafe(entry.reference)
-    return Option.some(entry.inverted ? Money.divide(Money.one, reference) : reference)
-  }
+/** A table's notional limits. */
+export const notionalLimitsOf = (table: StaticTable): NotionalLimits =>
+  Object.fromEntries(Object.entries(table.pairs).map(([pair, entry]) => [pair, Money.unsafe(entry.notionalLimitBase)]))
+
+export const defaultNotionalLimits: NotionalLimits = notionalLimitsOf(defaultTable())
+
+export interface LatestOptions {
+  /** The latest stored snapshot, or none (the host's `MarketSnapshotRepo.latest()`). */
+  readonly latest: Effect.Effect<Option.Option<MarketFreshness.StoredSnapshot>, StoreError>
+  /** Production's maximum snapshot age (default `MarketFreshness.defaultMaxAge`, 900 s). */
+  readonly maxAge?: Duration.Duration | undefined
+  readonly notionalLimits?: NotionalLimits | undefined
+}
+
+/**
+ * Market data from the latest stored snapshot, read on every call (a new snapshot is in force at once):
+ * quotes under `MarketFreshness.inForce`; mid rates from the latest snapshot whatever its age, else the
+ * illustrative one (a payout already owed is converted at the best rate known rather than refused).
+ */
+export const fromLatest = (options: LatestOptions): MarketDataShape => ({
+  inForce: (environment) =>
+    Effect.gen(function* () {
+      const latest = yield* options.latest
+      const now = yield* DateTime.now
+      return MarketFreshness.inForce({ latest, environment, now, maxAge: options.maxAge })
+    }),
+  notionalLimits: options.notionalLimits ?? defaultNotionalLimits,
+  midRate: (base, quote) =>
+    Effect.map(options.latest, (latest) =>
+      MarketSnapshot.midRate(
+        Option.match(latest, { onNone: () => MarketSnapshot.illustrative, onSome: (s) => s.snapshot }),
+        base,
+        quote
+      )
+    )
+})
+
+/** Every environment prices from `snapshot` (as `id`), whatever its age. */
+export const fromSnapshot = (
+  snapshot: MarketSnapshot.MarketSnapshot,
+  options: { readonly id?: string; readonly notionalLimits?: NotionalLimits } = {}
+): MarketDataShape => {
+  const inForce = MarketFreshness.inForceOf({ id: options.id ?? MarketFreshness.illustrativeSnapshotId, snapshot })
   return {
-    corridor: (direction) =>
-      Effect.sync(() => {
-        const p = marketPair(direction)
-        const entry = table.pairs[`${p.base}/${p.quote}`]
-        const baseRate = table.rates[p.inverted ? p.quote : p.base]
-        const quoteRate = table.rates[p.inverted ? p.base : p.quote]
-        if (!entry || baseRate === undefined || quoteRate === undefined) return Option.none()
-        const reference = Money.unsafe(entry.reference)
-        const limitInMarketBase = Money.unsafe(entry.notionalLimitBase)
-        return Option.some({
-          referenceRate: p.inverted ? Money.divide(Money.one, reference) : reference,
-          volatility: entry.volatility,
-          base: { currency: p.inverted ? p.quote : p.base, rate: baseRate },
-          quote: { currency: p.inverted ? p.base : p.quote, rate: quoteRate },
-          // the limit is set on the market pair's base; an inverted direction's base is its quote
-          notionalLimitBase: p.inverted ? Money.multiply(limitInMarketBase, reference) : limitInMarketBase
-        })
-      }),
-    midRate: (base, quote) => Effect.sync(() => mid(base, quote))
+    inForce: () => Effect.succeed(inForce),
+    notionalLimits: options.notionalLimits ?? defaultNotionalLimits,
+    midRate: (base, quote) => Effect.succeed(MarketSnapshot.midRate(snapshot, base, quote))
   }
 }
 
-export class MarketData extends Context.Service<MarketData, MarketDataShape>()("@ratelock/core/MarketData") {
-  /** A fixed table of parameters (configuration, not a live feed). */
-  static readonly layerStatic = (table: StaticTable) => Layer.succeed(MarketData, MarketData.of(fromTable(table)))
+/** Every environment prices from the illustrative snapshot observed at the clock's now (pricing.md's table). */
+export const illustrative = (notionalLimits: NotionalLimits = defaultNotionalLimits): MarketDataShape => ({
+  inForce: () => Effect.map(DateTime.now, MarketFreshness.illustrative),
+  notionalLimits,
+  midRate: (base, quote) => Effect.succeed(MarketSnapshot.midRate(MarketSnapshot.illustrative, base, quote))
+})
 
-  /** The illustrative defaults of pricing.md. */
-  static readonly layerDefaults = MarketData.layerStatic(defaultTable())
+export class MarketData extends Context.Service<MarketData, MarketDataShape>()("@ratelock/core/MarketData") {
+  /** The latest stored snapshot under the freshness rules (the host backs `latest` with its store). */
+  static readonly layerLatest = (options: LatestOptions) =>
+    Layer.succeed(MarketData, MarketData.of(fromLatest(options)))
+
+  /** One fixed snapshot in every environment, whatever its age (tests, embedded pricing on your own data). */
+  static readonly layerSnapshot = (
+    snapshot: MarketSnapshot.MarketSnapshot,
+    options?: { readonly id?: string; readonly notionalLimits?: NotionalLimits }
+  ) => Layer.succeed(MarketData, MarketData.of(fromSnapshot(snapshot, options)))
+
+  /** The illustrative defaults of pricing.md, observed at the clock's now, in every environment. */
+  static readonly layerDefaults = Layer.succeed(MarketData, MarketData.of(illustrative()))
 }

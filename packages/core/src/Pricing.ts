@@ -75,11 +75,22 @@ export const windowSteps = (windowEndYears: number): number => Math.max(100, 2 *
  * back on the lattice and the European part added exactly (a control variate for short windows).
  * `t1 ≤ 0` is exactly `americanBinomial` (BBSR, same steps); `t1 ≥ t2` is the European `garmanKohlhagen` at t2.
  */
-export const windowOption = (input: WindowOptionInput): number => {
+export const windowOption = (input: WindowOptionInput): number =>
+  windowOptionOn(input, windowSteps(input.windowEndYears))
+
+/**
+ * The lattice steps `windowOption` takes for a window `[t1, t2]`: `windowSteps(t2)`, or 0 when no lattice runs
+ * (`t1 ≥ t2`: the European closed form; `t2 ≤ 0`: the intrinsic value). What a quote records as its steps.
+ */
+export const windowOptionSteps = (windowStartYears: number, windowEndYears: number): number =>
+  windowEndYears > 0 && Math.max(0, windowStartYears) < windowEndYears ? windowSteps(windowEndYears) : 0
+
+/** `windowOption` on a given number of lattice steps (a stored quote's), for repricing it exactly. */
+export const windowOptionOn = (input: WindowOptionInput, steps: number): number => {
   const t2 = input.windowEndYears
   const t1 = Math.max(0, input.windowStartYears)
   if (t1 >= t2 && t2 > 0) return garmanKohlhagen({ ...input, years: t2 })
-  return windowValue(input, t1, t2, input.kind, "bbsr", windowSteps(t2))
+  return windowValue(input, t1, t2, input.kind, "bbsr", steps)
 }
 
 export interface WindowLatticeInput extends WindowOptionInput {

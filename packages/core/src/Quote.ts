@@ -20,7 +20,9 @@ export const QuoteFailureCode = Schema.Literals([
   "market_rate_off_reference",
   "custom_strike_off_market",
   "notional_above_limit",
-  "unsupported_settlement_rail"
+  "unsupported_settlement_rail",
+  /** Production: no market data snapshot within the maximum age (market-data.md, Freshness). */
+  "market_data_stale"
 ])
 export type QuoteFailureCode = typeof QuoteFailureCode.Type
 

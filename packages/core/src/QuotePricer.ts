@@ -6,23 +6,32 @@
  * output crosses into an exact decimal once (`Money.fromModel`), and every amount is rounded as
  * pricing.md says: the locked rate down to the pair's precision, charges up to 6 decimals.
  */
-import { BigDecimal, type DateTime, Option } from "effect"
-import { inBase, pair, ratePrecision, type Direction } from "./Corridor.ts"
-import type { CorridorParameters } from "./MarketData.ts"
+import { BigDecimal, type DateTime, Option, Result } from "effect"
+import { type Direction, inBase, marketPairKey, marketPair, pair, ratePrecision } from "./Corridor.ts"
+import * as CorridorMarket from "./CorridorMarket.ts"
+import type { NotionalLimits } from "./MarketData.ts"
+import type * as MarketFreshness from "./MarketFreshness.ts"
+import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
 import * as Pricing from "./Pricing.ts"
-import type { FailureReason, QuoteFailureCode, QuoteStatus } from "./Quote.ts"
+import type { PricingInputs } from "./PricingInputs.ts"
+import type { FailureReason, QuoteFailureCode, QuoteRecord, QuoteStatus } from "./Quote.ts"
 import type { QuotePolicyShape } from "./QuotePolicy.ts"
 import type { QuoteRequest } from "./QuoteRequest.ts"
-import { fiatOf, tokenDecimals } from "./Rail.ts"
-import * as RateCurve from "./RateCurve.ts"
+import { fiatOf, type SettlementCurrency, tokenDecimals } from "./Rail.ts"
 import { type Conversion, convert } from "./Settlement.ts"
+
+/** The engine a quote records: `Pricing.windowOption` (BBSR lattice, `t1` on the grid). */
+export const engine = "window-lattice"
+/** A change of method (not of market data) is a new version: `reprice` refuses inputs of another. */
+export const engineVersion = "1"
 
 export interface PricerInput {
   readonly request: QuoteRequest
-  readonly corridor: Option.Option<CorridorParameters>
-  /** Settlement fiat per 1 QUOTE, when the fiat is neither side of the corridor. */
-  readonly fiatPerQuote: Option.Option<Money.Decimal>
+  /** The snapshot in force for the partner's environment, or why there is none (`MarketFreshness`). */
+  readonly market: MarketFreshness.InForce
+  /** Largest notional per market pair, in the pair's BASE (configuration). */
+  readonly notionalLimits: NotionalLimits
   readonly now: DateTime.Utc
   readonly policy: QuotePolicyShape
   /** Whether this deployment settles the request's (chain, token) in the partner's environment. */
@@ -39,11 +48,18 @@ export interface PricedQuote {
   readonly depositAmount: Money.Decimal | null
   readonly totalAmount: Money.Decimal
   readonly maxTransactionAmount: Money.Decimal
+  /** The snapshot the quote was priced (or refused) from; null when none was in force. */
+  readonly snapshotId: string | null
+  /** What the engine took; null when the quote failed before pricing. `reprice` reproduces the premium. */
+  readonly inputs: PricingInputs | null
 }
 
-const MS_PER_YEAR = 365 * 86_400_000
-
-const failed = (request: QuoteRequest, code: QuoteFailureCode, message: string): PricedQuote => ({
+const failed = (
+  request: QuoteRequest,
+  code: QuoteFailureCode,
+  message: string,
+  snapshotId: string | null = null
+): PricedQuote => ({
   status: "failed",
   failureReason: { code, message },
   lockedRate: Money.zero,
@@ -53,17 +69,15 @@ const failed = (request: QuoteRequest, code: QuoteFailureCode, message: string):
   premiumAmount: Money.zero,
   depositAmount: request.contract_type === "forward" ? Money.zero : null,
   totalAmount: Money.zero,
-  maxTransactionAmount: Money.zero
+  maxTransactionAmount: Money.zero,
+  snapshotId,
+  inputs: null
 })
 
 /** `|a / b − 1|` as an exact decimal. */
 const deviation = (a: Money.Decimal, b: Money.Decimal) => BigDecimal.abs(Money.subtract(Money.divide(a, b), Money.one))
 
 const percent = (d: Money.Decimal) => `${Money.format(Money.multiply(d, BigDecimal.make(100n, 0)))} %`
-
-/** The continuous ACT/365F rate the option model takes, from the currency's own convention over [from, to]. */
-const continuousRate = (leg: RateCurve.Leg, from: DateTime.Utc, to: DateTime.Utc) =>
-  RateCurve.continuousRate(RateCurve.discountFactor({ ...leg, from, to }), RateCurve.yearFraction365(from, to))
 
 /** Rounds a rate against the customer (down) to the pair's precision. */
 export const roundLockedRate = (direction: Direction, rate: Money.Decimal): Money.Decimal => {
@@ -73,8 +87,11 @@ export const roundLockedRate = (direction: Direction, rate: Money.Decimal): Mone
     : BigDecimal.normalize(Money.roundDownSignificant(rate, precision.digits))
 }
 
-/** The strike before the partner's spread: cip_fair forward at the worse window end, live spot, or custom. */
-const strikeOf = (input: PricerInput, corridor: CorridorParameters): Money.Decimal => {
+/**
+ * The strike before the partner's spread: cip_fair is the forward (from `market_rate` on the snapshot's curves)
+ * at the worse window end; live spot; or custom.
+ */
+const strikeOf = (input: PricerInput, market: CorridorMarket.CorridorMarket): Money.Decimal => {
   const { request, now } = input
   switch (request.strike_mode ?? "cip_fair") {
     case "live_spot":
@@ -82,29 +99,116 @@ const strikeOf = (input: PricerInput, corridor: CorridorParameters): Money.Decim
     case "custom":
       return request.target_strike!
     case "cip_fair": {
+      const spot = Money.toModel(request.market_rate)
       const start = Math.max(request.window_start.epochMilliseconds, now.epochMilliseconds)
       return Money.fromModel(
-        RateCurve.cipFairStrike({
-          spot: Money.toModel(request.market_rate),
-          domestic: corridor.quote,
-          foreign: corridor.base,
-          now: now.epochMilliseconds,
-          windowStart: start,
-          windowEnd: request.window_end.epochMilliseconds
-        })
+        Math.min(
+          CorridorMarket.forward(market, spot, now, start),
+          CorridorMarket.forward(market, spot, now, request.window_end)
+        )
       )
     }
   }
 }
 
-/** How amounts in QUOTE become the settlement fiat at quote time (at market_rate). */
-const quoteConversion = (input: PricerInput): Option.Option<Conversion> => {
-  const { base, quote } = pair(input.request.direction)
-  const fiat = fiatOf(input.request.settlement_currency)
+/**
+ * The settlement fiat per 1 QUOTE when the fiat is neither side of the direction: the snapshot's mid
+ * (`MarketSnapshot.midRate`). Repricing a cross-fiat quote reads it again from the quote's snapshot.
+ */
+export const fiatPerQuote = (
+  snapshot: MarketSnapshot.MarketSnapshot,
+  direction: Direction,
+  settlementCurrency: SettlementCurrency
+): Option.Option<Money.Decimal> => MarketSnapshot.midRate(snapshot, pair(direction).quote, fiatOf(settlementCurrency))
+
+/** How amounts in QUOTE become the settlement fiat at quote time (at market_rate, or the cross mid). */
+const quoteConversion = (
+  terms: { readonly direction: Direction; readonly settlementCurrency: SettlementCurrency },
+  marketRate: Money.Decimal,
+  cross: () => Option.Option<Money.Decimal>
+): Option.Option<Conversion> => {
+  const { base, quote } = pair(terms.direction)
+  const fiat = fiatOf(terms.settlementCurrency)
   if (fiat === quote) return Option.some({ _tag: "Identity" })
-  if (fiat === base) return Option.some({ _tag: "FromBase", liveExecutionRate: input.request.market_rate })
-  return Option.map(input.fiatPerQuote, (fiatPerQuote) => ({ _tag: "Cross", fiatPerQuote }) as const)
+  if (fiat === base) return Option.some({ _tag: "FromBase", liveExecutionRate: marketRate })
+  return Option.map(cross(), (rate) => ({ _tag: "Cross", fiatPerQuote: rate }) as const)
 }
+
+/** The direction's notional limit in its BASE units: the pair's, times the snapshot's spot when inverted. */
+const notionalLimitOf = (
+  limits: NotionalLimits,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  direction: Direction
+): Option.Option<Money.Decimal> => {
+  const key = marketPairKey(direction)
+  const limit = Option.fromNullishOr(limits[key])
+  if (!marketPair(direction).inverted) return limit
+  // the limit is set on the market pair's base; an inverted direction's base is its quote
+  return Option.flatMap(limit, (l) => Option.map(MarketSnapshot.spot(snapshot, key), (s) => Money.multiply(l, s)))
+}
+
+/** What the amounts of a quote are computed from, once the model has valued the option. */
+export interface QuoteTerms {
+  readonly contractType: QuoteRecord["contractType"]
+  readonly direction: Direction
+  readonly notionalCurrency: QuoteRecord["notionalCurrency"]
+  readonly notionalAmount: Money.Decimal
+  readonly lockedRate: Money.Decimal
+  readonly settlementCurrency: SettlementCurrency
+}
+
+/**
+ * The charges of a quote from the model's value per 1 BASE (pricing.md, Quote fields): the premium
+ * `value × N_b × (1 + margin)` in the settlement fiat (a forward's fee `max(min_fee, ratio × premium)`), and a
+ * forward's deposit `notional × clamp(σ·√t2, min, max)`, each rounded up to the token unit. One rule for
+ * `price` and `reprice`.
+ */
+const charges = (
+  terms: QuoteTerms,
+  model: { readonly value: number; readonly sigma: number; readonly t2: number },
+  marketRate: Money.Decimal,
+  conversion: Conversion,
+  policy: QuotePolicyShape
+): { readonly premiumAmount: Money.Decimal; readonly depositAmount: Money.Decimal | null } => {
+  const notionalBase = inBase(terms.notionalAmount, terms.notionalCurrency, terms.direction, terms.lockedRate)
+  const marginFactor = Money.sum(Money.one, policy.optionMargin)
+  const optionPremiumQuote = Money.multiply(Money.multiply(Money.fromModel(model.value), notionalBase), marginFactor)
+  const optionPremium = convert(optionPremiumQuote, conversion)
+  const premiumAmount = Money.roundUp(
+    terms.contractType === "option"
+      ? optionPremium
+      : Money.max(policy.minForwardFee, Money.multiply(policy.forwardFeeRatio, optionPremium))
+  )
+  if (terms.contractType !== "forward") return { premiumAmount, depositAmount: null }
+  const notionalQuote =
+    terms.notionalCurrency === pair(terms.direction).base
+      ? Money.multiply(terms.notionalAmount, marketRate)
+      : terms.notionalAmount
+  const ratio = BigDecimal.clamp(Money.fromModel(model.sigma * Math.sqrt(model.t2)), {
+    minimum: policy.depositMin,
+    maximum: policy.depositMax
+  })
+  return { premiumAmount, depositAmount: Money.roundUp(Money.multiply(convert(notionalQuote, conversion), ratio)) }
+}
+
+/** A model number as JSON keeps it: `-0` (a zero rate, `−ln 1 / τ`) is written `0`, so it is priced as `0`. */
+const storable = (x: number): number => (x === 0 ? 0 : x)
+
+/** The engine's value per 1 BASE of a put on BASE from recorded inputs, struck at the locked rate. */
+const engineValue = (inputs: PricingInputs, strike: Money.Decimal): number =>
+  Pricing.windowOptionOn(
+    {
+      spot: Money.toModel(inputs.spot),
+      strike: Money.toModel(strike),
+      domesticRate: inputs.rate_domestic,
+      foreignRate: inputs.rate_foreign,
+      volatility: inputs.sigma,
+      windowStartYears: inputs.t1,
+      windowEndYears: inputs.t2,
+      kind: "put"
+    },
+    inputs.steps
+  )
 
 export const price = (input: PricerInput): PricedQuote => {
   const { request, policy, now } = input
@@ -115,93 +219,98 @@ export const price = (input: PricerInput): PricedQuote => {
       `${request.settlement_currency} is not available on ${request.chain}`
     )
   }
-  if (Option.isNone(input.corridor)) {
-    return failed(request, "no_market_parameters", `no market parameters for ${request.direction}`)
+  if (input.market._tag === "Stale") return failed(request, "market_data_stale", input.market.message)
+  const { snapshot, snapshotId } = input.market
+  const fail = (code: QuoteFailureCode, message: string) => failed(request, code, message, snapshotId)
+  const found = CorridorMarket.make(snapshot, request.direction)
+  const limit = notionalLimitOf(input.notionalLimits, snapshot, request.direction)
+  if (Option.isNone(found) || Option.isNone(limit)) {
+    return fail("no_market_parameters", `no market parameters for ${request.direction}`)
   }
-  const corridor = input.corridor.value
-  const conversion = quoteConversion(input)
+  const market = found.value
+  const conversion = quoteConversion(
+    { direction: request.direction, settlementCurrency: request.settlement_currency },
+    request.market_rate,
+    () => fiatPerQuote(snapshot, request.direction, request.settlement_currency)
+  )
   if (Option.isNone(conversion)) {
-    return failed(
-      request,
-      "no_market_parameters",
-      `no rate to convert ${request.direction} into ${request.settlement_currency}`
-    )
+    return fail("no_market_parameters", `no rate to convert ${request.direction} into ${request.settlement_currency}`)
   }
   if (Money.greaterThan(deviation(request.provider_rate, request.market_rate), policy.maxProviderDeviation)) {
-    return failed(
-      request,
+    return fail(
       "provider_rate_off_market",
       `provider_rate is more than ${percent(policy.maxProviderDeviation)} from market_rate`
     )
   }
-  if (Money.greaterThan(deviation(request.market_rate, corridor.referenceRate), policy.maxReferenceDeviation)) {
-    return failed(
-      request,
+  // the snapshot's spot is the reference: a market_rate far from it is most likely quoted the wrong way round
+  if (Money.greaterThan(deviation(request.market_rate, market.referenceRate), policy.maxReferenceDeviation)) {
+    return fail(
       "market_rate_off_reference",
-      `market_rate is more than ${percent(policy.maxReferenceDeviation)} from the ${request.direction} reference rate ${Money.format(roundLockedRate(request.direction, corridor.referenceRate))}`
+      `market_rate is more than ${percent(policy.maxReferenceDeviation)} from the ${request.direction} reference rate ${Money.format(roundLockedRate(request.direction, market.referenceRate))}`
     )
   }
   if (
     request.strike_mode === "custom" &&
     Money.greaterThan(deviation(request.target_strike!, request.market_rate), policy.maxCustomStrikeDeviation)
   ) {
-    return failed(
-      request,
+    return fail(
       "custom_strike_off_market",
       `target_strike is more than ${percent(policy.maxCustomStrikeDeviation)} from market_rate`
     )
   }
   const spread = request.provider_extra_spread ?? Money.zero
-  const lockedRate = roundLockedRate(request.direction, Money.subtract(strikeOf(input, corridor), spread))
+  const lockedRate = roundLockedRate(request.direction, Money.subtract(strikeOf(input, market), spread))
   if (!Money.isPositive(lockedRate)) {
-    return failed(request, "custom_strike_off_market", "the strike less provider_extra_spread is not positive")
+    return fail("custom_strike_off_market", "the strike less provider_extra_spread is not positive")
   }
 
   const { base } = pair(request.direction)
-  const notionalIsBase = request.notional_currency === base
   const notionalBase = inBase(request.notional_amount, request.notional_currency, request.direction, lockedRate)
-  if (Money.greaterThan(notionalBase, corridor.notionalLimitBase)) {
-    return failed(
-      request,
+  if (Money.greaterThan(notionalBase, limit.value)) {
+    return fail(
       "notional_above_limit",
-      `notional is above the ${request.direction} limit of ${Money.format(corridor.notionalLimitBase)} ${base}`
+      `notional is above the ${request.direction} limit of ${Money.format(BigDecimal.normalize(limit.value))} ${base}`
     )
   }
 
-  // The option model: a put on BASE struck at the locked rate, exercisable inside the window.
-  const t1 = Math.max(0, request.window_start.epochMilliseconds - now.epochMilliseconds) / MS_PER_YEAR
-  const t2 = Math.max(0, request.window_end.epochMilliseconds - now.epochMilliseconds) / MS_PER_YEAR
-  const value = Pricing.windowOption({
+  // The option model: a put on BASE struck at the locked rate, exercisable inside the window, on the curves
+  // at t1 and t2 and the smile vol at (t2, K) around F(t2) = market_rate · DF_f / DF_d.
+  const w = CorridorMarket.windowInputs(market, {
     spot: Money.toModel(request.market_rate),
     strike: Money.toModel(lockedRate),
-    domesticRate: continuousRate(corridor.quote, now, request.window_end),
-    foreignRate: continuousRate(corridor.base, now, request.window_end),
-    volatility: corridor.volatility,
-    windowStartYears: t1,
-    windowEndYears: t2,
-    kind: "put"
+    now,
+    windowStart: request.window_start,
+    windowEnd: request.window_end
   })
-
-  const marginFactor = Money.sum(Money.one, policy.optionMargin)
-  const optionPremiumQuote = Money.multiply(Money.multiply(Money.fromModel(value), notionalBase), marginFactor)
-  const optionPremium = convert(optionPremiumQuote, conversion.value)
-  const premiumAmount = Money.roundUp(
-    request.contract_type === "option"
-      ? optionPremium
-      : Money.max(policy.minForwardFee, Money.multiply(policy.forwardFeeRatio, optionPremium))
-  )
-
-  let depositAmount: Money.Decimal | null = null
-  if (request.contract_type === "forward") {
-    const notionalQuote = notionalIsBase
-      ? Money.multiply(request.notional_amount, request.market_rate)
-      : request.notional_amount
-    const ratio = BigDecimal.clamp(Money.fromModel(corridor.volatility * Math.sqrt(t2)), {
-      minimum: policy.depositMin,
-      maximum: policy.depositMax
-    })
-    depositAmount = Money.roundUp(Money.multiply(convert(notionalQuote, conversion.value), ratio))
+  // the engine prices from the recorded inputs themselves, so that what is stored is exactly what priced
+  const inputs: PricingInputs = {
+    spot: request.market_rate,
+    forward_t1: storable(w.forwardStart),
+    forward_t2: storable(w.forwardEnd),
+    rate_domestic: storable(w.domesticRate),
+    rate_foreign: storable(w.foreignRate),
+    sigma: storable(w.volatility),
+    t1: storable(w.windowStartYears),
+    t2: storable(w.windowEndYears),
+    engine,
+    engine_version: engineVersion,
+    steps: Pricing.windowOptionSteps(w.windowStartYears, w.windowEndYears)
   }
+  const terms: QuoteTerms = {
+    contractType: request.contract_type,
+    direction: request.direction,
+    notionalCurrency: request.notional_currency,
+    notionalAmount: request.notional_amount,
+    lockedRate,
+    settlementCurrency: request.settlement_currency
+  }
+  const { premiumAmount, depositAmount } = charges(
+    terms,
+    { value: engineValue(inputs, lockedRate), sigma: inputs.sigma, t2: inputs.t2 },
+    request.market_rate,
+    conversion.value,
+    policy
+  )
 
   const advance = Money.subtract(Money.divide(lockedRate, request.provider_rate), Money.one)
   const bps = BigDecimal.floor(Money.multiply(advance, BigDecimal.make(10_000n, 0)), 0)
@@ -214,6 +323,62 @@ export const price = (input: PricerInput): PricedQuote => {
     premiumAmount,
     depositAmount,
     totalAmount: Money.sum(premiumAmount, depositAmount ?? Money.zero),
-    maxTransactionAmount: request.notional_amount
+    maxTransactionAmount: request.notional_amount,
+    snapshotId,
+    inputs
   }
+}
+
+export interface RepriceInput {
+  /** The inputs the quote recorded. */
+  readonly inputs: PricingInputs
+  /** The quote's terms; a `QuoteRecord` has them under these names. */
+  readonly quote: QuoteTerms
+  /**
+   * Settlement fiat per 1 QUOTE, needed only when the fiat is neither side of the direction: `fiatPerQuote` of
+   * the quote's snapshot (`MarketSnapshot.illustrative` for `MarketFreshness.illustrativeSnapshotId`).
+   */
+  readonly fiatPerQuote?: Option.Option<Money.Decimal> | undefined
+  /** The policy the quote was priced under (its margin, forward fee and deposit bounds). */
+  readonly policy: QuotePolicyShape
+}
+
+export type RepriceError =
+  | { readonly _tag: "UnknownEngine"; readonly message: string }
+  | { readonly _tag: "NoCrossRate"; readonly message: string }
+
+/**
+ * A quote's charges again from its recorded inputs alone (no snapshot, no clock): the same engine on the same
+ * float64 inputs and steps, then the same exact arithmetic, so the premium equals the stored one to the token
+ * unit. Refuses inputs of another engine or version, and a cross-fiat quote without its cross rate.
+ */
+export const reprice = (
+  input: RepriceInput
+): Result.Result<
+  { readonly premiumAmount: Money.Decimal; readonly depositAmount: Money.Decimal | null },
+  RepriceError
+> => {
+  const { inputs, quote } = input
+  if (inputs.engine !== engine || inputs.engine_version !== engineVersion) {
+    return Result.fail({
+      _tag: "UnknownEngine",
+      message: `inputs of engine ${inputs.engine} version ${inputs.engine_version}; this pricer is ${engine} version ${engineVersion}`
+    })
+  }
+  const conversion = quoteConversion(quote, inputs.spot, () => input.fiatPerQuote ?? Option.none())
+  if (Option.isNone(conversion)) {
+    return Result.fail({
+      _tag: "NoCrossRate",
+      message: `no rate to convert ${quote.direction} into ${quote.settlementCurrency}`
+    })
+  }
+  return Result.succeed(
+    charges(
+      quote,
+      { value: engineValue(inputs, quote.lockedRate), sigma: inputs.sigma, t2: inputs.t2 },
+      inputs.spot,
+      conversion.value,
+      input.policy
+    )
+  )
 }

@@ -3,7 +3,6 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { QuoteNotFound } from "./ApiError.ts"
-import { pair } from "./Corridor.ts"
 import { position, pageSize, slice } from "./internal/paginate.ts"
 import type { ListQuotesQuery } from "./ListQuery.ts"
 import { MarketData } from "./MarketData.ts"
@@ -15,7 +14,6 @@ import { QuotePolicy } from "./QuotePolicy.ts"
 import { QuoteRepo } from "./QuoteRepo.ts"
 import type { QuoteRequest } from "./QuoteRequest.ts"
 import * as QuoteRules from "./QuoteRules.ts"
-import { fiatOf } from "./Rail.ts"
 import { SettlementRails } from "./SettlementRails.ts"
 
 /** Validates, prices and stores a quote. Pricing failures are stored too, as `status: failed`. */
@@ -24,13 +22,22 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
   const now = yield* DateTime.now
   const policy = yield* QuotePolicy
   const market = yield* MarketData
-  const corridor = yield* market.corridor(request.direction)
-  const { base, quote } = pair(request.direction)
-  const fiat = fiatOf(request.settlement_currency)
-  // a settlement fiat on neither side of the corridor is crossed at the market-data mid rate
-  const fiatPerQuote = fiat === base || fiat === quote ? Option.none() : yield* market.midRate(quote, fiat, now)
+  // the snapshot in force for the partner's environment (MarketFreshness): production refuses a stale one
+  const inForce = yield* market.inForce(scope.environment)
   const railSupported = (yield* SettlementRails).supports(scope.environment, request.chain, request.settlement_currency)
-  const priced = QuotePricer.price({ request, corridor, fiatPerQuote, now, policy, railSupported })
+  // the snapshot id and the engine's inputs are not kept yet (the quote record gains them with the store)
+  const {
+    snapshotId: _snapshotId,
+    inputs: _inputs,
+    ...priced
+  } = QuotePricer.price({
+    request,
+    market: inForce,
+    notionalLimits: market.notionalLimits,
+    now,
+    policy,
+    railSupported
+  })
   const ids = yield* IdGenerator
   const record: Quote.QuoteRecord = {
     ...priced,

@@ -15,20 +15,27 @@ import {
   RateCurve,
   VolSurface
 } from "@ratelock/core"
-import { DateTime, Effect, Option, Result } from "effect"
+import { DateTime, Option, Result } from "effect"
 import fc from "fast-check"
 import { exampleDocument, exampleNow } from "./fixtures/marketSnapshot.ts"
 
 const day = 86_400_000
 const monday = Date.UTC(2026, 2, 2) // Monday 00:00 UTC
 
-const tableCorridor = (direction: Corridor.Direction): MarketData.CorridorParameters =>
-  Effect.runSync(
-    Effect.gen(function* () {
-      const marketData = yield* MarketData.MarketData
-      return Option.getOrThrow(yield* marketData.corridor(direction))
-    }).pipe(Effect.provide(MarketData.MarketData.layerDefaults))
-  )
+/** Today's static table for a direction (pricing.md's illustrative defaults), as the pricer read it before snapshots. */
+const tableCorridor = (direction: Corridor.Direction) => {
+  const table = MarketData.defaultTable()
+  const p = Corridor.marketPair(direction)
+  const entry = table.pairs[`${p.base}/${p.quote}`]!
+  const leg = (currency: Corridor.Currency): RateCurve.Leg => ({ currency, rate: table.rates[currency]! })
+  const reference = Money.unsafe(entry.reference)
+  return {
+    referenceRate: p.inverted ? Money.divide(Money.one, reference) : reference,
+    volatility: entry.volatility,
+    base: leg(p.inverted ? p.quote : p.base),
+    quote: leg(p.inverted ? p.base : p.quote)
+  }
+}
 
 /** The engine inputs today's pricer computes from the static table (QuotePricer's own arithmetic). */
 const todaysInputs = (

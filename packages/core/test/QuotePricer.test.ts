@@ -2,34 +2,51 @@
  * The quote pricer against pricing.md: every quote field and every failure reason.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Option } from "effect"
-import { type MarketData, Money, Pricing, QuotePolicy, QuotePricer, type QuoteRequest, RateCurve } from "@ratelock/core"
+import { BigDecimal, DateTime } from "effect"
+import {
+  MarketFreshness,
+  MarketData,
+  type MarketSnapshot,
+  Money,
+  Pricing,
+  QuotePolicy,
+  QuotePricer,
+  type QuoteRequest,
+  RateCurve
+} from "@ratelock/core"
 import { quoteRequest } from "./fixtures/quoteRequest.ts"
+import { illustrativeWith } from "./fixtures/snapshots.ts"
 
 const now = DateTime.makeUnsafe("2026-11-23T12:00:00Z")
 const later = (days: number) => DateTime.makeUnsafe(now.epochMilliseconds + days * 86_400_000)
 const policy = QuotePolicy.defaults
 
-const usdBrl: MarketData.CorridorParameters = {
-  referenceRate: Money.unsafe("5.40"),
-  volatility: 0.14,
+/** pricing.md's USD/BRL legs, as the illustrative snapshot has them. */
+const usdBrl = {
   base: { currency: "USD", rate: 0.0375 },
-  quote: { currency: "BRL", rate: 0.1425 },
-  notionalLimitBase: Money.unsafe("5000000")
-}
+  quote: { currency: "BRL", rate: 0.1425 }
+} as const
+
+/** The illustrative snapshot observed at `now`: flat curves and smiles, pricing.md's table. */
+const illustrative = MarketFreshness.illustrative(now)
 
 const request = (overrides: Partial<QuoteRequest.QuoteRequest> = {}) => quoteRequest(now, overrides)
 
+const inForce = (snapshot: MarketSnapshot.MarketSnapshot): MarketFreshness.InForce => ({
+  _tag: "InForce",
+  snapshotId: "5d1c0f7e-8a8e-4c1b-9a51-0c2f3e4d5a6b",
+  snapshot
+})
+
 const price = (
   overrides: Partial<QuoteRequest.QuoteRequest> = {},
-  corridor: MarketData.CorridorParameters = usdBrl,
-  fiatPerQuote: Option.Option<Money.Decimal> = Option.none(),
+  market: MarketFreshness.InForce = illustrative,
   railSupported = true
 ) =>
   QuotePricer.price({
     request: request(overrides),
-    corridor: Option.some(corridor),
-    fiatPerQuote,
+    market,
+    notionalLimits: MarketData.defaultNotionalLimits,
     now,
     policy,
     railSupported
@@ -44,8 +61,8 @@ const modelValue = (strike: number, t1: DateTime.Utc, t2: DateTime.Utc, spot = 5
   Pricing.windowOption({
     spot,
     strike,
-    domesticRate: cont(usdBrl.quote as { currency: "BRL"; rate: number }, t2),
-    foreignRate: cont(usdBrl.base as { currency: "USD"; rate: number }, t2),
+    domesticRate: cont(usdBrl.quote, t2),
+    foreignRate: cont(usdBrl.base, t2),
     volatility: 0.14,
     windowStartYears: years(t1),
     windowEndYears: years(t2),
@@ -76,17 +93,14 @@ describe("QuotePricer", () => {
   })
 
   it("inverted pairs keep 10 significant digits, rounded down", () => {
-    const q = price(
-      {
-        direction: "BRL_TO_USD",
-        notional_currency: "BRL",
-        strike_mode: "custom",
-        target_strike: Money.unsafe("0.18518518518518"),
-        provider_rate: Money.unsafe("0.1852"),
-        market_rate: Money.unsafe("0.1852")
-      },
-      { ...usdBrl, referenceRate: Money.unsafe("0.185185"), base: usdBrl.quote, quote: usdBrl.base }
-    )
+    const q = price({
+      direction: "BRL_TO_USD",
+      notional_currency: "BRL",
+      strike_mode: "custom",
+      target_strike: Money.unsafe("0.18518518518518"),
+      provider_rate: Money.unsafe("0.1852"),
+      market_rate: Money.unsafe("0.1852")
+    })
     assert.strictEqual(Money.format(q.lockedRate), "0.1851851851")
   })
 
@@ -122,7 +136,10 @@ describe("QuotePricer", () => {
       Money.format(long.depositAmount!),
       Money.format(Money.roundUp(Money.multiply(Money.unsafe("10000"), Money.fromModel(ratio))))
     )
-    const capped = price({ contract_type: "forward", window_end: later(180) }, { ...usdBrl, volatility: 0.3 })
+    const volatile = illustrativeWith(now, (document) => {
+      document.vols["USD/BRL"][0].atm = "0.3"
+    })
+    const capped = price({ contract_type: "forward", window_end: later(180) }, inForce(volatile))
     assert.strictEqual(Money.format(capped.depositAmount!), "1000.000000")
     assert.isTrue(Money.equals(long.totalAmount, Money.sum(long.premiumAmount, long.depositAmount!)))
     const tiny = price({ contract_type: "forward", notional_amount: Money.unsafe("10"), strike_mode: "live_spot" })
@@ -134,13 +151,12 @@ describe("QuotePricer", () => {
     assert.strictEqual(price({ strike_mode: "live_spot", provider_rate: Money.unsafe("5.50") }).strikeAdvantageBps, 0)
   })
 
-  it("a cross settlement fiat converts at the market-data rate", () => {
+  it("a cross settlement fiat converts at the snapshot's mid rate", () => {
     const eurPerBrl = Money.unsafe("0.16")
-    const q = price(
-      { strike_mode: "live_spot", settlement_currency: "EURC", chain: "ethereum" },
-      usdBrl,
-      Option.some(eurPerBrl)
-    )
+    const eurBrl625 = illustrativeWith(now, (document) => {
+      document.spot["EUR/BRL"] = "6.25" // 1 / 6.25 = 0.16 EUR per BRL
+    })
+    const q = price({ strike_mode: "live_spot", settlement_currency: "EURC", chain: "ethereum" }, inForce(eurBrl625))
     const value = modelValue(5.41, now, later(30))
     const inBrl = Money.multiply(Money.multiply(Money.fromModel(value), Money.unsafe("10000")), Money.unsafe("1.15"))
     assert.strictEqual(Money.format(q.premiumAmount), Money.format(Money.roundUp(Money.multiply(inBrl, eurPerBrl))))
@@ -153,15 +169,19 @@ describe("QuotePricer", () => {
       return q.failureReason?.code
     }
     it("no market parameters", () => {
-      const q = QuotePricer.price({
+      const noUsdBrl = illustrativeWith(now, (document) => {
+        delete document.vols["USD/BRL"]
+      })
+      assert.strictEqual(failure(price({}, inForce(noUsdBrl))), "no_market_parameters")
+      const noLimit = QuotePricer.price({
         request: request(),
-        corridor: Option.none(),
-        fiatPerQuote: Option.none(),
+        market: illustrative,
+        notionalLimits: {},
         railSupported: true,
         now,
         policy
       })
-      assert.strictEqual(failure(q), "no_market_parameters")
+      assert.strictEqual(failure(noLimit), "no_market_parameters")
     })
     it("provider_rate more than 5 % from market_rate", () => {
       assert.strictEqual(failure(price({ provider_rate: Money.unsafe("5.69") })), "provider_rate_off_market")
@@ -191,12 +211,18 @@ describe("QuotePricer", () => {
     })
     it("a rail this deployment does not settle on (e.g. no token configured in production)", () => {
       assert.strictEqual(
-        failure(price({ settlement_currency: "USDC", chain: "ethereum" }, usdBrl, Option.none(), false)),
+        failure(price({ settlement_currency: "USDC", chain: "ethereum" }, illustrative, false)),
         "unsupported_settlement_rail"
       )
     })
     it("a cross fiat with no rate to convert", () => {
-      assert.strictEqual(failure(price({ settlement_currency: "EURC", chain: "ethereum" })), "no_market_parameters")
+      const noEurBrl = illustrativeWith(now, (document) => {
+        delete document.spot["EUR/BRL"]
+      })
+      assert.strictEqual(
+        failure(price({ settlement_currency: "EURC", chain: "ethereum" }, inForce(noEurBrl))),
+        "no_market_parameters"
+      )
     })
   })
 })

@@ -23,6 +23,7 @@ import {
   type IdempotencyRepo,
   IdGenerator,
   MarketData,
+  type MarketSnapshot,
   type MarketSnapshotRepo,
   type PartnerRepo,
   PayoutRepo,
@@ -57,8 +58,11 @@ export interface Options {
   readonly rateLimit?: RateLimiter.RateLimitShape
   /** Which environments the deployment serves (default both; a disabled one answers 403). */
   readonly environments?: ChainAvailability.ChainAvailabilityShape
-  /** Market parameters (default core's `MarketData.defaultTable()`). */
-  readonly marketData?: MarketData.StaticTable
+  /**
+   * The market snapshot every environment prices from, whatever its age (default: core's illustrative snapshot
+   * observed at the test clock's now, pricing.md's table).
+   */
+  readonly marketData?: MarketSnapshot.MarketSnapshot
   /** Seed of the random generator behind webhook retry jitter (default "ratelock-testkit"). */
   readonly seed?: string
   /** `false`: `GET /ready` answers 503 `not_ready`, as when the service's database is unreachable. */
@@ -148,7 +152,7 @@ const ports = (options: Options) => {
         IdGenerator.IdGenerator.layerTest,
         options.marketData === undefined
           ? MarketData.MarketData.layerDefaults
-          : MarketData.MarketData.layerStatic(options.marketData),
+          : MarketData.MarketData.layerSnapshot(options.marketData),
         options.ready === false ? notReady : Readiness.Readiness.layerAlways
       )
     )
