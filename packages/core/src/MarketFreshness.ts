@@ -31,6 +31,10 @@ export const defaultMaxAge: Duration.Duration = Duration.seconds(900)
  */
 export const illustrativeSnapshotId = "00000000-0000-0000-0000-000000000000"
 
+/** The `snapshot_id` a quote keeps: the stored snapshot that priced it, none for the built-in illustrative one. */
+export const storedSnapshotId = (snapshotId: string | null): string | null =>
+  snapshotId === illustrativeSnapshotId ? null : snapshotId
+
 export const inForceOf = (stored: StoredSnapshot): InForce => ({
   _tag: "InForce",
   snapshotId: stored.id,

@@ -6,6 +6,7 @@ import { QuoteNotFound } from "./ApiError.ts"
 import { position, pageSize, slice } from "./internal/paginate.ts"
 import type { ListQuotesQuery } from "./ListQuery.ts"
 import { MarketData } from "./MarketData.ts"
+import * as MarketFreshness from "./MarketFreshness.ts"
 import type { PartnerScope } from "./Partner.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import * as Quote from "./Quote.ts"
@@ -25,12 +26,7 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
   // the snapshot in force for the partner's environment (MarketFreshness): production refuses a stale one
   const inForce = yield* market.inForce(scope.environment)
   const railSupported = (yield* SettlementRails).supports(scope.environment, request.chain, request.settlement_currency)
-  // the snapshot id and the engine's inputs are not kept yet (the quote record gains them with the store)
-  const {
-    snapshotId: _snapshotId,
-    inputs: _inputs,
-    ...priced
-  } = QuotePricer.price({
+  const { snapshotId, inputs, ...priced } = QuotePricer.price({
     request,
     market: inForce,
     notionalLimits: market.notionalLimits,
@@ -62,9 +58,9 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
     expiresAt: DateTime.addDuration(now, policy.quoteTtl),
     createdAt: now,
     acceptedAt: null,
-    // what priced it: wired from the pricer with issue 15's market data
-    snapshotId: null,
-    pricingInputs: null
+    // what priced it, so the premium can be examined and reproduced (`ratelock quote explain`)
+    snapshotId: MarketFreshness.storedSnapshotId(snapshotId),
+    pricingInputs: inputs
   }
   yield* (yield* QuoteRepo).insert(record)
   return Quote.toResponse(record, now)

@@ -5,7 +5,8 @@
  * and a new snapshot prices the next quote.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
+import { Digest } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import { MemoryStore } from "@ratelock/adapters-store"
 import {
@@ -13,6 +14,7 @@ import {
   MarketData,
   MarketFreshness,
   MarketSnapshot,
+  MarketSnapshotRepo,
   Money,
   type Partner,
   QuotePolicy,
@@ -70,18 +72,26 @@ describe("MarketFreshness.inForce", () => {
 })
 
 describe("quotes on the snapshot in force", () => {
-  /** Quotes on a memory store, market data from `latest` (what the host backs with its snapshot store). */
+  /**
+   * Quotes on one memory store, market data from its latest stored snapshot (as the host serves it):
+   * an import stores the snapshot, and quotes record its id.
+   */
   const harness = Effect.gen(function* () {
     yield* TestClock.setTime(start)
-    const latest = yield* Ref.make(Option.none<MarketFreshness.StoredSnapshot>())
-    const layer = Layer.mergeAll(
-      MemoryStore.layerMemory,
-      IdGenerator.IdGenerator.layerTest,
-      MarketData.MarketData.layerLatest({ latest: Ref.get(latest) })
+    const store = yield* Layer.build(Layer.mergeAll(MemoryStore.layerMemory, IdGenerator.IdGenerator.layerTest))
+    const snapshots = Context.get(store, MarketSnapshotRepo.MarketSnapshotRepo)
+    const latest = Effect.map(
+      snapshots.latest(),
+      Option.map((s): MarketFreshness.StoredSnapshot => ({ id: s.id, snapshot: s.document }))
     )
+    const layer = Layer.merge(Layer.succeedContext(store), MarketData.MarketData.layerLatest({ latest }))
     /** Stores a snapshot observed at the clock's now, as an import does. */
     const importAt = (id: string, snapshot: (asOf: DateTime.Utc) => MarketSnapshot.MarketSnapshot) =>
-      Effect.flatMap(DateTime.now, (now) => Ref.set(latest, Option.some(stored(id, snapshot(now)))))
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        const record = yield* MarketSnapshotRepo.record(snapshot(now), { id, importedAt: now })
+        yield* snapshots.insert(record)
+      }).pipe(Effect.provide(Digest.layerWebCrypto))
     const quote = (scope: Partner.PartnerScope) =>
       Effect.flatMap(DateTime.now, (now) => Quotes.create(scope, quoteRequest(now)).pipe(Effect.provide(layer)))
     /** What the pricer made of the request at the clock's now, with the port's snapshot in force. */

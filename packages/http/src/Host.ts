@@ -9,7 +9,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
-import { MarketData, type Partners } from "@ratelock/core"
+import { MarketData, MarketSnapshotRepo, type Partners } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -29,11 +29,32 @@ import * as Workers from "./Workers.ts"
 
 export { HostError } from "./HostError.ts"
 
+/**
+ * Market data from the latest stored snapshot under the freshness rules. The latest is read again
+ * at most once a second, so a snapshot imported by any process is in force everywhere within a
+ * second, and a quote does not decode the document each time.
+ */
+const marketData = (settings: HostConfig.Settings) =>
+  Layer.effect(
+    MarketData.MarketData,
+    Effect.gen(function* () {
+      const repo = yield* MarketSnapshotRepo.MarketSnapshotRepo
+      const latest = yield* Effect.cachedWithTTL(
+        Effect.map(
+          repo.latest(),
+          Option.map((stored) => ({ id: stored.id, snapshot: stored.document }))
+        ),
+        Duration.seconds(1)
+      )
+      return MarketData.fromLatest({ latest, maxAge: settings.marketMaxAge })
+    })
+  )
+
 /** Everything the handlers and programs need besides the database and the HTTP server. */
 const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
-    MarketData.MarketData.layerDefaults,
+    marketData(settings),
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql

@@ -41,6 +41,11 @@ export interface Settings {
   readonly sandbox: boolean
   /** `RATELOCK_SANDBOX_CONFIRM_MS`: how long the simulated chain takes to confirm a transfer or a payout. */
   readonly sandboxConfirmDelay: Duration.Duration
+  /**
+   * `RATELOCK_MARKET_MAX_AGE_SECONDS`: production prices only from a snapshot whose `as_of` is at
+   * most this old; past it quotes fail `market_data_stale` (the sandbox prices from any age).
+   */
+  readonly marketMaxAge: Duration.Duration
   /** Chains production runs on; none → production answers 403 `environment_disabled`. */
   readonly productionChains: ReadonlyArray<Rail.Chain>
   /** Create a demo partner (and print its sandbox credentials) on a first start with no partners. */
@@ -114,6 +119,7 @@ export const settings: Config.Config<Settings> = Config.all({
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
     "RATELOCK_SANDBOX_CONFIRM_MS"
   ).pipe(Config.withDefault(2000), Config.map(Duration.millis)),
+  marketMaxAge: seconds("RATELOCK_MARKET_MAX_AGE_SECONDS", 900),
   productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
   demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),

@@ -7,6 +7,8 @@
  */
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { type Address, parseUnits } from "viem"
 import { mnemonicToAccount } from "viem/accounts"
 import { Anvil, layer as anvilLayer } from "@ratelock/test-support/Anvil"
@@ -16,6 +18,10 @@ import { baseUrlOf, cliJson, removeTempDirs, start, tempDataDir } from "./suppor
 import type { Key } from "./support/server.ts"
 
 afterAll(removeTempDirs)
+
+const exampleSnapshot = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8")
+)
 
 /** Funding addresses come from their own seed: not anvil's accounts, not the hot wallet. */
 const fundingMnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
@@ -33,6 +39,10 @@ layer(anvilLayer, { excludeTestServices: true, timeout: "60 seconds" })("product
         yield* Erc20.mint(anvil.client, deployer, usdc, hotWallet.address, parseUnits("1000000", 6))
 
         const dataDir = tempDataDir()
+        // production prices only from fresh market data: the operator imports a snapshot observed now
+        const snapshot = join(dataDir, "..", "snapshot.json")
+        writeFileSync(snapshot, JSON.stringify({ ...exampleSnapshot, as_of: new Date().toISOString() }))
+        yield* Effect.promise(() => cliJson(dataDir, "market", "import", snapshot))
         const partner = yield* Effect.promise(() => cliJson(dataDir, "partner", "create", "--name", "Prod Co"))
         const key: Key = {
           keyId: partner.environments.production.api_key_id,
