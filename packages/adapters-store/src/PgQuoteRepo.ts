@@ -40,6 +40,17 @@ export const layer: Layer.Layer<QuoteRepo.QuoteRepo, never, SqlClient.SqlClient>
       return yield* inScope({ ...scope, id })
     }, orStoreError("PgQuoteRepo.find"))
 
+    const byId = SqlSchema.findOneOption({
+      Request: Parameters<{ readonly id: string }>(),
+      Result: QuoteRow,
+      execute: (r) => sql`SELECT * FROM quotes WHERE id = ${r.id}`
+    })
+
+    const findForOperator = Effect.fn("PgQuoteRepo.findForOperator")(function* (id: string) {
+      if (!isUuid(id)) return Option.none()
+      return yield* byId({ id })
+    }, orStoreError("PgQuoteRepo.findForOperator"))
+
     const page = SqlSchema.findAll({
       Request: Parameters<List>(),
       Result: QuoteRow,
@@ -61,6 +72,6 @@ export const layer: Layer.Layer<QuoteRepo.QuoteRepo, never, SqlClient.SqlClient>
       return yield* page({ ...scope, ...filter, now: timestamp(filter.now) })
     }, orStoreError("PgQuoteRepo.list"))
 
-    return QuoteRepo.QuoteRepo.of({ insert, find, list })
+    return QuoteRepo.QuoteRepo.of({ insert, find, findForOperator, list })
   })
 )

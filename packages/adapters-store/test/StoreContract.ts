@@ -219,6 +219,17 @@ const quoteTests = (it: It) =>
       })
     )
 
+    it.effect("the operator finds any partner's quote by id; an unknown or malformed id finds nothing", () =>
+      Effect.gen(function* () {
+        const quotes = yield* QuoteRepo.QuoteRepo
+        const q = R.quote(yield* newScope())
+        yield* quotes.insert(q)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* quotes.findForOperator(q.id))), R.plain(q))
+        assert.isTrue(Option.isNone(yield* quotes.findForOperator(R.uuid())))
+        assert.isTrue(Option.isNone(yield* quotes.findForOperator("not-a-uuid")))
+      })
+    )
+
     it.effect("list: newest first by (created_at, id), ties by id; chained pages never skip or repeat", () =>
       Effect.gen(function* () {
         const quotes = yield* QuoteRepo.QuoteRepo

@@ -22,6 +22,8 @@ export interface QuoteFilter {
 export interface QuoteRepoShape {
   readonly insert: (quote: QuoteRecord) => Effect.Effect<void, StoreError>
   readonly find: (scope: PartnerScope, id: string) => Effect.Effect<Option.Option<QuoteRecord>, StoreError>
+  /** Any partner's quote by id: for the operator (`quote explain`), never behind a partner's key. */
+  readonly findForOperator: (id: string) => Effect.Effect<Option.Option<QuoteRecord>, StoreError>
   /** At most `filter.limit` quotes, newest first by `(created_at, id)`. */
   readonly list: (scope: PartnerScope, filter: QuoteFilter) => Effect.Effect<ReadonlyArray<QuoteRecord>, StoreError>
 }

@@ -3,7 +3,7 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { ApiError, MarketSnapshots, Partners } from "@ratelock/core"
+import { ApiError, MarketSnapshots, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
@@ -243,6 +243,30 @@ const market = Command.make("market").pipe(
   Command.withSubcommands([marketImport, marketShow])
 )
 
+const quoteExplain = Command.make(
+  "explain",
+  { quote: Argument.String("quote_id").pipe(Argument.withDescription("The quote's id")), json: jsonFlag },
+  (input) =>
+    forOperator(
+      Effect.flatMap(HostConfig.settings, (settings) =>
+        // repriced under the policy this deployment prices with (its margin, forward fee, deposits)
+        Effect.flatMap(QuoteExplain.explain(input.quote), (explained) =>
+          print(input.json, explained, Format.explainedQuote)
+        ).pipe(
+          Effect.provideService(QuotePolicy.QuotePolicy, HostConfig.quotePolicy(settings)),
+          Effect.provide(Layer.merge(Store.layer(settings), Services.layer))
+        )
+      )
+    )
+).pipe(
+  Command.withDescription("What priced a quote (its snapshot and model inputs) and whether they reproduce its premium")
+)
+
+const quote = Command.make("quote").pipe(
+  Command.withDescription("Quotes as the operator sees them"),
+  Command.withSubcommands([quoteExplain])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -256,7 +280,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -239,6 +239,10 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       usdBrl.points.map((p: { tenor: string }) => p.tenor),
       ["1W", "1M", "3M", "6M"]
     )
+    const unknown = await cli(dir, "quote", "explain", "00000000-0000-4000-8000-00000000dead")
+    assert.strictEqual(unknown.code, 1)
+    assert.match(unknown.stderr, /quote 00000000-0000-4000-8000-00000000dead not found/)
+
     const text = await cli(dir, "market", "show")
     assert.match(text.stdout, new RegExp(`Snapshot ${imported.snapshot_id}`))
     assert.match(text.stdout, /USD_TO_BRL +5\.41/)

@@ -1,7 +1,13 @@
 /**
  * Plain-text output of the operator CLI (`--json` prints the records as they are instead).
  */
-import { type ApiError, MarketOverview, type MarketSnapshotRepo, type Partners } from "@ratelock/core"
+import {
+  type ApiError,
+  MarketOverview,
+  type MarketSnapshotRepo,
+  type Partners,
+  type QuoteExplain
+} from "@ratelock/core"
 import { DateTime, Duration, Option } from "effect"
 import type * as UnmatchedFunds from "../UnmatchedFunds.ts"
 
@@ -151,3 +157,13 @@ export const market = (inForce: InForce): string =>
       return lines.join("\n")
     }
   })
+
+export const explainedQuote = (e: QuoteExplain.Explanation): string => {
+  const lines = [`Quote ${e.quote_id}`, field("snapshot_id", e.snapshot_id ?? "(built-in illustrative snapshot)")]
+  if (e.inputs !== null) {
+    for (const [name, value] of Object.entries(e.inputs)) lines.push(field(name, String(value)))
+  }
+  lines.push(field("premium", e.premium_amount), field("repriced", e.repriced_premium_amount ?? "(not repriced)"))
+  lines.push(e.reproduced ? "Reproduced exactly." : `Not reproduced: ${e.note ?? ""}`)
+  return lines.join("\n")
+}

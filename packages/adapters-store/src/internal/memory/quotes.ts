@@ -25,6 +25,10 @@ export const makeQuoteRepo = (ref: StateRef): QuoteRepo.QuoteRepoShape => {
     return yield* read(ref, (state) => scoped(scope, HashMap.get(state.quotes, id)))
   })
 
+  const findForOperator = Effect.fn("MemoryStore.quotes.findForOperator")(function* (id: string) {
+    return yield* read(ref, (state) => HashMap.get(state.quotes, id))
+  })
+
   const list = Effect.fn("MemoryStore.quotes.list")(function* (
     scope: Partner.PartnerScope,
     filter: QuoteRepo.QuoteFilter
@@ -38,5 +42,5 @@ export const makeQuoteRepo = (ref: StateRef): QuoteRepo.QuoteRepoShape => {
     )
   })
 
-  return QuoteRepo.QuoteRepo.of({ insert, find, list })
+  return QuoteRepo.QuoteRepo.of({ insert, find, findForOperator, list })
 }
