@@ -22,6 +22,7 @@ import * as DemoPartner from "./DemoPartner.ts"
 import * as RateLimitShares from "./server/RateLimitShares.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
+import * as MarketFeed from "./MarketFeed.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
@@ -94,14 +95,24 @@ export type StartError = HostError | Store.ClientError | PgMigrator.MigrationErr
 /** This process's name on the work it claims and on its `api_replicas` row. */
 const processName = () => `${hostname()}:${process.pid}`
 
+/** The market feed, when `RATELOCK_MARKET_FEED_URL` names one: polled where the workers run. */
+const marketFeed = (settings: HostConfig.Settings) =>
+  Option.match(settings.marketFeedUrl, {
+    onNone: () => Layer.empty,
+    onSome: (url) => MarketFeed.layer({ url, interval: settings.marketFeedInterval })
+  })
+
 /** The lifecycle workers, unless `RATELOCK_WORKERS=false` (API-only replicas). */
 const workers = (settings: HostConfig.Settings) =>
   settings.workers
-    ? Workers.layer({
-        pollInterval: settings.workerPoll,
-        concurrency: settings.workerConcurrency,
-        owner: processName()
-      }).pipe(Layer.provide(WebhookClient.layer))
+    ? Layer.merge(
+        Workers.layer({
+          pollInterval: settings.workerPoll,
+          concurrency: settings.workerConcurrency,
+          owner: processName()
+        }).pipe(Layer.provide(WebhookClient.layer)),
+        marketFeed(settings)
+      )
     : Layer.empty
 
 /**
@@ -127,12 +138,15 @@ const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RA
 export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.unwrap(
     Effect.map(workerLease, (lease) =>
-      Workers.layer({
-        pollInterval: settings.workerPoll,
-        concurrency: settings.workerConcurrency,
-        owner: processName(),
-        leaseFor: Option.getOrUndefined(lease)
-      })
+      Layer.merge(
+        Workers.layer({
+          pollInterval: settings.workerPoll,
+          concurrency: settings.workerConcurrency,
+          owner: processName(),
+          leaseFor: Option.getOrUndefined(lease)
+        }),
+        marketFeed(settings)
+      )
     ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
   ).pipe(Layer.provide(WebhookClient.layer), Layer.provide(services(settings)), Layer.provide(Store.layer(settings)))
 

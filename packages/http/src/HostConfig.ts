@@ -46,6 +46,10 @@ export interface Settings {
    * most this old; past it quotes fail `market_data_stale` (the sandbox prices from any age).
    */
   readonly marketMaxAge: Duration.Duration
+  /** `RATELOCK_MARKET_FEED_URL`: a market snapshot document the workers poll (none: imports only). */
+  readonly marketFeedUrl: Option.Option<string>
+  /** `RATELOCK_MARKET_FEED_INTERVAL_SECONDS`: how often the workers poll the feed. */
+  readonly marketFeedInterval: Duration.Duration
   /** Chains production runs on; none → production answers 403 `environment_disabled`. */
   readonly productionChains: ReadonlyArray<Rail.Chain>
   /** Create a demo partner (and print its sandbox credentials) on a first start with no partners. */
@@ -120,6 +124,8 @@ export const settings: Config.Config<Settings> = Config.all({
     "RATELOCK_SANDBOX_CONFIRM_MS"
   ).pipe(Config.withDefault(2000), Config.map(Duration.millis)),
   marketMaxAge: seconds("RATELOCK_MARKET_MAX_AGE_SECONDS", 900),
+  marketFeedUrl: Config.option(Config.URL("RATELOCK_MARKET_FEED_URL").pipe(Config.map((url) => url.href))),
+  marketFeedInterval: seconds("RATELOCK_MARKET_FEED_INTERVAL_SECONDS", 60),
   productionChains: Config.schema(ChainList, "RATELOCK_PRODUCTION_CHAINS").pipe(Config.withDefault([])),
   demoPartner: Config.Boolean("RATELOCK_DEMO_PARTNER").pipe(Config.withDefault(true)),
   shutdownGrace: seconds("RATELOCK_SHUTDOWN_GRACE_SECONDS", 20),
