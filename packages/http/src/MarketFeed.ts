@@ -7,7 +7,7 @@
  */
 import { type IdGenerator, type MarketSnapshotRepo, MarketSnapshots, type StoreError } from "@ratelock/core"
 import type { Digest } from "effect/crypto"
-import { Data, Duration, Effect, Layer, Metric, Ref, Schedule } from "effect"
+import { Data, type Duration, Effect, Layer, Metric, Ref, Schedule } from "effect"
 
 export class FeedError extends Data.TaggedError("FeedError")<{ readonly message: string }> {}
 
