@@ -2,7 +2,8 @@
  * The operator's market-data programs: import a snapshot document (validated whole, stored once by
  * its hash) and read the snapshot in force with its age.
  */
-import { DateTime, Duration, Effect, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Option, Result } from "effect"
+import { ValidationError } from "./ApiError.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as MarketSnapshotRepo from "./MarketSnapshotRepo.ts"
@@ -12,7 +13,17 @@ import * as MarketSnapshotRepo from "./MarketSnapshotRepo.ts"
  * its path; nothing stored) and stores it; the same document again is the snapshot already stored.
  */
 export const importDocument = Effect.fn("MarketSnapshots.importDocument")(function* (input: unknown) {
-  const document = yield* MarketSnapshot.decode(input)
+  return yield* store(yield* MarketSnapshot.decode(input))
+})
+
+/** `importDocument` of JSON text (a file, a feed's body); text that is not JSON is refused like a bad document. */
+export const importJson = Effect.fn("MarketSnapshots.importJson")(function* (text: string) {
+  const checked = MarketSnapshot.validateJson(text, { now: yield* Clock.currentTimeMillis })
+  if (Result.isFailure(checked)) return yield* ValidationError.fromIssues(checked.failure)
+  return yield* store(checked.success)
+})
+
+const store = Effect.fnUntraced(function* (document: MarketSnapshot.MarketSnapshot) {
   const record = yield* MarketSnapshotRepo.record(document, {
     id: yield* (yield* IdGenerator).uuid,
     importedAt: yield* DateTime.now

@@ -40,16 +40,12 @@ export const poll = Effect.fn("MarketFeed.poll")(function* (
     try: () => response.text(),
     catch: (cause) => new FeedError({ message: `reading ${url}: ${String(cause)}` })
   })
-  const document = yield* Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: () => new FeedError({ message: `${url} served something that is not JSON` })
-  })
-  const imported = yield* MarketSnapshots.importDocument(document).pipe(
+  const imported = yield* MarketSnapshots.importJson(text).pipe(
     Effect.catchTag("ValidationError", (refused) =>
       Effect.fail(
         new FeedError({
           message: `${url} served a snapshot that is refused: ${refused.detail
-            .map((issue) => `${issue.loc.join(".") || "(document)"}: ${issue.msg}`)
+            .map((issue) => `${issue.loc.join(".") || "(document)"}: ${issue.msg} [${issue.type}]`)
             .join("; ")}`
         })
       )

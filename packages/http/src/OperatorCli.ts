@@ -3,7 +3,7 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { ApiError, MarketSnapshots, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
+import { MarketSnapshots, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
@@ -198,17 +198,6 @@ const readDocument = (path: string) =>
     catch: (cause) => new CliError.UserError({ cause, userMessage: `Cannot read ${path}: ${String(cause)}` })
   })
 
-/** JSON text as a value, or the one failure a document that is not JSON has. */
-const parseDocument = (text: string) =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: (cause) =>
-      new ApiError.ValidationError({
-        message: "1 invalid field",
-        detail: [{ loc: [], msg: `not JSON: ${(cause as Error).message}`, type: "json_invalid" }]
-      })
-  })
-
 const marketImport = Command.make(
   "import",
   {
@@ -220,7 +209,7 @@ const marketImport = Command.make(
   (input) =>
     onStore(
       Effect.gen(function* () {
-        const imported = yield* MarketSnapshots.importDocument(yield* parseDocument(yield* readDocument(input.file)))
+        const imported = yield* MarketSnapshots.importJson(yield* readDocument(input.file))
         yield* print(input.json, Format.importedSnapshotJson(imported), Format.importedSnapshot)
       }).pipe(
         Effect.catchTag("ValidationError", (refused) =>

@@ -80,7 +80,7 @@ describe("MarketFeed", () => {
       feed.serve({ status: 500, body: "upstream down" })
       assert.match((yield* Effect.flip(poll)).message, /answered HTTP 500/)
       feed.serve({ etag: '"c"', body: "{ not json" })
-      assert.match((yield* Effect.flip(poll)).message, /not JSON/)
+      assert.match((yield* Effect.flip(poll)).message, /refused: \(document\): not JSON: .*\[json_invalid\]/)
       feed.serve({ etag: '"d"', body: JSON.stringify({ ...observed(1), spot: {} }) })
       const refused = yield* Effect.flip(poll)
       assert.match(refused.message, /refused: .*spot\.USD\/BRL/)
