@@ -142,3 +142,7 @@ export const flatten = (issue: SchemaIssue.Issue, loc: Loc, input: unknown): Arr
       return [{ loc, msg: message(issue), type: leaf(issue) }]
   }
 }
+
+/** One item as a line for an operator: `rates.USD.points.0.rate: … [rate_out_of_range]`. */
+export const line = (item: Item): string =>
+  `${item.loc.length === 0 ? "(document)" : item.loc.join(".")}: ${item.msg} [${item.type}]`

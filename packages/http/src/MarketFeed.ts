@@ -5,9 +5,15 @@
  * document that is refused is logged and counted (`ratelock_market_feed_failures_total`); the last
  * good snapshot stays in force until it is stale.
  */
-import { type IdGenerator, type MarketSnapshotRepo, MarketSnapshots, type StoreError } from "@ratelock/core"
+import {
+  type IdGenerator,
+  IssueDetail,
+  type MarketSnapshotRepo,
+  MarketSnapshots,
+  type StoreError
+} from "@ratelock/core"
 import type { Digest } from "effect/crypto"
-import { Data, type Duration, Effect, Layer, Metric, Ref, Schedule } from "effect"
+import { Data, DateTime, Duration, Effect, Layer, Metric, Ref, Schedule } from "effect"
 
 export class FeedError extends Data.TaggedError("FeedError")<{ readonly message: string }> {}
 
@@ -21,10 +27,13 @@ export interface Settings {
   readonly interval: Duration.Duration
 }
 
-/** One poll: `unchanged` (304 or a document already stored) or `imported`, with the new ETag kept. */
 /** What a poll runs on: the snapshot store, ids and hashing. */
 export type Requirements = MarketSnapshotRepo.MarketSnapshotRepo | IdGenerator.IdGenerator | Digest.Digest
 
+/** A feed that does not answer within this is a failed poll, not a loop stuck for good. */
+export const requestTimeout = Duration.seconds(30)
+
+/** One poll: `unchanged` (304 or a document already stored) or `imported`, with the new ETag kept. */
 export const poll = Effect.fn("MarketFeed.poll")(function* (
   url: string,
   etag: Ref.Ref<string | undefined>
@@ -33,27 +42,41 @@ export const poll = Effect.fn("MarketFeed.poll")(function* (
   const response = yield* Effect.tryPromise({
     try: (signal) => fetch(url, { headers: last === undefined ? {} : { "if-none-match": last }, signal }),
     catch: (cause) => new FeedError({ message: `cannot reach ${url}: ${String(cause)}` })
-  })
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: requestTimeout,
+      orElse: () =>
+        Effect.fail(new FeedError({ message: `${url} did not answer within ${Duration.format(requestTimeout)}` }))
+    })
+  )
   if (response.status === 304) return "unchanged"
   if (response.status !== 200) return yield* new FeedError({ message: `${url} answered HTTP ${response.status}` })
   const text = yield* Effect.tryPromise({
     try: () => response.text(),
     catch: (cause) => new FeedError({ message: `reading ${url}: ${String(cause)}` })
-  })
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: requestTimeout,
+      orElse: () =>
+        Effect.fail(
+          new FeedError({ message: `${url} did not send its body within ${Duration.format(requestTimeout)}` })
+        )
+    })
+  )
   const imported = yield* MarketSnapshots.importJson(text).pipe(
     Effect.catchTag("ValidationError", (refused) =>
       Effect.fail(
         new FeedError({
-          message: `${url} served a snapshot that is refused: ${refused.detail
-            .map((issue) => `${issue.loc.join(".") || "(document)"}: ${issue.msg} [${issue.type}]`)
-            .join("; ")}`
+          message: `${url} served a snapshot that is refused: ${refused.detail.map(IssueDetail.line).join("; ")}`
         })
       )
     )
   )
   yield* Ref.set(etag, response.headers.get("etag") ?? undefined)
   if (imported.created) {
-    yield* Effect.logInfo(`market feed: snapshot ${imported.snapshot.id} (as_of ${imported.snapshot.asOf}) imported`)
+    yield* Effect.logInfo(
+      `market feed: snapshot ${imported.snapshot.id} (as_of ${DateTime.formatIso(imported.snapshot.asOf)}) imported`
+    )
   }
   return imported.created ? "imported" : "unchanged"
 })
