@@ -93,7 +93,8 @@ export const fromSnapshot = (
   snapshot: MarketSnapshot.MarketSnapshot,
   options: { readonly id?: string; readonly notionalLimits?: NotionalLimits } = {}
 ): MarketDataShape => {
-  const inForce = MarketFreshness.inForceOf({ id: options.id ?? MarketFreshness.illustrativeSnapshotId, snapshot })
+  // a snapshot given as a value is stored nowhere unless the caller names its stored id
+  const inForce: MarketFreshness.InForce = { _tag: "InForce", snapshotId: options.id ?? null, snapshot }
   return {
     inForce: () => Effect.succeed(inForce),
     notionalLimits: options.notionalLimits ?? defaultNotionalLimits,

@@ -20,20 +20,22 @@ export interface StoredSnapshot {
 
 /** The snapshot a quote prices from, or why there is none. */
 export type InForce =
-  | { readonly _tag: "InForce"; readonly snapshotId: string; readonly snapshot: MarketSnapshot.MarketSnapshot }
+  | {
+      readonly _tag: "InForce"
+      /** The stored snapshot's id; null for a snapshot that is not stored (the built-in illustrative one). */
+      readonly snapshotId: string | null
+      readonly snapshot: MarketSnapshot.MarketSnapshot
+    }
   | { readonly _tag: "Stale"; readonly message: string }
 
 export const defaultMaxAge: Duration.Duration = Duration.seconds(900)
 
 /**
- * The id a quote priced from the built-in illustrative snapshot records (the nil UUID: no stored snapshot
- * priced it). The document is `MarketSnapshot.illustrative`, observed at the quote's own pricing instant.
+ * The id a quote priced from the built-in illustrative snapshot records: none, since no stored
+ * snapshot priced it. The document is `MarketSnapshot.illustrative`, observed at the quote's own
+ * pricing instant.
  */
-export const illustrativeSnapshotId = "00000000-0000-0000-0000-000000000000"
-
-/** The `snapshot_id` a quote keeps: the stored snapshot that priced it, none for the built-in illustrative one. */
-export const storedSnapshotId = (snapshotId: string | null): string | null =>
-  snapshotId === illustrativeSnapshotId ? null : snapshotId
+export const illustrativeSnapshotId = null
 
 export const inForceOf = (stored: StoredSnapshot): InForce => ({
   _tag: "InForce",

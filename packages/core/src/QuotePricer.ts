@@ -336,7 +336,7 @@ export interface RepriceInput {
   readonly quote: QuoteTerms
   /**
    * Settlement fiat per 1 QUOTE, needed only when the fiat is neither side of the direction: `fiatPerQuote` of
-   * the quote's snapshot (`MarketSnapshot.illustrative` for `MarketFreshness.illustrativeSnapshotId`).
+   * the quote's snapshot (`MarketSnapshot.illustrative` when the quote names no stored snapshot).
    */
   readonly fiatPerQuote?: Option.Option<Money.Decimal> | undefined
   /** The policy the quote was priced under (its margin, forward fee and deposit bounds). */

@@ -6,7 +6,6 @@ import { QuoteNotFound } from "./ApiError.ts"
 import { position, pageSize, slice } from "./internal/paginate.ts"
 import type { ListQuotesQuery } from "./ListQuery.ts"
 import { MarketData } from "./MarketData.ts"
-import * as MarketFreshness from "./MarketFreshness.ts"
 import type { PartnerScope } from "./Partner.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import * as Quote from "./Quote.ts"
@@ -59,7 +58,7 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
     createdAt: now,
     acceptedAt: null,
     // what priced it, so the premium can be examined and reproduced (`ratelock quote explain`)
-    snapshotId: MarketFreshness.storedSnapshotId(snapshotId),
+    snapshotId,
     pricingInputs: inputs
   }
   yield* (yield* QuoteRepo).insert(record)

@@ -1,9 +1,18 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Quotes } from "@ratelock/core"
+import { MarketSnapshot, Money, Quotes } from "@ratelock/core"
 import { ApiErrors } from "@ratelock/http"
-import { DateTime, Duration, Effect } from "effect"
+import { DateTime, Duration, Effect, Result } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Ratelock, Scenario, Simulation, TestPartner, WebhookInbox } from "../src/index.ts"
+
+/** The illustrative snapshot with every pair's ATM vol at `vol` (a snapshot an integrator brings). */
+const flatVol = (vol: string) => {
+  const base = MarketSnapshot.illustrativeDocument
+  const vols = Object.fromEntries(
+    Object.entries(base.vols).map(([pair, pillars]) => [pair, pillars.map((pillar) => ({ ...pillar, atm: vol }))])
+  )
+  return Result.getOrThrow(MarketSnapshot.validate({ ...base, vols }, { now: Date.now() }))
+}
 
 describe("Ratelock.layer", () => {
   layer(Ratelock.layer)("the service in memory", (it) => {
@@ -187,6 +196,20 @@ describe("Ratelock.layer", () => {
       const second = yield* run.pipe(Effect.provide(Ratelock.layer))
       assert.strictEqual(first.length, 4)
       assert.deepStrictEqual(first, second)
+    })
+  )
+
+  it.effect("prices from a market snapshot of the integrator's own: a dearer vol, a dearer quote", () =>
+    Effect.gen(function* () {
+      const quoteUnder = (vol: string) =>
+        Scenario.quote({ customer_reference_id: `vol-${vol}` }).pipe(
+          Effect.provide(Ratelock.layerWith({ marketData: flatVol(vol) }))
+        )
+      const calm = yield* quoteUnder("0.14")
+      const stormy = yield* quoteUnder("0.28")
+      assert.strictEqual(calm.status, "created")
+      assert.strictEqual(stormy.status, "created")
+      assert.isTrue(Money.greaterThan(stormy.premium_amount, calm.premium_amount))
     })
   )
 })
