@@ -4,6 +4,7 @@
 import {
   type ApiError,
   MarketOverview,
+  Money,
   type MarketSnapshotRepo,
   type Partners,
   type QuoteExplain
@@ -130,7 +131,16 @@ export const marketJson = (inForce: InForce) =>
     })
   })
 
-const figure = (value: string, digits: number) => Number(value).toFixed(digits).padStart(12)
+const figure = (value: string, digits: number) => Money.formatFixed(Money.unsafe(value), digits).padStart(12)
+
+/** A vol as a percentage with two decimals, from its decimal string (no float on the way). */
+const percent = (value: string) => `${Money.formatFixed(Money.multiply(Money.unsafe(value), Money.unsafe("100")), 2)}%`
+
+/** Decimals a forward is shown with: fewer for large rates (USD/NGN), more for small ones (BRL/USD). */
+const decimalsFor = (forward: string) => {
+  const value = Money.unsafe(forward)
+  return Money.greaterThan(value, Money.unsafe("100")) ? 2 : Money.greaterThan(value, Money.one) ? 4 : 6
+}
 
 export const market = (inForce: InForce): string =>
   Option.match(inForce, {
@@ -148,10 +158,9 @@ export const market = (inForce: InForce): string =>
         `${"corridor".padEnd(12)} ${"spot".padStart(12)}  ${MarketOverview.tenors.map((t) => `${`F ${t.label}`.padStart(12)} ${`vol ${t.label}`.padStart(8)}`).join(" ")}`
       ]
       for (const c of MarketOverview.corridors(snapshot.document)) {
-        const first = Number(c.points[0]!.forward)
-        const digits = first >= 100 ? 2 : first >= 1 ? 4 : 6
+        const digits = decimalsFor(c.points[0]!.forward)
         lines.push(
-          `${c.corridor.padEnd(12)} ${c.spot.padStart(12)}  ${c.points.map((p) => `${figure(p.forward, digits)} ${`${(Number(p.atm_vol) * 100).toFixed(2)}%`.padStart(8)}`).join(" ")}`
+          `${c.corridor.padEnd(12)} ${c.spot.padStart(12)}  ${c.points.map((p) => `${figure(p.forward, digits)} ${percent(p.atm_vol).padStart(8)}`).join(" ")}`
         )
       }
       return lines.join("\n")
