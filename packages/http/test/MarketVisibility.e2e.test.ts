@@ -15,7 +15,9 @@ import { newKey, quoteBody, request } from "./support/http.ts"
 import { withCluster } from "./support/cluster/setup.ts"
 import { cliJson } from "./support/processes.ts"
 
-const example = JSON.parse(readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8"))
+const example = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8")
+)
 
 interface VolPillar {
   readonly tenor_days: number
