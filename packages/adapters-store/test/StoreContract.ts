@@ -15,6 +15,8 @@ import type { DateTime } from "effect"
 import {
   type Contract,
   ContractRepo,
+  CorridorLimit,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   type Lease,
@@ -40,6 +42,7 @@ export type Repos =
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | CorridorLimitRepo.CorridorLimitRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
