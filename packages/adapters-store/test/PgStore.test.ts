@@ -24,7 +24,7 @@ import {
 } from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
-import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { contractRow, historyRows } from "../src/internal/rows/contracts.ts"
@@ -821,7 +821,8 @@ const insertBeforeLimits = (contract: Contract.ContractRecord) =>
     const sql = yield* SqlClient.SqlClient
     yield* sql`UPDATE quotes SET accepted_at = ${contractRow(contract).created_at} WHERE id = ${contract.quoteId}`
     yield* sql`INSERT INTO contracts ${sql.insert(contractRow(contract))}`
-    yield* sql`INSERT INTO contract_history ${sql.insert(historyRows(contract.id, 1, contract.history))}`
+    const history = historyRows(contract.id, 1, contract.history)
+    if (Arr.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
   })
 
 /** Migrates up to (not including) migration `id`. */

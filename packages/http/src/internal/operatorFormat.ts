@@ -228,7 +228,7 @@ export const corridorLimitSet = (c: CorridorLimits.CorridorListing): string => {
     field("open_notional", c.open_notional),
     field("headroom", c.headroom ?? "unlimited")
   ]
-  if (c.headroom !== null && c.headroom.startsWith("-")) {
+  if (c.headroom?.startsWith("-")) {
     lines.push(
       "",
       `The corridor holds more than its limits now allow: no new lock is sold until ${c.headroom.slice(1)} ${c.currency} falls away.`
