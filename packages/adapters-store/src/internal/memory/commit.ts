@@ -2,8 +2,8 @@
  * `ContractRepo.commit` as one atomic step: a compare-and-set of the contract on its version (the
  * number of history entries), plus its new history entry, the outgoing event, the incoming event,
  * the funding transfer, the ledger entries and the change of its corridor's open notional. A
- * version mismatch or any uniqueness conflict
- * (transfer, incoming Idempotency-Key, event ids) fails with `StaleContract` and writes nothing.
+ * version mismatch or any uniqueness conflict (transfer, incoming Idempotency-Key, event ids) fails
+ * with `StaleContract` and writes nothing.
  */
 import { Exit, HashMap, HashSet, Option } from "effect"
 import { ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"

@@ -31,10 +31,3 @@ export const CorridorLimitRow = CorridorLimitColumns.pipe(
     encode: writtenByMapping()
   })
 ).annotate({ identifier: "CorridorLimitRow" })
-
-/** The limit columns, in `CorridorLimit.LimitChange`'s names. */
-export const limitColumns = {
-  maxLockNotional: "max_lock_notional",
-  maxOpenNotional: "max_open_notional",
-  maxNetDelta: "max_net_delta"
-} as const satisfies Record<keyof CorridorLimit.LimitChange, string>
