@@ -8,6 +8,7 @@
 import { Context, Effect, Layer, Ref } from "effect"
 import {
   ContractRepo,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
@@ -17,6 +18,7 @@ import {
   WebhookInboxRepo
 } from "@ratelock/core"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
+import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
@@ -36,6 +38,7 @@ export const layerMemory: Layer.Layer<
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | CorridorLimitRepo.CorridorLimitRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -46,7 +49,8 @@ export const layerMemory: Layer.Layer<
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
-      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref))
+      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),
+      Context.add(CorridorLimitRepo.CorridorLimitRepo, makeCorridorLimitRepo(ref))
     )
   })
 )

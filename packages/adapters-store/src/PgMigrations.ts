@@ -9,7 +9,8 @@
  * Released migrations are never edited: a change is a new entry.
  */
 import { PgMigrator } from "@effect/sql-pg"
-import { MarketSnapshot } from "@ratelock/core"
+import { CorridorLimit, MarketSnapshot, Money } from "@ratelock/core"
+import type { Corridor, Partner } from "@ratelock/core"
 import { Effect } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
@@ -503,6 +504,73 @@ const marketSnapshots = Effect.gen(function* () {
   yield* sql`UPDATE quotes SET snapshot_id = ${illustrativeSnapshotId} WHERE status = 'created'`
 })
 
+/**
+ * Corridor limits (issue 17; risk.md, Limits): per environment and corridor, the operator's limits
+ * (null: the default) and `open_notional`, Σ N_b of the corridor's contracts in `quote_created`,
+ * `funds_in_route` and `active`. The contract insert adds to it under the limits and the commits
+ * that leave or enter those statuses move it, each in its own statement (`PgContractRepo`), so it
+ * never drifts from the contracts. The contracts already stored are counted here with core's own
+ * rule (`CorridorLimit.lockNotional`), so a transition later takes away exactly what was added.
+ *
+ * `ratelock_capacity_unless` is the insert's guard: a lock that did not fit fails its statement
+ * with a check violation named `corridor_capacity`, which the repository answers as
+ * `CorridorCapacityExceeded`.
+ */
+const corridorLimits = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* statements([
+    `CREATE TABLE corridor_limits (
+      environment ratelock_environment NOT NULL,
+      direction text NOT NULL,
+      max_lock_notional ratelock_nonnegative_numeric,
+      max_open_notional ratelock_nonnegative_numeric,
+      max_net_delta ratelock_nonnegative_numeric,
+      open_notional ratelock_nonnegative_numeric NOT NULL DEFAULT 0,
+      updated_at timestamptz(3),
+      PRIMARY KEY (environment, direction)
+    )`,
+    `CREATE FUNCTION ratelock_capacity_unless(ok boolean) RETURNS boolean LANGUAGE plpgsql AS $$
+    BEGIN
+      IF ok IS NOT TRUE THEN
+        RAISE EXCEPTION 'the lock does not fit its corridor''s limits'
+          USING ERRCODE = 'check_violation', CONSTRAINT = 'corridor_capacity';
+      END IF;
+      RETURN true;
+    END $$`
+  ])
+  const held = yield* sql<{
+    readonly environment: Partner.Environment
+    readonly direction: Corridor.Direction
+    readonly notional_currency: Corridor.Currency
+    readonly notional_amount: string
+    readonly locked_rate: string
+  }>`SELECT environment, direction, notional_currency, notional_amount::text, locked_rate::text FROM contracts
+    WHERE status = ANY(${CorridorLimit.holdingStatuses}::text[])`
+  const open = new Map<
+    string,
+    { environment: Partner.Environment; direction: Corridor.Direction; sum: Money.Decimal }
+  >()
+  for (const c of held) {
+    const key = `${c.environment}|${c.direction}`
+    const notional = CorridorLimit.lockNotional({
+      direction: c.direction,
+      notionalCurrency: c.notional_currency,
+      notionalAmount: Money.unsafe(c.notional_amount),
+      lockedRate: Money.unsafe(c.locked_rate)
+    })
+    const before = open.get(key)
+    open.set(key, {
+      environment: c.environment,
+      direction: c.direction,
+      sum: Money.sum(before?.sum ?? Money.zero, notional)
+    })
+  }
+  for (const corridor of open.values()) {
+    yield* sql`INSERT INTO corridor_limits (environment, direction, open_notional)
+      VALUES (${corridor.environment}, ${corridor.direction}, ${Money.format(corridor.sum)}::numeric)`
+  }
+})
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -512,7 +580,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "6_checks_on_domains": statements(checksOnDomains),
   "7_api_replicas": statements(apiReplicas),
   "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox),
-  "9_market_snapshots": marketSnapshots
+  "9_market_snapshots": marketSnapshots,
+  "12_corridor_limits": corridorLimits
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

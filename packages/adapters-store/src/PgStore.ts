@@ -6,6 +6,7 @@
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type {
   ContractRepo,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
@@ -17,6 +18,7 @@ import type {
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as PgContractRepo from "./PgContractRepo.ts"
+import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
@@ -36,6 +38,7 @@ export type Repos =
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | CorridorLimitRepo.CorridorLimitRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -52,7 +55,7 @@ export const migrate: Effect.Effect<
   PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
 )
 
-/** The eight repositories over a `PgClient`, after migrating its database. */
+/** The nine repositories over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -65,7 +68,8 @@ export const layer: Layer.Layer<
   PgPayoutRepo.layer,
   PgPartnerRepo.layer,
   PgWebhookInboxRepo.layer,
-  PgMarketSnapshotRepo.layer
+  PgMarketSnapshotRepo.layer,
+  PgCorridorLimitRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

@@ -8,6 +8,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import {
   type Contract,
   ContractRepo,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   type Ledger,
@@ -23,12 +24,14 @@ import {
 } from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
-import { Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
+import { contractRow, historyRows } from "../src/internal/rows/contracts.ts"
 import { quoteRow } from "../src/internal/rows/quotes.ts"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
+import * as PgCorridorLimitRepo from "../src/PgCorridorLimitRepo.ts"
 import * as PgPartnerRepo from "../src/PgPartnerRepo.ts"
 import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
@@ -812,6 +815,16 @@ const insertBeforeMarketData = (quote: Quote.QuoteRecord) =>
     yield* sql`INSERT INTO quotes ${sql.insert(row)}`
   })
 
+/** Writes a contract as the store did before migration 12: its quote accepted, no corridor counted. */
+const insertBeforeLimits = (contract: Contract.ContractRecord) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`UPDATE quotes SET accepted_at = ${contractRow(contract).created_at} WHERE id = ${contract.quoteId}`
+    yield* sql`INSERT INTO contracts ${sql.insert(contractRow(contract))}`
+    const history = historyRows(contract.id, 1, contract.history)
+    if (Arr.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
+  })
+
 /** Migrates up to (not including) migration `id`. */
 const migrateBefore = (id: number) =>
   PgMigrator.make({})({
@@ -835,8 +848,8 @@ describe("PgStore migrations", () => {
         yield* Effect.gen(function* () {
           yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
           for (const quote of [priced, accepted, failed]) yield* insertBeforeMarketData(quote)
-          yield* (yield* ContractRepo.ContractRepo).insert(contract)
-        }).pipe(Effect.provide(Layer.mergeAll(PgContractRepo.layer, PgPartnerRepo.layer)))
+          yield* insertBeforeLimits(contract)
+        }).pipe(Effect.provide(PgPartnerRepo.layer))
 
         assert.deepStrictEqual(
           (yield* PgStore.migrate).map(([id]) => id),
@@ -882,6 +895,60 @@ describe("PgStore migrations", () => {
   )
 
   it.effect(
+    "migration 12 counts the contracts that hold capacity into their corridors, as the store counts them later",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(12)
+        const scope = R.freshScope()
+        const production = R.freshScope("production")
+        const inUsd = R.quote(scope, { notionalAmount: R.dec("1000.00") })
+        // 10000 BRL at 5.4424: 1837.424665589… USD, counted as 1837.424666
+        const inBrl = R.quote(scope, { notionalCurrency: "BRL", notionalAmount: R.dec("10000") })
+        const done = R.quote(scope)
+        const eur = R.quote(production, { direction: "EUR_TO_USD", notionalCurrency: "EUR", lockedRate: R.dec("1.17") })
+        const contracts = {
+          inUsd: R.contract(inUsd),
+          inBrl: R.contract(inBrl, {
+            status: "active",
+            history: [
+              { status: "quote_created", at: R.base, cause: "contract created from quote" },
+              { status: "active", at: R.base, cause: "funded" }
+            ]
+          }),
+          done: R.contract(done, {
+            status: "expired",
+            history: [{ status: "expired", at: R.base, cause: "old" }]
+          }),
+          eur: R.contract(eur)
+        }
+        yield* Effect.gen(function* () {
+          for (const s of [scope, production]) {
+            yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: s.partnerId, name: "Old", createdAt: R.base })
+          }
+          for (const quote of [inUsd, inBrl, done, eur]) yield* insertBeforeMarketData(quote)
+          for (const contract of Object.values(contracts)) yield* insertBeforeLimits(contract)
+        }).pipe(Effect.provide(PgPartnerRepo.layer))
+
+        yield* PgStore.migrate
+        yield* Effect.gen(function* () {
+          const limits = yield* CorridorLimitRepo.CorridorLimitRepo
+          const figures = (yield* limits.list()).map((c) => [c.environment, c.direction, Money.format(c.openNotional)])
+          assert.deepStrictEqual(figures, [
+            ["production", "EUR_TO_USD", "10000"],
+            ["sandbox", "USD_TO_BRL", "2837.424666"]
+          ])
+          // leaving the holding statuses gives back exactly what was counted
+          const repo = yield* ContractRepo.ContractRepo
+          const later = R.plus(R.base, Duration.hours(2))
+          yield* repo.commit(R.change(contracts.inUsd, R.moved(contracts.inUsd, "failed", later)))
+          yield* repo.commit(R.change(contracts.inBrl, R.moved(contracts.inBrl, "exercised", later)))
+          assert.isTrue(Money.isZero((yield* limits.find("sandbox", "USD_TO_BRL")).openNotional))
+        }).pipe(Effect.provide(Layer.mergeAll(PgContractRepo.layer, PgCorridorLimitRepo.layer)))
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
+  it.effect(
     "a database with no priced quote gets no snapshot from the migration",
     () =>
       Effect.gen(function* () {
@@ -919,7 +986,7 @@ describe("PgStore migrations", () => {
         yield* Effect.gen(function* () {
           yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
           yield* insertBeforeMarketData(quote)
-          yield* (yield* ContractRepo.ContractRepo).insert(contract)
+          yield* insertBeforeLimits(contract)
         }).pipe(Effect.provide(repos))
 
         yield* PgStore.migrate

@@ -10,11 +10,13 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { Duration, Effect, Exit, Layer, Option } from "effect"
-import type { DateTime } from "effect"
+import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import {
   type Contract,
   ContractRepo,
+  Corridor,
+  CorridorLimit,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   type Lease,
@@ -25,6 +27,7 @@ import {
   PartnerRepo,
   type Partner,
   PayoutRepo,
+  type Quote,
   QuoteRepo,
   type StoreError,
   WebhookInboxRepo
@@ -40,6 +43,7 @@ export type Repos =
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | CorridorLimitRepo.CorridorLimitRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -1882,6 +1886,259 @@ const snapshotTests = (it: It) =>
 // ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
+// ---------------------------------------------------------------------------------------------
+// Corridor limits
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A quote for a lock of `notional` BASE in a production corridor. Each test below keeps to a
+ * corridor of its own: the other tests lock in sandbox `USD_TO_BRL`, and a corridor's limits and
+ * open notional are shared by every partner.
+ */
+const lockQuote = (
+  scope: Partner.PartnerScope,
+  direction: Corridor.Direction,
+  notional: string,
+  overrides: Partial<Parameters<typeof R.quote>[1]> = {}
+) =>
+  R.quote(scope, {
+    direction,
+    notionalCurrency: Corridor.pair(direction).base as Corridor.NotionalCurrency,
+    notionalAmount: R.dec(notional),
+    lockedRate: R.dec("1.17"),
+    ...overrides
+  })
+
+/** Stores a quote and tries to insert its contract; the contract, or why the insert failed. */
+const tryLock = (quote: Quote.QuoteRecord, contract: Partial<Contract.ContractRecord> = {}) =>
+  Effect.gen(function* () {
+    yield* (yield* QuoteRepo.QuoteRepo).insert(quote)
+    const c = R.contract(quote, contract)
+    return yield* Effect.as((yield* ContractRepo.ContractRepo).insert(c), c)
+  })
+
+const openNotional = (environment: Partner.Environment, direction: Corridor.Direction) =>
+  Effect.map(
+    CorridorLimitRepo.CorridorLimitRepo.use((repo) => repo.find(environment, direction)),
+    (c) => Money.format(BigDecimal.normalize(c.openNotional))
+  )
+
+/** Runs `body`, then puts every limit of the corridor back to its default, whatever happened. */
+const withLimits = <A, E, R>(
+  direction: Corridor.Direction,
+  change: CorridorLimit.LimitChange,
+  body: Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const repo = yield* CorridorLimitRepo.CorridorLimitRepo
+    yield* repo.set("production", direction, change, R.base)
+    return yield* body
+  }).pipe(
+    Effect.ensuring(
+      CorridorLimitRepo.CorridorLimitRepo.use((repo) =>
+        repo.set("production", direction, { maxLockNotional: null, maxOpenNotional: null, maxNetDelta: null }, R.base)
+      ).pipe(Effect.orDie)
+    )
+  )
+
+const limitFigures = (c: CorridorLimit.CorridorLimit) => ({
+  environment: c.environment,
+  direction: c.direction,
+  maxLockNotional: c.maxLockNotional === null ? null : Money.format(BigDecimal.normalize(c.maxLockNotional)),
+  maxOpenNotional: c.maxOpenNotional === null ? null : Money.format(BigDecimal.normalize(c.maxOpenNotional)),
+  maxNetDelta: c.maxNetDelta === null ? null : Money.format(BigDecimal.normalize(c.maxNetDelta)),
+  openNotional: Money.format(BigDecimal.normalize(c.openNotional)),
+  updatedAt: c.updatedAt === null ? null : DateTime.formatIso(c.updatedAt)
+})
+
+const limitTests = (it: It) =>
+  describe("CorridorLimitRepo and the capacity of contract inserts", () => {
+    it.effect("unset until set; set writes the limits given and keeps the others and the open notional", () =>
+      Effect.gen(function* () {
+        const repo = yield* CorridorLimitRepo.CorridorLimitRepo
+        const direction = "EUR_TO_USD"
+        assert.deepStrictEqual(
+          limitFigures(yield* repo.find("production", direction)),
+          limitFigures(CorridorLimit.unset("production", direction))
+        )
+        const scope = yield* newScope("production")
+        yield* tryLock(lockQuote(scope, direction, "60.25"))
+        const t1 = R.plus(R.base, Duration.minutes(1))
+        const t2 = R.plus(R.base, Duration.minutes(2))
+        const first = yield* repo.set("production", direction, { maxOpenNotional: R.dec("1000.50") }, t1)
+        assert.deepStrictEqual(limitFigures(first), {
+          environment: "production",
+          direction,
+          maxLockNotional: null,
+          maxOpenNotional: "1000.5",
+          maxNetDelta: null,
+          openNotional: "60.25",
+          updatedAt: DateTime.formatIso(t1)
+        })
+        const second = yield* repo.set(
+          "production",
+          direction,
+          { maxNetDelta: R.dec("800"), maxLockNotional: R.dec("100") },
+          t2
+        )
+        assert.deepStrictEqual(limitFigures(second), {
+          ...limitFigures(first),
+          maxNetDelta: "800",
+          maxLockNotional: "100",
+          updatedAt: DateTime.formatIso(t2)
+        })
+        const third = yield* repo.set("production", direction, { maxOpenNotional: null }, t2)
+        assert.deepStrictEqual(limitFigures(third), { ...limitFigures(second), maxOpenNotional: null })
+        assert.deepStrictEqual(limitFigures(yield* repo.find("production", direction)), limitFigures(third))
+        assert.deepStrictEqual(
+          (yield* repo.list())
+            .filter((c) => c.environment === "production" && c.direction === direction)
+            .map(limitFigures),
+          [limitFigures(third)]
+        )
+        // the sandbox's corridor of the same direction is another corridor
+        assert.strictEqual((yield* repo.find("sandbox", direction)).maxNetDelta, null)
+        yield* repo.set("production", direction, { maxLockNotional: null, maxNetDelta: null }, t2)
+      })
+    )
+
+    it.effect(
+      "a holding contract takes its N_b (a QUOTE notional over the locked rate, rounded up to 6 decimals); leaving the holding statuses gives it back",
+      () =>
+        Effect.gen(function* () {
+          const direction = "USD_TO_MXN"
+          const scope = yield* newScope("production")
+          const before = yield* openNotional("production", direction)
+          assert.strictEqual(before, "0")
+          const inUsd = yield* tryLock(lockQuote(scope, direction, "1000", { lockedRate: R.dec("18.5000") }))
+          assert.strictEqual(yield* openNotional("production", direction), "1000")
+          // 1000 MXN / 18.5 = 54.054054054… USD, counted as 54.054055
+          const inMxn = yield* tryLock(
+            lockQuote(scope, direction, "1000", { notionalCurrency: "MXN", lockedRate: R.dec("18.5000") })
+          )
+          assert.strictEqual(yield* openNotional("production", direction), "1054.054055")
+          // within the holding statuses, and a transition that keeps the status, nothing moves
+          const routed = yield* commitMove(inUsd, "funds_in_route", R.plus(R.base, Duration.minutes(1)))
+          const active = yield* commitMove(routed, "active", R.plus(R.base, Duration.minutes(2)))
+          const [emitted] = yield* emit(active, R.plus(R.base, Duration.minutes(3)))
+          assert.strictEqual(yield* openNotional("production", direction), "1054.054055")
+          yield* commitMove(emitted, "exercised", R.plus(R.base, Duration.minutes(4)))
+          assert.strictEqual(yield* openNotional("production", direction), "54.054055")
+          yield* commitMove(inMxn, "failed", R.plus(R.base, Duration.minutes(4)))
+          assert.strictEqual(yield* openNotional("production", direction), "0")
+          // a stale commit moves nothing
+          const stale = yield* Effect.flip(
+            (yield* ContractRepo.ContractRepo).commit(
+              R.change(inMxn, R.moved(inMxn, "defaulted", R.plus(R.base, Duration.minutes(5))))
+            )
+          )
+          assert.strictEqual(stale._tag, "StaleContract")
+          assert.strictEqual(yield* openNotional("production", direction), "0")
+          // a contract stored in a status that holds nothing takes nothing
+          yield* tryLock(lockQuote(scope, direction, "5"), { status: "expired" })
+          assert.strictEqual(yield* openNotional("production", direction), "0")
+        })
+    )
+
+    it.effect(
+      "a lock past a limit fails with CorridorCapacityExceeded and writes nothing; one that reaches it fits",
+      () =>
+        Effect.gen(function* () {
+          const direction = "BRL_TO_USD"
+          const scope = yield* newScope("production")
+          const quotes = yield* QuoteRepo.QuoteRepo
+          const contracts = yield* ContractRepo.ContractRepo
+          yield* withLimits(
+            direction,
+            { maxOpenNotional: R.dec("1000") },
+            Effect.gen(function* () {
+              yield* tryLock(lockQuote(scope, direction, "600"))
+              const tooMuch = lockQuote(scope, direction, "400.000001")
+              const refused = yield* Effect.flip(tryLock(tooMuch))
+              assert.strictEqual(refused._tag, "CorridorCapacityExceeded")
+              assert.include(refused.message, "BRL_TO_USD")
+              assert.isNull(Option.getOrThrow(yield* quotes.find(scope, tooMuch.id)).acceptedAt)
+              assert.isTrue(Option.isNone(yield* contracts.findByQuote(scope, tooMuch.id)))
+              assert.strictEqual(yield* openNotional("production", direction), "600")
+              // the same quote fits once a smaller one is sold instead… and one reaching the limit fits
+              const exact = yield* tryLock(lockQuote(scope, direction, "400"))
+              assert.strictEqual(exact.status, "quote_created")
+              assert.strictEqual(yield* openNotional("production", direction), "1000")
+              // a second contract for an accepted quote is QuoteAlreadyAccepted, full corridor or not
+              const again = yield* Effect.flip(
+                contracts.insert(R.contract(Option.getOrThrow(yield* quotes.find(scope, exact.quoteId))))
+              )
+              assert.strictEqual(again._tag, "QuoteAlreadyAccepted")
+              // the other environment's corridor is another corridor
+              const sandbox = yield* newScope("sandbox")
+              yield* tryLock(lockQuote(sandbox, direction, "5000"))
+            })
+          )
+          yield* withLimits(
+            direction,
+            { maxNetDelta: R.dec("1000.000001") },
+            Effect.gen(function* () {
+              yield* tryLock(lockQuote(scope, direction, "0.000001"))
+              const refused = yield* Effect.flip(tryLock(lockQuote(scope, direction, "0.000001")))
+              assert.strictEqual(refused._tag, "CorridorCapacityExceeded")
+            })
+          )
+          yield* withLimits(
+            direction,
+            { maxLockNotional: R.dec("50") },
+            Effect.gen(function* () {
+              const refused = yield* Effect.flip(tryLock(lockQuote(scope, direction, "50.000001")))
+              assert.strictEqual(refused._tag, "CorridorCapacityExceeded")
+              yield* tryLock(lockQuote(scope, direction, "50"))
+            })
+          )
+          assert.strictEqual(yield* openNotional("production", direction), "1050.000001")
+        })
+    )
+
+    it.effect(
+      "50 concurrent inserts against the last 1,000 of a corridor: exactly 10 of 100 fit; what falls away is sold again",
+      () =>
+        Effect.gen(function* () {
+          const direction = "BRL_TO_EUR"
+          const scope = yield* newScope("production")
+          const contracts = yield* ContractRepo.ContractRepo
+          const quotes = Array.from({ length: 50 }, () => lockQuote(scope, direction, "100"))
+          const quoteRepo = yield* QuoteRepo.QuoteRepo
+          yield* Effect.forEach(quotes, (q) => quoteRepo.insert(q), { discard: true })
+          yield* tryLock(lockQuote(scope, direction, "9000"))
+          yield* withLimits(
+            direction,
+            { maxOpenNotional: R.dec("10000") },
+            Effect.gen(function* () {
+              const candidates = quotes.map((q) => R.contract(q))
+              const exits = yield* Effect.forEach(candidates, (c) => Effect.exit(contracts.insert(c)), {
+                concurrency: "unbounded"
+              })
+              const stored = candidates.filter((_, i) => Exit.isSuccess(exits[i]!))
+              assert.strictEqual(stored.length, 10)
+              assert.deepStrictEqual(
+                [...new Set(exits.filter(Exit.isFailure).map(errorTag))],
+                ["CorridorCapacityExceeded"]
+              )
+              assert.strictEqual(yield* openNotional("production", direction), "10000")
+              for (const [i, c] of candidates.entries()) {
+                assert.strictEqual(Option.isSome(yield* contracts.findById(c.id)), Exit.isSuccess(exits[i]!))
+              }
+              // three fall away (funding deadline passed): three of the refused fit now, and no more
+              for (const c of stored.slice(0, 3)) yield* commitMove(c, "failed", R.plus(R.base, Duration.hours(2)))
+              const refused = quotes.filter((_, i) => Exit.isFailure(exits[i]!))
+              const retries = yield* Effect.forEach(refused, (q) => Effect.exit(contracts.insert(R.contract(q))), {
+                concurrency: "unbounded"
+              })
+              assert.strictEqual(retries.filter(Exit.isSuccess).length, 3)
+              assert.strictEqual(yield* openNotional("production", direction), "10000")
+            })
+          )
+        })
+    )
+  })
+
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
   // opening PGlite and migrating it can outlast the default 10 s hook on a busy machine
   layer(store, { excludeTestServices: true, timeout: Duration.seconds(60) })(name, (it) => {
@@ -1898,4 +2155,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     partnerTests(it, store)
     inboxTests(it)
     snapshotTests(it)
+    limitTests(it)
   })

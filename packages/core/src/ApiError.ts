@@ -100,6 +100,19 @@ export class QuoteAlreadyAccepted extends Schema.TaggedError<QuoteAlreadyAccepte
   }
 }
 
+/**
+ * A contract that would take its corridor past a limit (risk.md, Limits): the capacity went since the
+ * quote was priced, or an operator lowered a limit. Checked atomically with the contract's insert.
+ */
+export class CorridorCapacityExceeded extends Schema.TaggedError<CorridorCapacityExceeded>()(
+  "CorridorCapacityExceeded",
+  message
+) {
+  get code() {
+    return "corridor_capacity_exceeded" as const
+  }
+}
+
 export class ContractMismatch extends Schema.TaggedError<ContractMismatch>()("ContractMismatch", message) {
   get code() {
     return "contract_mismatch" as const
@@ -148,6 +161,7 @@ export type ApiError =
   | QuoteExpired
   | QuoteNotAccepted
   | QuoteAlreadyAccepted
+  | CorridorCapacityExceeded
   | IdempotencyKeyReused
   | IdempotencyKeyInUse
   | TransitionRefusal

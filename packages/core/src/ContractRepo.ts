@@ -5,7 +5,7 @@
  */
 import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
-import type { QuoteAlreadyAccepted } from "./ApiError.ts"
+import type { CorridorCapacityExceeded, QuoteAlreadyAccepted } from "./ApiError.ts"
 import { type ContractRecord, ContractStatus } from "./Contract.ts"
 import type { Position } from "./Cursor.ts"
 import type { IncomingEvent, OutgoingEvent } from "./EventRepo.ts"
@@ -121,8 +121,15 @@ export interface LockFilter {
 }
 
 export interface ContractRepoShape {
-  /** Inserts a new contract and marks its quote accepted, atomically; a second contract for a quote fails. */
-  readonly insert: (contract: ContractRecord) => Effect.Effect<void, QuoteAlreadyAccepted | StoreError>
+  /**
+   * Inserts a new contract and marks its quote accepted, atomically; a second contract for a quote fails.
+   * In the same step, a contract in a holding status adds its `CorridorLimit.lockNotional` to its
+   * corridor's open notional, or fails with `CorridorCapacityExceeded` when that would breach a limit
+   * set on the corridor (`CorridorLimit.breached`; the default `max_lock_notional` is the quote's check).
+   */
+  readonly insert: (
+    contract: ContractRecord
+  ) => Effect.Effect<void, QuoteAlreadyAccepted | CorridorCapacityExceeded | StoreError>
   readonly find: (scope: PartnerScope, id: string) => Effect.Effect<Option.Option<ContractRecord>, StoreError>
   /** Unscoped read for the workers. */
   readonly findById: (id: string) => Effect.Effect<Option.Option<ContractRecord>, StoreError>
@@ -139,6 +146,8 @@ export interface ContractRepoShape {
   /**
    * Commits a transition. It fails with `StaleContract` when the stored version moved on, when the
    * transfer was already counted, or when the incoming event's Idempotency-Key is already recorded.
+   * A transition into or out of a holding status moves its corridor's open notional in the same
+   * step (`CorridorLimit.transitionUsage`).
    */
   readonly commit: (change: ContractChange) => Effect.Effect<void, StaleContract | StoreError>
   /**

@@ -20,6 +20,8 @@ export const QuoteFailureCode = Schema.Literals([
   "market_rate_off_reference",
   "custom_strike_off_market",
   "notional_above_limit",
+  /** The lock would take its corridor past `max_open_notional` or `max_net_delta` (risk.md, Limits). */
+  "corridor_capacity_exceeded",
   "unsupported_settlement_rail",
   /** Production: no market data snapshot within the maximum age (market-data.md, Freshness). */
   "market_data_stale"

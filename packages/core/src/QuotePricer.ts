@@ -8,6 +8,7 @@
  */
 import { BigDecimal, type DateTime, Option, Result } from "effect"
 import { type Direction, inBase, marketPairKey, marketPair, pair, ratePrecision } from "./Corridor.ts"
+import * as CorridorLimit from "./CorridorLimit.ts"
 import * as CorridorMarket from "./CorridorMarket.ts"
 import type { NotionalLimits } from "./MarketData.ts"
 import type * as MarketFreshness from "./MarketFreshness.ts"
@@ -30,8 +31,13 @@ export interface PricerInput {
   readonly request: QuoteRequest
   /** The snapshot in force for the partner's environment, or why there is none (`MarketFreshness`). */
   readonly market: MarketFreshness.InForce
-  /** Largest notional per market pair, in the pair's BASE (configuration). */
+  /** Largest notional per market pair, in the pair's BASE (configuration): the default `max_lock_notional`. */
   readonly notionalLimits: NotionalLimits
+  /**
+   * The corridor's limits and the open notional its locks hold (`CorridorLimitRepo`): a quote that
+   * would breach one if accepted fails. Absent: the default `max_lock_notional` only.
+   */
+  readonly corridor?: CorridorLimit.CorridorLimit | undefined
   readonly now: DateTime.Utc
   readonly policy: QuotePolicyShape
   /** Whether this deployment settles the request's (chain, token) in the partner's environment. */
@@ -134,7 +140,10 @@ const quoteConversion = (
   return Option.map(cross(), (rate) => ({ _tag: "Cross", fiatPerQuote: rate }) as const)
 }
 
-/** The direction's notional limit in its BASE units: the pair's, times the snapshot's spot when inverted. */
+/**
+ * The direction's default `max_lock_notional` in its BASE units: the pair's limit of the table, times
+ * the snapshot's spot when inverted.
+ */
 const notionalLimitOf = (
   limits: NotionalLimits,
   snapshot: MarketSnapshot.MarketSnapshot,
@@ -223,7 +232,11 @@ export const price = (input: PricerInput): PricedQuote => {
   const { snapshot, snapshotId } = input.market
   const fail = (code: QuoteFailureCode, message: string) => failed(request, code, message, snapshotId)
   const found = CorridorMarket.make(snapshot, request.direction)
-  const limit = notionalLimitOf(input.notionalLimits, snapshot, request.direction)
+  // an operator's max_lock_notional, else the table's
+  const explicitLimit = Option.fromNullishOr(input.corridor?.maxLockNotional)
+  const limit = Option.isSome(explicitLimit)
+    ? explicitLimit
+    : notionalLimitOf(input.notionalLimits, snapshot, request.direction)
   if (Option.isNone(found) || Option.isNone(limit)) {
     return fail("no_market_parameters", `no market parameters for ${request.direction}`)
   }
@@ -264,13 +277,21 @@ export const price = (input: PricerInput): PricedQuote => {
     return fail("custom_strike_off_market", "the strike less provider_extra_spread is not positive")
   }
 
-  const { base } = pair(request.direction)
-  const notionalBase = inBase(request.notional_amount, request.notional_currency, request.direction, lockedRate)
-  if (Money.greaterThan(notionalBase, limit.value)) {
+  // what the lock would take of its corridor's limits: N_b as the store counts it
+  const counted = CorridorLimit.lockNotional({
+    direction: request.direction,
+    notionalCurrency: request.notional_currency,
+    notionalAmount: request.notional_amount,
+    lockedRate
+  })
+  if (Money.greaterThan(counted, limit.value)) {
     return fail(
       "notional_above_limit",
-      `notional is above the ${request.direction} limit of ${Money.format(BigDecimal.normalize(limit.value))} ${base}`
+      `notional is above the ${request.direction} limit of ${Money.format(BigDecimal.normalize(limit.value))} ${pair(request.direction).base}`
     )
+  }
+  if (input.corridor !== undefined && Option.isSome(CorridorLimit.breached(input.corridor, counted, Option.none()))) {
+    return fail("corridor_capacity_exceeded", CorridorLimit.capacityMessage(request.direction))
   }
 
   // The option model: a put on BASE struck at the locked rate, exercisable inside the window, on the curves

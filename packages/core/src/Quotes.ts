@@ -3,6 +3,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { QuoteNotFound } from "./ApiError.ts"
+import { CorridorLimitRepo } from "./CorridorLimitRepo.ts"
 import { position, pageSize, slice } from "./internal/paginate.ts"
 import type { ListQuotesQuery } from "./ListQuery.ts"
 import { MarketData } from "./MarketData.ts"
@@ -25,10 +26,14 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
   // the snapshot in force for the partner's environment (MarketFreshness): production refuses a stale one
   const inForce = yield* market.inForce(scope.environment)
   const railSupported = (yield* SettlementRails).supports(scope.environment, request.chain, request.settlement_currency)
+  // the corridor's limits and use now: a quote that would breach one if accepted fails (contract
+  // creation checks again, atomically with its insert)
+  const corridor = yield* (yield* CorridorLimitRepo).find(scope.environment, request.direction)
   const { snapshotId, inputs, ...priced } = QuotePricer.price({
     request,
     market: inForce,
     notionalLimits: market.notionalLimits,
+    corridor,
     now,
     policy,
     railSupported

@@ -25,6 +25,7 @@ export * as Requests from "./Requests.ts"
 export * as WebhookEventRecord from "./WebhookEventRecord.ts"
 
 // Market data
+export * as CorridorLimit from "./CorridorLimit.ts"
 export * as CorridorMarket from "./CorridorMarket.ts"
 export * as DiscountCurve from "./DiscountCurve.ts"
 export * as MarketSnapshot from "./MarketSnapshot.ts"
@@ -55,6 +56,7 @@ export * as WebhookSignature from "./WebhookSignature.ts"
 // Ports
 export * as ChainGateway from "./ChainGateway.ts"
 export * as ContractRepo from "./ContractRepo.ts"
+export * as CorridorLimitRepo from "./CorridorLimitRepo.ts"
 export * as EventRepo from "./EventRepo.ts"
 export * as IdempotencyRepo from "./IdempotencyRepo.ts"
 export * as IdGenerator from "./IdGenerator.ts"
@@ -72,6 +74,7 @@ export * as WebhookUrlCheck from "./WebhookUrlCheck.ts"
 
 // Lifecycle programs
 export * as Contracts from "./Contracts.ts"
+export * as CorridorLimits from "./CorridorLimits.ts"
 export * as Deliveries from "./Deliveries.ts"
 export * as Expiry from "./Expiry.ts"
 export * as Funding from "./Funding.ts"

@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, DateTime } from "effect"
 import {
+  CorridorLimit,
   MarketFreshness,
   MarketData,
   type MarketSnapshot,
@@ -202,6 +203,66 @@ describe("QuotePricer", () => {
     it("notional above the corridor limit", () => {
       assert.strictEqual(failure(price({ notional_amount: Money.unsafe("5000001") })), "notional_above_limit")
       assert.strictEqual(price({ notional_amount: Money.unsafe("5000000") }).status, "created")
+    })
+    describe("corridor limits", () => {
+      const corridor = (patch: Partial<CorridorLimit.CorridorLimit>) => ({
+        ...CorridorLimit.unset("sandbox", "USD_TO_BRL"),
+        ...patch
+      })
+      const withCorridor = (c: CorridorLimit.CorridorLimit, overrides: Partial<QuoteRequest.QuoteRequest> = {}) =>
+        QuotePricer.price({
+          request: request(overrides),
+          market: illustrative,
+          notionalLimits: MarketData.defaultNotionalLimits,
+          corridor: c,
+          now,
+          policy,
+          railSupported: true
+        })
+      it("fails corridor_capacity_exceeded exactly when the lock would take the corridor past max_open_notional", () => {
+        const held = corridor({ maxOpenNotional: Money.unsafe("1000000"), openNotional: Money.unsafe("990000") })
+        assert.strictEqual(withCorridor(held, { notional_amount: Money.unsafe("10000") }).status, "created")
+        const over = withCorridor(held, { notional_amount: Money.unsafe("10000.000001") })
+        assert.strictEqual(failure(over), "corridor_capacity_exceeded")
+        // the partner is told nothing of what the corridor holds
+        assert.notMatch(over.failureReason!.message, /[0-9]/)
+        // a QUOTE notional counts as N_b = notional / locked rate: 54,100 BRL at 5.41 is 10,000 USD
+        const inBrl = { notional_currency: "BRL", strike_mode: "live_spot" } as const
+        assert.strictEqual(withCorridor(held, { ...inBrl, notional_amount: Money.unsafe("54100") }).status, "created")
+        assert.strictEqual(
+          failure(withCorridor(held, { ...inBrl, notional_amount: Money.unsafe("54100.01") })),
+          "corridor_capacity_exceeded"
+        )
+      })
+      it("max_net_delta holds the corridor's delta bound, its open notional, the same way", () => {
+        const held = corridor({ maxNetDelta: Money.unsafe("20000"), openNotional: Money.unsafe("10000") })
+        assert.strictEqual(withCorridor(held, { notional_amount: Money.unsafe("10000") }).status, "created")
+        assert.strictEqual(
+          failure(withCorridor(held, { notional_amount: Money.unsafe("10000.01") })),
+          "corridor_capacity_exceeded"
+        )
+        // a limit lowered below what is held refuses every lock
+        const lowered = corridor({ maxOpenNotional: Money.unsafe("5000"), openNotional: Money.unsafe("10000") })
+        assert.strictEqual(
+          failure(withCorridor(lowered, { notional_amount: Money.unsafe("1") })),
+          "corridor_capacity_exceeded"
+        )
+      })
+      it("an operator's max_lock_notional replaces the table's, below or above it", () => {
+        const lower = corridor({ maxLockNotional: Money.unsafe("20000") })
+        assert.strictEqual(withCorridor(lower, { notional_amount: Money.unsafe("20000") }).status, "created")
+        assert.strictEqual(
+          failure(withCorridor(lower, { notional_amount: Money.unsafe("20000.01") })),
+          "notional_above_limit"
+        )
+        const higher = corridor({ maxLockNotional: Money.unsafe("8000000") })
+        assert.strictEqual(withCorridor(higher, { notional_amount: Money.unsafe("8000000") }).status, "created")
+        // unset: the table's 5,000,000 USD
+        assert.strictEqual(
+          failure(withCorridor(corridor({}), { notional_amount: Money.unsafe("5000001") })),
+          "notional_above_limit"
+        )
+      })
     })
     it("a token the chain does not have (EURC on polygon)", () => {
       assert.strictEqual(

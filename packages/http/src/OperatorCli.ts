@@ -3,7 +3,7 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { MarketSnapshots, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
+import { Corridor, CorridorLimits, MarketSnapshots, Money, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
@@ -256,6 +256,89 @@ const quote = Command.make("quote").pipe(
   Command.withSubcommands([quoteExplain])
 )
 
+/** A limit flag: absent (kept), `none` (back to its default), or a decimal of 0 or more. */
+const limitFlag = (name: string, what: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(`${what}, in the corridor's BASE units; "none" puts it back to its default`),
+    Flag.optional
+  )
+
+const limitValue = (name: string, value: Option.Option<string>) =>
+  Option.match(value, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (text) => {
+      if (text === "none") return Effect.succeed(null)
+      return Option.match(Money.parse(text), {
+        onNone: () =>
+          Effect.fail(
+            new CliError.UserError({
+              cause: text,
+              userMessage: `--${name} must be a decimal such as 1000000 or 2500.50, or none: not ${text}`
+            })
+          ),
+        onSome: (decimal) => Effect.succeed(decimal)
+      })
+    }
+  })
+
+const limitsSet = Command.make(
+  "set",
+  {
+    environment: environmentFlag,
+    corridor: Flag.Literals("corridor", Corridor.directions).pipe(
+      Flag.withDescription("The corridor (direction), e.g. USD_TO_BRL")
+    ),
+    maxLockNotional: limitFlag("max-lock-notional", "The largest single lock"),
+    maxOpenNotional: limitFlag("max-open-notional", "The most the corridor's open and committed locks may hold"),
+    maxNetDelta: limitFlag("max-net-delta", "The largest absolute delta (held as its bound, the open notional)"),
+    json: jsonFlag
+  },
+  (input) =>
+    Effect.gen(function* () {
+      const change = {
+        maxLockNotional: yield* limitValue("max-lock-notional", input.maxLockNotional),
+        maxOpenNotional: yield* limitValue("max-open-notional", input.maxOpenNotional),
+        maxNetDelta: yield* limitValue("max-net-delta", input.maxNetDelta)
+      }
+      yield* onStore(
+        Effect.flatMap(CorridorLimits.set(input.environment, input.corridor, change), (set) =>
+          print(input.json, set, Format.corridorLimitSet)
+        )
+      )
+    })
+).pipe(
+  Command.withDescription("Set a corridor's limits in one environment (the others stay as they are)"),
+  Command.withExamples([
+    {
+      command: "ratelock limits set --environment production --corridor USD_TO_BRL --max-open-notional 20000000",
+      description: "Sell at most 20,000,000 USD of open USD_TO_BRL locks in production"
+    },
+    {
+      command: "ratelock limits set --environment production --corridor USD_TO_BRL --max-lock-notional none",
+      description: "Back to the default largest lock"
+    }
+  ])
+)
+
+const limitsShow = Command.make(
+  "show",
+  {
+    environment: environmentFlag.pipe(Flag.optional),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(CorridorLimits.show({ environment: Option.getOrUndefined(input.environment) }), (shown) =>
+        print(input.json, shown, Format.corridorLimits)
+      )
+    )
+).pipe(Command.withDescription("Every corridor's limits, with their defaults, its open notional and headroom"))
+
+const limits = Command.make("limits").pipe(
+  Command.withDescription("Corridor limits: the largest lock, open notional and net delta per environment"),
+  Command.withSubcommands([limitsSet, limitsShow])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -269,7 +352,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -28,7 +28,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 12_corridor_limits on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -246,6 +246,116 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const text = await cli(dir, "market", "show")
     assert.match(text.stdout, new RegExp(`Snapshot ${imported.snapshot_id}`))
     assert.match(text.stdout, /USD_TO_BRL +5\.41/)
+  })
+
+  it("limits set writes the limits given and keeps the others; limits show lists every corridor with its defaults and use", async () => {
+    const dir = tempDataDir()
+    const set = (...flags: ReadonlyArray<string>) =>
+      cli(dir, "limits", "set", "--environment", "production", "--corridor", "USD_TO_BRL", ...flags)
+    const first = await cliJson(
+      dir,
+      "limits",
+      "set",
+      "--environment",
+      "production",
+      "--corridor",
+      "USD_TO_BRL",
+      "--max-open-notional",
+      "20000000",
+      "--max-net-delta",
+      "15000000.50"
+    )
+    assert.deepStrictEqual(
+      { ...first, updated_at: typeof first.updated_at },
+      {
+        environment: "production",
+        corridor: "USD_TO_BRL",
+        currency: "USD",
+        max_lock_notional: null,
+        default_max_lock_notional: { amount: "5000000", currency: "USD" },
+        max_open_notional: "20000000",
+        max_net_delta: "15000000.5",
+        open_notional: "0",
+        net_delta_bound: "0",
+        headroom: "15000000.5",
+        updated_at: "string"
+      }
+    )
+    const text = await set("--max-lock-notional", "1000000")
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.include(text.stdout, "Limits set for production USD_TO_BRL (amounts in USD).")
+    assert.match(text.stdout, /max_lock +1000000\n/)
+    assert.match(text.stdout, /max_open +20000000\n/)
+
+    // refused, with the reason, and nothing written
+    const refusals: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [
+        ["--max-open-notional", "lots"],
+        "--max-open-notional must be a decimal such as 1000000 or 2500.50, or none: not lots"
+      ],
+      [["--max-net-delta", "-5"], "max_net_delta must be 0 or more, not -5"],
+      [[], "nothing to set: give --max-lock-notional, --max-open-notional or --max-net-delta"]
+    ]
+    for (const [flags, message] of refusals) {
+      const refused = await set(...flags)
+      assert.strictEqual(refused.code, 1, flags.join(" "))
+      assert.include(refused.stderr, message)
+    }
+    const unknown = await cli(
+      dir,
+      "limits",
+      "set",
+      "--environment",
+      "production",
+      "--corridor",
+      "USD_TO_JPY",
+      "--max-net-delta",
+      "1"
+    )
+    assert.strictEqual(unknown.code, 1)
+    assert.include(unknown.stderr, "USD_TO_JPY")
+
+    // none: back to the default
+    assert.strictEqual((await set("--max-net-delta", "none")).code, 0)
+    const shown = await cliJson(dir, "limits", "show")
+    assert.strictEqual(shown.corridors.length, 18)
+    const of = (environment: string, corridor: string) =>
+      shown.corridors.find(
+        (c: { environment: string; corridor: string }) => c.environment === environment && c.corridor === corridor
+      )
+    assert.deepStrictEqual(
+      [
+        of("production", "USD_TO_BRL").max_lock_notional,
+        of("production", "USD_TO_BRL").max_open_notional,
+        of("production", "USD_TO_BRL").max_net_delta
+      ],
+      ["1000000", "20000000", null]
+    )
+    assert.deepStrictEqual(of("production", "USD_TO_BRL").headroom, "20000000")
+    // the sandbox's corridor is another one; an inverted corridor's default is its market pair's
+    assert.deepStrictEqual(
+      [of("sandbox", "USD_TO_BRL").max_open_notional, of("sandbox", "USD_TO_BRL").headroom],
+      [null, null]
+    )
+    assert.deepStrictEqual(
+      [of("sandbox", "BRL_TO_USD").currency, of("sandbox", "BRL_TO_USD").default_max_lock_notional],
+      ["BRL", { amount: "5000000", currency: "USD" }]
+    )
+    const production = await cliJson(dir, "limits", "show", "--environment", "production")
+    assert.deepStrictEqual(
+      [...new Set(production.corridors.map((c: { environment: string }) => c.environment))],
+      ["production"]
+    )
+    const table = await cli(dir, "limits", "show", "--environment", "production")
+    assert.match(
+      table.stdout,
+      /^ENVIRONMENT +CORRIDOR +UNIT +MAX LOCK +MAX OPEN +MAX NET DELTA +OPEN NOTIONAL +HEADROOM$/m
+    )
+    assert.match(table.stdout, /^production +USD_TO_BRL +USD +1000000 +20000000 +unlimited +0 +20000000$/m)
+    assert.match(
+      table.stdout,
+      /^production +BRL_TO_USD +BRL +5000000 USD \(default\) +unlimited +unlimited +0 +unlimited$/m
+    )
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {

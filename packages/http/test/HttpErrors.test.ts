@@ -21,6 +21,7 @@ const cases: ReadonlyArray<readonly [HttpErrors.WireError, status: keyof typeof 
   [new ApiError.QuoteExpired(message), 409],
   [new ApiError.QuoteNotAccepted(message), 409],
   [new ApiError.QuoteAlreadyAccepted(message), 409],
+  [new ApiError.CorridorCapacityExceeded(message), 409],
   [new ApiError.IdempotencyKeyReused(message), 409],
   [new ApiError.IdempotencyKeyInUse(message), 409],
   [new ApiError.ContractMismatch(message), 409],

@@ -365,6 +365,27 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
     })
   )
 
+  it.effect(
+    "contract creation names its 409 codes, corridor_capacity_exceeded among them, as does the quotes' failure_reason enum",
+    () =>
+      Effect.gen(function* () {
+        const doc = yield* fetchDocument
+        const description: string = doc.paths["/api/v1/fx/contracts"].post.description
+        for (const code of [
+          "quote_expired",
+          "quote_not_accepted",
+          "quote_already_accepted",
+          "corridor_capacity_exceeded"
+        ]) {
+          assert.include(description, `409 \`${code}\``)
+        }
+        const reason = doc.components.schemas.QuoteResponse.properties.failure_reason
+        const failure = reason.$ref === undefined ? reason : doc.components.schemas[reason.$ref.split("/").pop()]
+        assert.include(failure.properties.code.enum, "corridor_capacity_exceeded")
+        assert.include(failure.properties.code.enum, "notional_above_limit")
+      })
+  )
+
   it.effect("the three credential headers are security schemes, required together on every partner route", () =>
     Effect.gen(function* () {
       const doc = yield* fetchDocument

@@ -19,6 +19,7 @@ import { MemoryStore } from "@ratelock/adapters-store"
 import {
   type ChainGateway,
   type ContractRepo,
+  type CorridorLimitRepo,
   type EventRepo,
   type IdempotencyRepo,
   IdGenerator,
@@ -99,6 +100,7 @@ export type Ports =
   | PayoutRepo.PayoutRepo
   | PartnerRepo.PartnerRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | CorridorLimitRepo.CorridorLimitRepo
   | ChainGateway.ChainGateway
   | SimulatedChain.SimulatedChain
   | MarketData.MarketData

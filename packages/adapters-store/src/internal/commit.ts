@@ -1,12 +1,14 @@
 /**
  * `ContractRepo.commit` on Postgres: one statement. It compare-and-sets the contract on its version,
  * appends the new history entry and writes the outgoing event, the incoming event, the funding
- * transfer (and the funding cursor past it) and the ledger entries. Nothing is read first to stop duplicates: a version that no
+ * transfer (and the funding cursor past it), the ledger entries and the change of its corridor's open notional
+ * (`CorridorLimit.transitionUsage`). Nothing is read first to stop duplicates: a version that no
  * longer matches or a unique key already taken fails the whole statement as `StaleContract`.
  */
-import { type ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
+import { type ContractRepo, CorridorLimit, Ledger, Money, StoreError } from "@ratelock/core"
 import { Array, Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
+import { numeric } from "./rows/columns.ts"
 import { contractRow, historyRows, ledgerRow, transferRow } from "./rows/contracts.ts"
 import { incomingRow, outgoingRow } from "./rows/events.ts"
 import { isConflict, storeError } from "./sql.ts"
@@ -50,6 +52,18 @@ export const commit = (sql: SqlClient.SqlClient) =>
     }
     if (Array.isReadonlyArrayNonEmpty(ledger)) {
       rows.push(sql`ledger AS (INSERT INTO ledger_entries ${sql.insert(ledger)})`)
+    }
+    // into or out of a holding status: the corridor's open notional moves with the contract. Out of
+    // one, the row is there (the insert or migration 12 counted the lock into it); into one, it may not be
+    const usage = CorridorLimit.transitionUsage(change)
+    const corridor = sql`environment = ${contract.environment} AND direction = ${contract.direction}`
+    if (Money.isNegative(usage)) {
+      rows.push(sql`usage AS (UPDATE corridor_limits SET open_notional = open_notional + ${numeric(usage)}::numeric
+        WHERE ${corridor} AND EXISTS (SELECT 1 FROM moved))`)
+    } else if (Money.isPositive(usage)) {
+      rows.push(sql`usage AS (INSERT INTO corridor_limits AS l (environment, direction, open_notional)
+          SELECT ${contract.environment}, ${contract.direction}, ${numeric(usage)}::numeric FROM moved
+        ON CONFLICT (environment, direction) DO UPDATE SET open_notional = l.open_notional + EXCLUDED.open_notional)`)
     }
     // one statement, so one round trip and no BEGIN / COMMIT: the compare-and-set with its history
     // entry, the rows above, and a guard that fails it all (40001) when the version did not match

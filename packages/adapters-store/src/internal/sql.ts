@@ -15,6 +15,16 @@ export const reasonOf = (error: SqlError.SqlError): SqlError.SqlErrorReason["_ta
 export const uniqueConstraint = (error: SqlError.SqlError): Option.Option<string> =>
   error.reason._tag === "UniqueViolation" ? Option.some(error.reason.constraint) : Option.none()
 
+/**
+ * The constraint a check violation names: a table's CHECK, or a guard function's own name
+ * (`ratelock_capacity_unless` raises `corridor_capacity`).
+ */
+export const checkViolated = (error: SqlError.SqlError): Option.Option<string> => {
+  if (error.reason._tag !== "ConstraintError") return Option.none()
+  const cause = error.reason.cause as { readonly constraint?: unknown } | undefined
+  return typeof cause?.constraint === "string" ? Option.some(cause.constraint) : Option.none()
+}
+
 /** Lost a race with a concurrent writer: a unique key taken, a deadlock or a serialization failure. */
 export const isConflict = (error: SqlError.SqlError): boolean => {
   const tag = reasonOf(error)

@@ -68,6 +68,17 @@ export class QuotesGroup extends HttpApiGroup.make("quotes")
   .prefix("/api/v1")
   .annotate(OpenApi.Description, "Priced rate locks, valid for a short time") {}
 
+/** What contract creation answers besides 201, with the codes of its 4xx (docs/partner-api.md, Errors). */
+const contractCreationErrors = [
+  "Errors:",
+  "- 404 `quote_not_found`: no such quote of yours in this environment.",
+  "- 409 `quote_expired`: the quote is past its `expires_at`.",
+  "- 409 `quote_not_accepted`: the quote could not be priced (`status: failed`).",
+  "- 409 `quote_already_accepted`: the quote already has a contract.",
+  "- 409 `corridor_capacity_exceeded`: the lock would take its corridor past a limit (its capacity went since the quote was priced); nothing is written, the quote can still become a contract before it expires if capacity comes back.",
+  "- 409 `idempotency_key_reused`, `idempotency_key_in_use`: see Idempotency."
+].join("\n")
+
 export class ContractsGroup extends HttpApiGroup.make("contracts")
   .add(
     HttpApiEndpoint.post("create", "/fx/contracts", {
@@ -75,7 +86,9 @@ export class ContractsGroup extends HttpApiGroup.make("contracts")
       payload: ContractRequest.ContractRequest,
       success: Contract.ContractResponse.pipe(HttpApiSchema.status(201)),
       error: [...posting, NotFound, Unavailable]
-    }).annotate(OpenApi.Summary, "Turn a quote into a binding contract"),
+    })
+      .annotate(OpenApi.Summary, "Turn a quote into a binding contract")
+      .annotate(OpenApi.Description, contractCreationErrors),
     HttpApiEndpoint.get("locks", "/fx/customers/:customer_reference_id/locks", {
       params: { customer_reference_id: Fields.BoundedString(256) },
       query: ListQuery.ListLocksQuery,

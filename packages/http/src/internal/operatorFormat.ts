@@ -3,6 +3,7 @@
  */
 import {
   type ApiError,
+  type CorridorLimits,
   MarketOverview,
   Money,
   type MarketSnapshotRepo,
@@ -174,5 +175,64 @@ export const explainedQuote = (e: QuoteExplain.Explanation): string => {
   }
   lines.push(field("premium", e.premium_amount), field("repriced", e.repriced_premium_amount ?? "(not repriced)"))
   lines.push(e.reproduced ? "Reproduced exactly." : `Not reproduced: ${e.note ?? ""}`)
+  return lines.join("\n")
+}
+
+const lockLimit = (c: CorridorLimits.CorridorListing): string =>
+  c.max_lock_notional !== null
+    ? c.max_lock_notional
+    : c.default_max_lock_notional === null
+      ? "(no default)"
+      : c.default_max_lock_notional.currency === c.currency
+        ? `${c.default_max_lock_notional.amount} (default)`
+        : `${c.default_max_lock_notional.amount} ${c.default_max_lock_notional.currency} (default)`
+
+const columns = [
+  ["ENVIRONMENT", (c) => c.environment],
+  ["CORRIDOR", (c) => c.corridor],
+  ["UNIT", (c) => c.currency],
+  ["MAX LOCK", lockLimit],
+  ["MAX OPEN", (c) => c.max_open_notional ?? "unlimited"],
+  ["MAX NET DELTA", (c) => c.max_net_delta ?? "unlimited"],
+  ["OPEN NOTIONAL", (c) => c.open_notional],
+  ["HEADROOM", (c) => c.headroom ?? "unlimited"]
+] as const satisfies ReadonlyArray<readonly [string, (c: CorridorLimits.CorridorListing) => string]>
+
+/** Every corridor as an aligned table, one line each, amounts in the corridor's BASE (`UNIT`). */
+export const corridorLimits = (shown: {
+  readonly corridors: ReadonlyArray<CorridorLimits.CorridorListing>
+}): string => {
+  const rows = [columns.map(([title]) => title), ...shown.corridors.map((c) => columns.map(([, cell]) => cell(c)))]
+  const widths = columns.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
+  return [
+    ...rows.map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd()
+    ),
+    "",
+    "Open notional: Σ N_b of the corridor's contracts in quote_created, funds_in_route and active.",
+    "MAX NET DELTA holds the delta bound (a lock's |delta| is at most its N_b): the open notional.",
+    "A default MAX LOCK in another unit is the market pair's, converted at the spot in force."
+  ].join("\n")
+}
+
+/** A corridor after `limits set`, with a warning when it already holds more than a limit allows. */
+export const corridorLimitSet = (c: CorridorLimits.CorridorListing): string => {
+  const lines = [
+    `Limits set for ${c.environment} ${c.corridor} (amounts in ${c.currency}).`,
+    field("max_lock", lockLimit(c)),
+    field("max_open", c.max_open_notional ?? "unlimited"),
+    field("max_net_delta", c.max_net_delta ?? "unlimited"),
+    field("open_notional", c.open_notional),
+    field("headroom", c.headroom ?? "unlimited")
+  ]
+  if (c.headroom?.startsWith("-")) {
+    lines.push(
+      "",
+      `The corridor holds more than its limits now allow: no new lock is sold until ${c.headroom.slice(1)} ${c.currency} falls away.`
+    )
+  }
   return lines.join("\n")
 }

@@ -25,6 +25,7 @@ const errorByTag = {
   QuoteExpired: Conflict,
   QuoteNotAccepted: Conflict,
   QuoteAlreadyAccepted: Conflict,
+  CorridorCapacityExceeded: Conflict,
   IdempotencyKeyReused: Conflict,
   IdempotencyKeyInUse: Conflict,
   ContractMismatch: Conflict,

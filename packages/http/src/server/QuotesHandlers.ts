@@ -2,7 +2,15 @@
  * Quote routes over core's `Quotes` programs: create (idempotent), list, get. Every read and write
  * is scoped by the authenticated partner and environment.
  */
-import { type IdempotencyRepo, type IdGenerator, type MarketData, Quote, type QuoteRepo, Quotes } from "@ratelock/core"
+import {
+  type CorridorLimitRepo,
+  type IdempotencyRepo,
+  type IdGenerator,
+  type MarketData,
+  Quote,
+  type QuoteRepo,
+  Quotes
+} from "@ratelock/core"
 import { Effect } from "effect"
 import type { Digest } from "effect/crypto"
 import { HttpApiBuilder } from "effect/http-api"
@@ -18,6 +26,7 @@ export const layer: GroupLayer<
   | IdempotencyRepo.IdempotencyRepo
   | IdGenerator.IdGenerator
   | MarketData.MarketData
+  | CorridorLimitRepo.CorridorLimitRepo
   | Digest.Digest
 > = HttpApiBuilder.group(Api, "quotes", (handlers) =>
   handlers

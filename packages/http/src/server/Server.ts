@@ -15,6 +15,7 @@ import type { SimulatedChain } from "@ratelock/adapters-chain"
 import type {
   ChainGateway,
   ContractRepo,
+  CorridorLimitRepo,
   EventRepo,
   IdempotencyRepo,
   IdGenerator,
@@ -54,6 +55,7 @@ import * as WebhooksHandlers from "./WebhooksHandlers.ts"
 export type Ports =
   | QuoteRepo.QuoteRepo
   | ContractRepo.ContractRepo
+  | CorridorLimitRepo.CorridorLimitRepo
   | EventRepo.EventRepo
   | IdempotencyRepo.IdempotencyRepo
   | PartnerRepo.PartnerRepo

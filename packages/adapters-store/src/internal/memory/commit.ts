@@ -1,11 +1,13 @@
 /**
  * `ContractRepo.commit` as one atomic step: a compare-and-set of the contract on its version (the
  * number of history entries), plus its new history entry, the outgoing event, the incoming event,
- * the funding transfer and the ledger entries. A version mismatch or any uniqueness conflict
- * (transfer, incoming Idempotency-Key, event ids) fails with `StaleContract` and writes nothing.
+ * the funding transfer, the ledger entries and the change of its corridor's open notional. A
+ * version mismatch or any uniqueness conflict (transfer, incoming Idempotency-Key, event ids) fails
+ * with `StaleContract` and writes nothing.
  */
 import { Exit, HashMap, HashSet, Option } from "effect"
 import { ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
+import { moveUsage } from "./corridors.ts"
 import { unleased } from "./lease.ts"
 import { scopedKey } from "./scope.ts"
 import { type State, type Step, write } from "./state.ts"
@@ -55,7 +57,7 @@ export const commitStep =
 
     const { incoming, outgoing, transfer } = change
     return write({
-      ...state,
+      ...moveUsage(state, change),
       // writing the row releases its lease
       contracts: HashMap.set(state.contracts, contract.id, unleased(contract)),
       transfers: transfer === null ? state.transfers : HashSet.add(state.transfers, transferKey(transfer)),

@@ -7,6 +7,7 @@ import { type DateTime, Effect, Exit, HashMap, Option } from "effect"
 import { ApiError, ContractRepo, StoreError } from "@ratelock/core"
 import type { Contract, Cursor, Lease, Partner } from "@ratelock/core"
 import { commitStep } from "./commit.ts"
+import { takeCapacity } from "./corridors.ts"
 import { makeFunding } from "./funding.ts"
 import { newestFirst, oldestFirst, self } from "./keyset.ts"
 import { passedAt, take, unleased } from "./lease.ts"
@@ -21,10 +22,15 @@ const awaitingFunds = ContractRepo.awaitingFunds
 const rows = (state: State): Array<Contract.ContractRecord> =>
   Array.from(HashMap.values(state.contracts), (job) => job.row)
 
-/** Stores the contract and marks its quote accepted, or fails if the quote already has a contract. */
+/**
+ * Stores the contract, marks its quote accepted and takes its notional from its corridor, or fails
+ * if the quote already has a contract or the lock does not fit its corridor.
+ */
 const insertStep =
   (contract: Contract.ContractRecord) =>
-  (state: State): Step<void, ApiError.QuoteAlreadyAccepted | StoreError.StoreError> => {
+  (
+    state: State
+  ): Step<void, ApiError.QuoteAlreadyAccepted | ApiError.CorridorCapacityExceeded | StoreError.StoreError> => {
     const quote = HashMap.get(state.quotes, contract.quoteId)
     if (Option.isNone(quote)) {
       return Exit.fail(new StoreError.StoreError({ message: `quote ${contract.quoteId} does not exist` }))
@@ -37,8 +43,10 @@ const insertStep =
     if (HashMap.has(state.contracts, contract.id)) {
       return Exit.fail(new StoreError.StoreError({ message: `contract ${contract.id} already exists` }))
     }
+    const taken = takeCapacity(state, contract)
+    if (Exit.isFailure(taken)) return Exit.failCause(taken.cause)
     return write({
-      ...state,
+      ...taken.value,
       quotes: HashMap.set(state.quotes, quote.value.id, { ...quote.value, acceptedAt: contract.createdAt }),
       contracts: HashMap.set(state.contracts, contract.id, unleased(contract)),
       contractByQuote: HashMap.set(state.contractByQuote, contract.quoteId, contract.id)

@@ -7,6 +7,7 @@ import { Effect, Exit, HashMap, HashSet, Ref } from "effect"
 import type {
   Contract,
   ContractRepo,
+  CorridorLimit,
   EventRepo,
   IdempotencyRepo,
   Ledger,
@@ -57,6 +58,8 @@ export interface State {
   readonly snapshots: HashMap.HashMap<string, MarketSnapshotRepo.StoredSnapshot>
   /** hash → snapshot id: one snapshot per document. */
   readonly snapshotByHash: HashMap.HashMap<string, string>
+  /** `environment|direction` → the corridor's limits and open notional. */
+  readonly corridors: HashMap.HashMap<string, CorridorLimit.CorridorLimit>
 }
 
 export const empty: State = {
@@ -79,7 +82,8 @@ export const empty: State = {
   webhookEndpoints: HashMap.empty(),
   inbox: HashMap.empty(),
   snapshots: HashMap.empty(),
-  snapshotByHash: HashMap.empty()
+  snapshotByHash: HashMap.empty(),
+  corridors: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>

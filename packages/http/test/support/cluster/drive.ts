@@ -55,12 +55,12 @@ export class Driver {
     this.via = agent(options.sockets)
   }
 
-  private async post(
+  /** A POST to the next API in turn: its status and answer, whatever they are. */
+  async call(
     path: string,
     body: unknown,
-    expected: number,
     headers: Record<string, string> = {}
-  ): Promise<Json> {
+  ): Promise<{ readonly status: number; readonly text: string; readonly baseUrl: string }> {
     const baseUrl = this.options.baseUrls[this.turn++ % this.options.baseUrls.length]!
     const started = performance.now()
     const reply = await send(baseUrl, this.via, {
@@ -76,8 +76,29 @@ export class Driver {
       body: JSON.stringify(body)
     })
     this.options.onRequest?.(path, performance.now() - started)
-    if (reply.status !== expected) throw new Error(`POST ${path} on ${baseUrl}: ${reply.status} ${reply.text}`)
+    return { status: reply.status, text: reply.text, baseUrl }
+  }
+
+  private async post(
+    path: string,
+    body: unknown,
+    expected: number,
+    headers: Record<string, string> = {}
+  ): Promise<Json> {
+    const reply = await this.call(path, body, headers)
+    if (reply.status !== expected) throw new Error(`POST ${path} on ${reply.baseUrl}: ${reply.status} ${reply.text}`)
     return JSON.parse(reply.text)
+  }
+
+  /** A quote (201, priced or failed). */
+  quote(body: unknown): Promise<Json> {
+    return this.post("/api/v1/fx/quotes", body, 201)
+  }
+
+  /** A contract from the quote: `201`, or the status and error code it was refused with. */
+  async contract(quoteId: string): Promise<string> {
+    const reply = await this.call("/api/v1/fx/contracts", { quote_id: quoteId })
+    return reply.status === 201 ? "201" : `${reply.status} ${JSON.parse(reply.text).error?.code}`
   }
 
   /** One whole lifecycle, up to the exercise (the payout is the workers' part). */

@@ -3,8 +3,10 @@
  * multi-process run is quiet: every exercised contract settled exactly once; no payout sent twice
  * (one chain transaction per payout attempt, at most one accepted per payout, the one the payout
  * row names); every outbound event delivered, duplicates only under the same `event_id`, first
- * deliveries per contract in sequence order; the ledger summing to zero per currency.
+ * deliveries per contract in sequence order; the ledger summing to zero per currency; each
+ * corridor's open notional equal to what its contracts in the holding statuses take.
  */
+import { type Corridor, CorridorLimit, Money } from "@ratelock/core"
 import type { Receiver } from "@ratelock/test-support/WebhookReceiver"
 import type { Database } from "./database.ts"
 import type { Lifecycle } from "./drive.ts"
@@ -168,6 +170,46 @@ export const check = async (
     (sql) => sql`SELECT currency, sum(amount)::text AS total FROM ledger_entries GROUP BY currency`
   )
   if (ledger.length === 0 || ledger.some((l) => Number(l.total) !== 0)) fail("ledger does not sum to zero", ledger)
+
+  // the corridors' open notional, kept by the contract statements, against a recount of the contracts
+  const holding = await db.query<{
+    readonly environment: string
+    readonly direction: Corridor.Direction
+    readonly notional_currency: Corridor.Currency
+    readonly notional_amount: string
+    readonly locked_rate: string
+  }>(
+    (sql) => sql`SELECT environment, direction, notional_currency, notional_amount::text, locked_rate::text
+      FROM contracts WHERE status IN ('quote_created', 'funds_in_route', 'active')`
+  )
+  const recount = new Map<string, Money.Decimal>()
+  for (const c of holding) {
+    const key = `${c.environment} ${c.direction}`
+    const taken = CorridorLimit.lockNotional({
+      direction: c.direction,
+      notionalCurrency: c.notional_currency,
+      notionalAmount: Money.unsafe(c.notional_amount),
+      lockedRate: Money.unsafe(c.locked_rate)
+    })
+    recount.set(key, Money.sum(recount.get(key) ?? Money.zero, taken))
+  }
+  const kept = await db.query<{ readonly environment: string; readonly direction: string; readonly open: string }>(
+    (sql) => sql`SELECT environment, direction, open_notional::text AS open FROM corridor_limits`
+  )
+  for (const row of kept) {
+    const key = `${row.environment} ${row.direction}`
+    const expected = recount.get(key) ?? Money.zero
+    if (!Money.equals(Money.unsafe(row.open), expected)) {
+      fail("a corridor's open notional differs from its contracts", {
+        key,
+        kept: row.open,
+        contracts: Money.format(expected)
+      })
+    }
+    recount.delete(key)
+  }
+  for (const [key, sum] of recount)
+    fail("a corridor holds contracts it never counted", { key, contracts: Money.format(sum) })
 
   if (problems.length > 0) throw new Error(`guarantees broken:\n${problems.slice(0, 20).join("\n")}`)
   return {
