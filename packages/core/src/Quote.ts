@@ -19,8 +19,9 @@ export const QuoteFailureCode = Schema.Literals([
   "provider_rate_off_market",
   "market_rate_off_reference",
   "custom_strike_off_market",
+  /** No longer given: quotes refused before corridor limits carry it (now `corridor_capacity_exceeded`). */
   "notional_above_limit",
-  /** The lock would take its corridor past `max_open_notional` or `max_net_delta` (risk.md, Limits). */
+  /** The lock would breach a corridor limit: `max_lock_notional`, `max_open_notional` or `max_net_delta`. */
   "corridor_capacity_exceeded",
   "unsupported_settlement_rail",
   /** Production: no market data snapshot within the maximum age (market-data.md, Freshness). */

@@ -285,9 +285,10 @@ export const price = (input: PricerInput): PricedQuote => {
     lockedRate
   })
   if (Money.greaterThan(counted, limit.value)) {
+    // one limit, one code (risk.md): the message says this size never fits, where a full corridor may free up
     return fail(
-      "notional_above_limit",
-      `notional is above the ${request.direction} limit of ${Money.format(BigDecimal.normalize(limit.value))} ${pair(request.direction).base}`
+      "corridor_capacity_exceeded",
+      `notional is above the ${request.direction} largest single lock of ${Money.format(BigDecimal.normalize(limit.value))} ${pair(request.direction).base}`
     )
   }
   if (input.corridor !== undefined && Option.isSome(CorridorLimit.breached(input.corridor, counted, Option.none()))) {

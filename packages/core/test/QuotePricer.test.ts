@@ -200,8 +200,8 @@ describe("QuotePricer", () => {
         "custom_strike_off_market"
       )
     })
-    it("notional above the corridor limit", () => {
-      assert.strictEqual(failure(price({ notional_amount: Money.unsafe("5000001") })), "notional_above_limit")
+    it("notional above the corridor's largest single lock", () => {
+      assert.strictEqual(failure(price({ notional_amount: Money.unsafe("5000001") })), "corridor_capacity_exceeded")
       assert.strictEqual(price({ notional_amount: Money.unsafe("5000000") }).status, "created")
     })
     describe("corridor limits", () => {
@@ -253,14 +253,14 @@ describe("QuotePricer", () => {
         assert.strictEqual(withCorridor(lower, { notional_amount: Money.unsafe("20000") }).status, "created")
         assert.strictEqual(
           failure(withCorridor(lower, { notional_amount: Money.unsafe("20000.01") })),
-          "notional_above_limit"
+          "corridor_capacity_exceeded"
         )
         const higher = corridor({ maxLockNotional: Money.unsafe("8000000") })
         assert.strictEqual(withCorridor(higher, { notional_amount: Money.unsafe("8000000") }).status, "created")
         // unset: the table's 5,000,000 USD
         assert.strictEqual(
           failure(withCorridor(corridor({}), { notional_amount: Money.unsafe("5000001") })),
-          "notional_above_limit"
+          "corridor_capacity_exceeded"
         )
       })
     })

@@ -97,14 +97,15 @@ const suite = (it: Vitest.MethodsNonLive<Provided>) => {
       assert.strictEqual((yield* contract(baseUrl, key, third.json.id)).status, 201)
       assert.strictEqual(yield* usage("USD_TO_MXN"), "40000")
 
-      // max_net_delta holds the same bound; max_lock_notional caps one lock (notional_above_limit)
+      // max_net_delta holds the same bound; max_lock_notional caps one lock (the same code, its own message)
       yield* CorridorLimits.set("sandbox", "USD_TO_MXN", {
         maxOpenNotional: null,
         maxNetDelta: Money.unsafe("45000"),
         maxLockNotional: Money.unsafe("4000")
       })
       const big = yield* quote(baseUrl, key, usdMxn("4000.01"))
-      assert.strictEqual(big.json.failure_reason.code, "notional_above_limit")
+      assert.strictEqual(big.json.failure_reason.code, "corridor_capacity_exceeded")
+      assert.match(big.json.failure_reason.message, /largest single lock of 4000 USD/)
       const fits = yield* quote(baseUrl, key, usdMxn("4000"))
       assert.strictEqual((yield* contract(baseUrl, key, fits.json.id)).status, 201)
       const delta = yield* quote(baseUrl, key, usdMxn("1000.01"))
