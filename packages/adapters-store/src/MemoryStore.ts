@@ -9,6 +9,8 @@ import { Context, Effect, Layer, Ref } from "effect"
 import {
   ContractRepo,
   EventRepo,
+  HedgeOrderRepo,
+  HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
   PartnerRepo,
@@ -18,6 +20,7 @@ import {
 } from "@ratelock/core"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
+import { makeHedgeOrderRepo, makeHedgePolicyRepo } from "./internal/memory/hedging.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
@@ -36,6 +39,8 @@ export const layerMemory: Layer.Layer<
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -46,7 +51,9 @@ export const layerMemory: Layer.Layer<
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
-      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref))
+      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),
+      Context.add(HedgePolicyRepo.HedgePolicyRepo, makeHedgePolicyRepo(ref)),
+      Context.add(HedgeOrderRepo.HedgeOrderRepo, makeHedgeOrderRepo(ref))
     )
   })
 )

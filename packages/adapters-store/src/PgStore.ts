@@ -7,6 +7,8 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type {
   ContractRepo,
   EventRepo,
+  HedgeOrderRepo,
+  HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
   PartnerRepo,
@@ -18,6 +20,8 @@ import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
+import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
+import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "./PgMigrations.ts"
@@ -36,6 +40,8 @@ export type Repos =
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -52,7 +58,7 @@ export const migrate: Effect.Effect<
   PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
 )
 
-/** The eight repositories over a `PgClient`, after migrating its database. */
+/** The repositories over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -65,7 +71,9 @@ export const layer: Layer.Layer<
   PgPayoutRepo.layer,
   PgPartnerRepo.layer,
   PgWebhookInboxRepo.layer,
-  PgMarketSnapshotRepo.layer
+  PgMarketSnapshotRepo.layer,
+  PgHedgePolicyRepo.layer,
+  PgHedgeOrderRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

@@ -8,6 +8,8 @@ import type {
   Contract,
   ContractRepo,
   EventRepo,
+  HedgeOrder,
+  HedgePolicy,
   IdempotencyRepo,
   Ledger,
   MarketSnapshotRepo,
@@ -57,6 +59,11 @@ export interface State {
   readonly snapshots: HashMap.HashMap<string, MarketSnapshotRepo.StoredSnapshot>
   /** hash → snapshot id: one snapshot per document. */
   readonly snapshotByHash: HashMap.HashMap<string, string>
+  /** `environment|pair` → its policy, leased to the pass working on the pair. */
+  readonly hedgePolicies: HashMap.HashMap<string, Leased<HedgePolicy.HedgePolicy>>
+  readonly hedgeOrders: HashMap.HashMap<string, HedgeOrder.HedgeOrder>
+  /** order id → the entries of its fill. */
+  readonly hedgeLedger: HashMap.HashMap<string, ReadonlyArray<Ledger.HedgeLedgerEntry>>
 }
 
 export const empty: State = {
@@ -79,7 +86,10 @@ export const empty: State = {
   webhookEndpoints: HashMap.empty(),
   inbox: HashMap.empty(),
   snapshots: HashMap.empty(),
-  snapshotByHash: HashMap.empty()
+  snapshotByHash: HashMap.empty(),
+  hedgePolicies: HashMap.empty(),
+  hedgeOrders: HashMap.empty(),
+  hedgeLedger: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>
