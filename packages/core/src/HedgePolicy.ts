@@ -37,7 +37,7 @@ export type Instrument = typeof Instrument.Type
 export const Side = Schema.Literals(["buy", "sell"])
 export type Side = typeof Side.Type
 
-/** Orders are whole hundredths of BASE: an amount is rounded half away from zero to 2 decimals. */
+/** Orders are whole hundredths of BASE: an amount is rounded half away from zero to 2 decimals, and kept at that scale. */
 export const orderDecimals = 2
 
 /**
@@ -146,7 +146,10 @@ export const decide = (input: DecisionInput): Option.Option<Intent> => {
   const goal = target(input.delta, input.policy)
   const gap = Money.subtract(goal, input.position)
   if (!Money.greaterThan(BigDecimal.abs(gap), input.policy.band)) return Option.none()
-  const amount = BigDecimal.round(BigDecimal.abs(gap), { scale: orderDecimals, mode: "half-from-zero" })
+  const amount = BigDecimal.scale(
+    BigDecimal.round(BigDecimal.abs(gap), { scale: orderDecimals, mode: "half-from-zero" }),
+    orderDecimals
+  )
   if (Money.isZero(amount)) return Option.none()
   return Option.some({
     side: Money.isPositive(gap) ? "buy" : "sell",
