@@ -18,7 +18,7 @@ import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
 import * as Rows from "./internal/rows/simulatedHedgeVenue.ts"
-import { orStoreError, Parameters } from "./internal/sql.ts"
+import { isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
 /** The venue's name on the orders sent to it. */
 export const name = "simulated"
@@ -110,6 +110,33 @@ const midOf = Effect.fnUntraced(function* (market: MarketData.MarketDataShape, p
   return mid.value
 })
 
+/** The SQL venue's controls and books, without its execution (which needs market data). */
+const sqlControl = Effect.fnUntraced(function* (sql: SqlClient.SqlClient) {
+  const byId = SqlSchema.findOneOption({
+    Request: Parameters<string>(),
+    Result: Rows.SimFillRow,
+    execute: (id) => sql`SELECT * FROM sim_hedge_fills WHERE order_id = ${id}`
+  })
+
+  const received = Effect.fn("SimulatedHedgeVenue.received")(function* (orderId: string) {
+    if (!isUuid(orderId)) return Option.none()
+    return yield* byId(orderId)
+  }, orStoreError("SimulatedHedgeVenue.received"))
+
+  const arm = Effect.fn("SimulatedHedgeVenue.arm")(function* (action: Action) {
+    yield* sql`INSERT INTO sim_hedge_venue_control (action, remaining) VALUES (${action}, 1)
+      ON CONFLICT (action) DO UPDATE SET remaining = sim_hedge_venue_control.remaining + 1`
+  }, orStoreError("SimulatedHedgeVenue.arm"))
+
+  return SimulatedHedgeVenue.of({ arm, received })
+})
+
+/** The SQL venue's controls alone (`ratelock hedge simulate`): arming it needs no market data. */
+export const layerSqlControl: Layer.Layer<SimulatedHedgeVenue, never, SqlClient.SqlClient> = Layer.effect(
+  SimulatedHedgeVenue,
+  Effect.flatMap(SqlClient.SqlClient, sqlControl)
+)
+
 /** The venue in SQL, on the store's database (tables of migration 13). */
 export const layerSql = (
   options: Options
@@ -181,26 +208,13 @@ export const layerSql = (
           return yield* answer(received, first)
         }).pipe(Effect.withSpan("SimulatedHedgeVenue.execute"))
 
-      const byId = SqlSchema.findOneOption({
-        Request: Parameters<string>(),
-        Result: Rows.SimFillRow,
-        execute: (id) => sql`SELECT * FROM sim_hedge_fills WHERE order_id = ${id}`
-      })
-
-      const received = Effect.fn("SimulatedHedgeVenue.received")(function* (orderId: string) {
-        return yield* byId(orderId)
-      }, orStoreError("SimulatedHedgeVenue.received"))
+      const controls = yield* sqlControl(sql)
 
       const lookup = (orderId: string) =>
-        Effect.map(received(orderId), lookupOf).pipe(Effect.mapError((e) => unavailable(e.message)))
-
-      const arm = Effect.fn("SimulatedHedgeVenue.arm")(function* (action: Action) {
-        yield* sql`INSERT INTO sim_hedge_venue_control (action, remaining) VALUES (${action}, 1)
-          ON CONFLICT (action) DO UPDATE SET remaining = sim_hedge_venue_control.remaining + 1`
-      }, orStoreError("SimulatedHedgeVenue.arm"))
+        Effect.map(controls.received(orderId), lookupOf).pipe(Effect.mapError((e) => unavailable(e.message)))
 
       return Context.make(HedgeVenue.HedgeVenue, HedgeVenue.HedgeVenue.of({ name, execute, lookup })).pipe(
-        Context.add(SimulatedHedgeVenue, SimulatedHedgeVenue.of({ arm, received }))
+        Context.add(SimulatedHedgeVenue, controls)
       )
     })
   )

@@ -28,7 +28,7 @@ const fail = (reason: HedgeDeskError["reason"], message: string) => Effect.fail(
 /** The operator's names of the policy's fields (the JSON of `policy show`). */
 const fieldNames: Record<string, string> = { targetRatio: "target_ratio", valueDays: "value_days" }
 
-const decodePolicy = Schema.decodeUnknownResult(HedgePolicy.HedgePolicy)
+const decodePolicy = Schema.decodeUnknownResult(HedgePolicy.HedgePolicy, { errors: "all" })
 
 export interface PolicyInput {
   readonly environment: Environment

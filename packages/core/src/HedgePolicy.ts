@@ -159,3 +159,26 @@ export const decide = (input: DecisionInput): Option.Option<Intent> => {
     target: goal
   })
 }
+
+/** The fields an operator sees (CLI `--json`, the operator API): snake_case, decimals as strings. */
+export const HedgePolicyView = Schema.Struct({
+  environment: Environment,
+  pair: Schema.String,
+  target_ratio: Money.DecimalString,
+  band: Money.DecimalString,
+  instrument: Instrument,
+  value_days: Schema.NullOr(Schema.Int),
+  updated_at: Schema.DateTimeUtcFromString
+}).annotate({ identifier: "HedgePolicyView" })
+
+/** The policy as an operator sees it, encoded (JSON-ready). */
+export const view = (p: HedgePolicy): typeof HedgePolicyView.Encoded =>
+  Schema.encodeSync(HedgePolicyView)({
+    environment: p.environment,
+    pair: p.pair,
+    target_ratio: p.targetRatio,
+    band: p.band,
+    instrument: p.instrument,
+    value_days: p.valueDays,
+    updated_at: p.updatedAt
+  })
