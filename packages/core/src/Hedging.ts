@@ -17,7 +17,7 @@
 import { DateTime, Effect, Option, Result } from "effect"
 import { BookDelta, type PairDelta } from "./BookDelta.ts"
 import type { HedgeOrder } from "./HedgeOrder.ts"
-import { HedgeOrderRepo, type HedgeOrderRepoShape } from "./HedgeOrderRepo.ts"
+import { HedgeOrderRepo } from "./HedgeOrderRepo.ts"
 import * as HedgePolicy from "./HedgePolicy.ts"
 import { type ClaimedPolicy, HedgePolicyRepo } from "./HedgePolicyRepo.ts"
 import { type Fill, HedgeVenue, type HedgeVenueShape } from "./HedgeVenue.ts"
@@ -68,12 +68,12 @@ export const recordRejection = Effect.fn("Hedging.recordRejection")(function* (o
  * Marks the order `sent` (if it was only `intended`) and executes it: a fill or a rejection is
  * recorded; a timeout or an unreachable venue leaves it `sent`, for the next pass's lookup.
  */
-const send = Effect.fnUntraced(function* (orders: HedgeOrderRepoShape, venue: HedgeVenueShape, order: HedgeOrder) {
+const send = Effect.fnUntraced(function* (venue: HedgeVenueShape, order: HedgeOrder) {
   let sent = order
   if (order.status === "intended") {
     sent = { ...order, status: "sent", updatedAt: yield* DateTime.now }
     // only the worker whose write landed sends (one whose lease ran out finds the row moved)
-    if (!(yield* orders.update(sent, order))) return
+    if (!(yield* (yield* HedgeOrderRepo).update(sent, order))) return
   }
   const executed = yield* Effect.result(venue.execute(sent))
   if (Result.isSuccess(executed)) {
@@ -89,7 +89,7 @@ const send = Effect.fnUntraced(function* (orders: HedgeOrderRepoShape, venue: He
 })
 
 /** Settles an outstanding order from what the venue knows of it; answers whether it moved. */
-const resolve = Effect.fnUntraced(function* (orders: HedgeOrderRepoShape, venue: HedgeVenueShape, order: HedgeOrder) {
+const resolve = Effect.fnUntraced(function* (venue: HedgeVenueShape, order: HedgeOrder) {
   if (order.venue !== venue.name) {
     yield* Effect.logWarning(
       `hedge order ${order.id} was sent to the ${order.venue} venue, not this host's ${venue.name}: left for an operator`
@@ -111,23 +111,23 @@ const resolve = Effect.fnUntraced(function* (orders: HedgeOrderRepoShape, venue:
       return false
     case "Unknown":
       // never received (a crash before sending, or a venue that lost it): the same id again
-      yield* send(orders, venue, order)
+      yield* send(venue, order)
       return true
   }
 })
 
 /** One pair's step: resolve what is outstanding, or else decide and send. Answers the orders moved. */
 const hedgePair = Effect.fnUntraced(function* (
-  orders: HedgeOrderRepoShape,
   venue: HedgeVenueShape,
   claimed: ClaimedPolicy,
   book: PairDelta | undefined
 ) {
   const { policy, lease } = claimed
+  const orders = yield* HedgeOrderRepo
   const outstanding = yield* orders.outstanding(policy.environment, policy.pair)
   if (outstanding.length > 0) {
     let moved = 0
-    for (const order of outstanding) if (yield* resolve(orders, venue, order)) moved++
+    for (const order of outstanding) if (yield* resolve(venue, order)) moved++
     return moved
   }
   if (book === undefined) return 0
@@ -162,7 +162,7 @@ const hedgePair = Effect.fnUntraced(function* (
   // stored before it is sent; not at all if the lease went to another worker meanwhile
   if (!(yield* orders.insertIntended(order, lease))) return 0
   yield* logOrder("hedge order placed", order)
-  yield* send(orders, venue, order)
+  yield* send(venue, order)
   return 1
 })
 
@@ -175,7 +175,6 @@ export const pass = Effect.fn("Hedging.pass")(function* () {
   const book = yield* Effect.serviceOption(BookDelta)
   if (Option.isNone(venue) || Option.isNone(book)) return 0
   const policies = yield* HedgePolicyRepo
-  const orders = yield* HedgeOrderRepo
   const { concurrency } = yield* Lease.Worker
   const claimed = yield* policies.claim(yield* Lease.claim)
   if (claimed.length === 0) return 0
@@ -197,7 +196,7 @@ export const pass = Effect.fn("Hedging.pass")(function* () {
     )
     const moved = yield* Effect.forEach(
       claimed,
-      (c) => hedgePair(orders, venue.value, c, deltas.get(c.policy.environment)?.get(c.policy.pair)),
+      (c) => hedgePair(venue.value, c, deltas.get(c.policy.environment)?.get(c.policy.pair)),
       { concurrency }
     )
     return moved.reduce((a, b) => a + b, 0)
