@@ -15,7 +15,7 @@
  */
 import { type HedgeOrder, HedgePolicy, HedgeVenue, MarketData, type Money, type StoreError } from "@ratelock/core"
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
-import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
 import * as Rows from "./internal/rows/simulatedHedgeVenue.ts"
 import { isUuid, orStoreError, Parameters } from "./internal/sql.ts"
@@ -190,12 +190,13 @@ export const layerSql = (
       const execute = (order: HedgeOrder.HedgeOrder) =>
         Effect.gen(function* () {
           const now = yield* DateTime.now
-          const mid = yield* midOf(market, order.pair, now)
           const [received, first] = yield* sql
             .withTransaction(
               Effect.gen(function* () {
                 const again = yield* repeat(order.id)
                 if (again[0] !== undefined) return [again[0], false] as const
+                // a new order: priced now, or refused with nothing recorded when there is no mid
+                const mid = yield* midOf(market, order.pair, now)
                 const action = yield* takeAction
                 const stored = yield* record({ order, received: decide(order, action, mid, options, now), now })
                 return [stored, stored.executions === 1] as const
@@ -203,7 +204,7 @@ export const layerSql = (
             )
             .pipe(
               orStoreError("SimulatedHedgeVenue.execute"),
-              Effect.mapError((e: StoreError.StoreError | SqlError.SqlError) => unavailable(e.message))
+              Effect.mapError((e) => (e._tag === "VenueError" ? e : unavailable(e.message)))
             )
           return yield* answer(received, first)
         }).pipe(Effect.withSpan("SimulatedHedgeVenue.execute"))
@@ -236,13 +237,15 @@ export const layerMemory = (
       const execute = (order: HedgeOrder.HedgeOrder) =>
         Effect.gen(function* () {
           const now = yield* DateTime.now
-          const mid = yield* midOf(market, order.pair, now)
+          // a new order is priced now, or refused with nothing recorded when there is no mid
+          const known = (yield* Ref.get(state)).received.has(order.id)
+          const mid = known ? null : yield* midOf(market, order.pair, now)
           const [received, first] = yield* Ref.modify(
             state,
             (s): readonly [readonly [Received, boolean], MemoryState] => {
-              const known = s.received.get(order.id)
-              if (known !== undefined) {
-                const again = { ...known, executions: known.executions + 1 }
+              const stored = s.received.get(order.id)
+              if (stored !== undefined || mid === null) {
+                const again = { ...stored!, executions: stored!.executions + 1 }
                 return [[again, false], { ...s, received: new Map(s.received).set(order.id, again) }]
               }
               const action: Action | null = s.armed.reject > 0 ? "reject" : s.armed.timeout > 0 ? "timeout" : null
