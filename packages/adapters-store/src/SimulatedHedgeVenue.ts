@@ -71,7 +71,7 @@ const lookupOf = (received: Option.Option<Received>): HedgeVenue.Lookup =>
   })
 
 /** A new order's record: rejected, or filled at the spread rate (answered `timeout` when armed so). */
-const decide = (
+const newRecord = (
   order: HedgeOrder.HedgeOrder,
   action: Action | null,
   mid: Money.Decimal,
@@ -198,7 +198,7 @@ export const layerSql = (
                 // a new order: priced now, or refused with nothing recorded when there is no mid
                 const mid = yield* midOf(market, order.pair, now)
                 const action = yield* takeAction
-                const stored = yield* record({ order, received: decide(order, action, mid, options, now), now })
+                const stored = yield* record({ order, received: newRecord(order, action, mid, options, now), now })
                 return [stored, stored.executions === 1] as const
               })
             )
@@ -249,7 +249,7 @@ export const layerMemory = (
                 return [[again, false], { ...s, received: new Map(s.received).set(order.id, again) }]
               }
               const action: Action | null = s.armed.reject > 0 ? "reject" : s.armed.timeout > 0 ? "timeout" : null
-              const fresh = decide(order, action, mid, options, now)
+              const fresh = newRecord(order, action, mid, options, now)
               const armed = action === null ? s.armed : { ...s.armed, [action]: s.armed[action] - 1 }
               return [[fresh, true], { received: new Map(s.received).set(order.id, fresh), armed }]
             }
