@@ -10,6 +10,8 @@ import {
   ContractRepo,
   CorridorLimitRepo,
   EventRepo,
+  HedgeOrderRepo,
+  HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
   PartnerRepo,
@@ -20,6 +22,7 @@ import {
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
+import { makeHedgeOrderRepo, makeHedgePolicyRepo } from "./internal/memory/hedging.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
@@ -39,6 +42,8 @@ export const layerMemory: Layer.Layer<
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
   | CorridorLimitRepo.CorridorLimitRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -50,7 +55,9 @@ export const layerMemory: Layer.Layer<
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
       Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),
-      Context.add(CorridorLimitRepo.CorridorLimitRepo, makeCorridorLimitRepo(ref))
+      Context.add(CorridorLimitRepo.CorridorLimitRepo, makeCorridorLimitRepo(ref)),
+      Context.add(HedgePolicyRepo.HedgePolicyRepo, makeHedgePolicyRepo(ref)),
+      Context.add(HedgeOrderRepo.HedgeOrderRepo, makeHedgeOrderRepo(ref))
     )
   })
 )

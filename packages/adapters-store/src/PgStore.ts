@@ -8,6 +8,8 @@ import type {
   ContractRepo,
   CorridorLimitRepo,
   EventRepo,
+  HedgeOrderRepo,
+  HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
   PartnerRepo,
@@ -20,6 +22,8 @@ import type { SqlClient, SqlError } from "effect/sql"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
+import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
+import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "./PgMigrations.ts"
@@ -39,6 +43,8 @@ export type Repos =
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
   | CorridorLimitRepo.CorridorLimitRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -56,6 +62,7 @@ export const migrate: Effect.Effect<
 )
 
 /** The nine repositories over a `PgClient`, after migrating its database. */
+/** The repositories over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -69,7 +76,9 @@ export const layer: Layer.Layer<
   PgPartnerRepo.layer,
   PgWebhookInboxRepo.layer,
   PgMarketSnapshotRepo.layer,
-  PgCorridorLimitRepo.layer
+  PgCorridorLimitRepo.layer,
+  PgHedgePolicyRepo.layer,
+  PgHedgeOrderRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

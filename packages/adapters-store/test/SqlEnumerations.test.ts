@@ -7,6 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   Contract,
+  Corridor,
+  HedgeOrder,
+  HedgePolicy,
   InboundEvent,
   Ledger,
   OutboundEvent,
@@ -74,6 +77,33 @@ describe("SQL enumerations", () => {
           ...WebhookEventRecord.WebhookEventStatus.literals
         ])
         assert.deepStrictEqual([...new Set(quoted(row!.definition))].sort(), [...expected].sort())
+      }).pipe(Effect.provide(EmbeddedStore.layer())),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the hedging tables' CHECKs name core's statuses, sides, instruments, accounts and currencies",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const columns: ReadonlyArray<readonly [table: string, column: string, values: ReadonlyArray<string>]> = [
+          ["hedge_policies", "environment", Partner.Environment.literals],
+          ["hedge_policies", "instrument", HedgePolicy.Instrument.literals],
+          ["hedge_orders", "environment", Partner.Environment.literals],
+          ["hedge_orders", "side", HedgePolicy.Side.literals],
+          ["hedge_orders", "instrument", HedgePolicy.Instrument.literals],
+          ["hedge_orders", "status", HedgeOrder.HedgeOrderStatus.literals],
+          ["hedge_ledger_entries", "kind", Ledger.HedgeEntryKind.literals],
+          ["hedge_ledger_entries", "account", Ledger.HedgeAccount.literals],
+          ["hedge_ledger_entries", "currency", Corridor.Currency.literals],
+          ["sim_hedge_fills", "side", HedgePolicy.Side.literals]
+        ]
+        for (const [table, column, values] of columns) {
+          const [row] = yield* sql<{ readonly definition: string }>`
+            SELECT pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c
+            WHERE c.conname = ${`${table}_${column}_check`}`
+          assert.deepStrictEqual(quoted(row!.definition), sorted(values), `${table}.${column}`)
+        }
       }).pipe(Effect.provide(EmbeddedStore.layer())),
     { timeout: 60_000 }
   )

@@ -18,6 +18,10 @@ import {
   CorridorLimit,
   CorridorLimitRepo,
   EventRepo,
+  type HedgeOrder,
+  HedgeOrderRepo,
+  type HedgePolicy,
+  HedgePolicyRepo,
   IdempotencyRepo,
   type Lease,
   Ledger,
@@ -44,6 +48,8 @@ export type Repos =
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
   | CorridorLimitRepo.CorridorLimitRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -1884,6 +1890,259 @@ const snapshotTests = (it: It) =>
   })
 
 // ---------------------------------------------------------------------------------------------
+// Hedging
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A policy of `pair` in `environment`. Policies are keyed by (environment, pair), twelve keys for
+ * the whole suite: each test below keeps to pairs of its own.
+ */
+const hedgePolicy = (
+  environment: Partner.Environment,
+  pair: string,
+  overrides: Partial<HedgePolicy.HedgePolicy> = {}
+): HedgePolicy.HedgePolicy => ({
+  environment,
+  pair,
+  targetRatio: R.dec("0.75"),
+  band: R.dec("50000.50"),
+  instrument: "spot",
+  valueDays: null,
+  updatedAt: R.base,
+  ...overrides
+})
+
+/** An intended order of the pair, decided at `t`. */
+const hedgeOrder = (
+  policy: HedgePolicy.HedgePolicy,
+  t: DateTime.Utc,
+  overrides: Partial<HedgeOrder.HedgeOrder> = {}
+): HedgeOrder.HedgeOrder => ({
+  id: R.uuid(),
+  environment: policy.environment,
+  pair: policy.pair,
+  side: "sell",
+  amount: R.dec("120000.00"),
+  instrument: policy.instrument,
+  valueDate: "2024-05-03",
+  status: "intended",
+  delta: R.dec("160000.123456"),
+  position: R.dec("0"),
+  target: R.dec("-120000.0925920"),
+  targetRatio: policy.targetRatio,
+  band: policy.band,
+  deltaSnapshotId: null,
+  deltaAsOf: R.plusMillis(t, -500),
+  venue: "simulated",
+  fillRate: null,
+  fillAmount: null,
+  filledAt: null,
+  rejectionReason: null,
+  createdAt: t,
+  updatedAt: t,
+  ...overrides
+})
+
+/** The pair's lease for a claim at `now` by `owner`, taking whatever else is free too. */
+const leaseOf = (policy: HedgePolicy.HedgePolicy, now: DateTime.Utc, owner = "hedger") =>
+  Effect.gen(function* () {
+    const claimed = yield* (yield* HedgePolicyRepo.HedgePolicyRepo).claim(claimAt(now, owner))
+    const mine = claimed.find((c) => c.policy.environment === policy.environment && c.policy.pair === policy.pair)
+    assert.isDefined(mine, `${policy.environment} ${policy.pair} was not claimed`)
+    return mine!.lease
+  })
+
+/** The order filled at `rate`, at `t`. */
+const filledAt = (order: HedgeOrder.HedgeOrder, rate: string, t: DateTime.Utc, amount = order.amount) => ({
+  ...order,
+  status: "filled" as const,
+  fillRate: R.dec(rate),
+  fillAmount: amount,
+  filledAt: t,
+  updatedAt: t
+})
+
+const hedgeTests = (it: It) =>
+  describe("HedgePolicyRepo and HedgeOrderRepo", () => {
+    it.effect("policies: upsert, find and list keep every field; a replacement keeps the pair's lease", () =>
+      Effect.gen(function* () {
+        const policies = yield* HedgePolicyRepo.HedgePolicyRepo
+        const spot = hedgePolicy("sandbox", "USD/BRL")
+        const forward = hedgePolicy("sandbox", "EUR/USD", { instrument: "forward", valueDays: 90, band: R.dec("0.01") })
+        yield* policies.upsert(spot)
+        yield* policies.upsert(forward)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* policies.find("sandbox", "USD/BRL"))), R.plain(spot))
+        assert.isTrue(Option.isNone(yield* policies.find("production", "GBP/USD")))
+        const listed = (yield* policies.list("sandbox")).filter((p) => ["USD/BRL", "EUR/USD"].includes(p.pair))
+        assert.deepStrictEqual(R.plain(listed), R.plain([forward, spot]))
+        assert.isTrue((yield* policies.list("production")).every((p) => p.environment === "production"))
+
+        const t = R.workerEpoch()
+        const lease = yield* leaseOf(spot, t)
+        const replaced = { ...spot, band: R.dec("75000"), targetRatio: R.dec("1"), updatedAt: R.plus(R.base, "1 hour") }
+        yield* policies.upsert(replaced)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* policies.find("sandbox", "USD/BRL"))), R.plain(replaced))
+        // still leased: a claim inside the lease does not take it
+        const again = yield* policies.claim(claimAt(R.plus(t, "30 seconds"), "other"))
+        assert.isFalse(again.some((c) => c.policy.environment === "sandbox" && c.policy.pair === "USD/BRL"))
+        yield* policies.release("sandbox", "USD/BRL", lease)
+      })
+    )
+
+    it.effect(
+      "claims: concurrent claimers take each pair once; a lease holds until it ends; only its holder releases it",
+      () =>
+        Effect.gen(function* () {
+          const policies = yield* HedgePolicyRepo.HedgePolicyRepo
+          const mine = ["USD/MXN", "USD/NGN", "EUR/BRL", "BRL/MXN"].map((pair) => hedgePolicy("production", pair))
+          yield* Effect.forEach(mine, policies.upsert, { discard: true })
+          const key = (p: HedgePolicy.HedgePolicy) => `${p.environment} ${p.pair}`
+          const t = R.workerEpoch()
+          const claims = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => `hedger-${i}`),
+            (owner) => policies.claim(claimAt(t, owner, 2)),
+            { concurrency: "unbounded" }
+          )
+          const taken = claims.flat().map((c) => key(c.policy))
+          assert.strictEqual(new Set(taken).size, taken.length, "a pair claimed twice")
+          const leases = new Map(claims.flat().map((c) => [key(c.policy), c.lease]))
+          for (const p of mine) assert.isTrue(leases.has(key(p)), `${key(p)} not claimed`)
+          const first = leases.get(key(mine[0]!))!
+          assert.strictEqual(first.until.epochMilliseconds, R.plus(t, "1 minute").epochMilliseconds)
+
+          // held until the lease ends; then another may take it
+          const during = yield* policies.claim(claimAt(R.plus(t, "59 seconds"), "late"))
+          assert.isFalse(during.some((c) => mine.some((p) => key(p) === key(c.policy))))
+          // released by someone else's lease: nothing happens; by its holder: free at once
+          yield* policies.release("production", "USD/MXN", { owner: "late", until: first.until })
+          assert.isFalse(
+            (yield* policies.claim(claimAt(R.plus(t, "59 seconds"), "late"))).some((c) => c.policy.pair === "USD/MXN")
+          )
+          yield* policies.release("production", "USD/MXN", first)
+          const freed = yield* policies.claim(claimAt(R.plus(t, "59 seconds"), "late"))
+          assert.isTrue(freed.some((c) => c.policy.environment === "production" && c.policy.pair === "USD/MXN"))
+          const after = yield* policies.claim(claimAt(R.plus(t, "61 seconds"), "later"))
+          for (const p of mine.slice(1))
+            assert.isTrue(
+              after.some((c) => key(c.policy) === key(p)),
+              key(p)
+            )
+        })
+    )
+
+    it.effect(
+      "orders: stored intended only under the pair's lease and with none outstanding; updates compare and set",
+      () =>
+        Effect.gen(function* () {
+          const policies = yield* HedgePolicyRepo.HedgePolicyRepo
+          const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+          const policy = hedgePolicy("production", "USD/BRL")
+          yield* policies.upsert(policy)
+          const t = R.workerEpoch()
+          const lease = yield* leaseOf(policy, t)
+          const first = hedgeOrder(policy, R.plus(t, "1 second"))
+
+          // not under someone else's lease, nor under a lease of another end
+          assert.isFalse(yield* orders.insertIntended(first, { ...lease, owner: "intruder" }))
+          assert.isFalse(yield* orders.insertIntended(first, { ...lease, until: R.plus(lease.until, "1 second") }))
+          assert.isTrue(Option.isNone(yield* orders.find(first.id)))
+          assert.isTrue(yield* orders.insertIntended(first, lease))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* orders.find(first.id))), R.plain(first))
+          // one outstanding order per pair
+          const second = hedgeOrder(policy, R.plus(t, "2 seconds"))
+          assert.isFalse(yield* orders.insertIntended(second, lease))
+          assert.deepStrictEqual(idsOf(yield* orders.outstanding("production", "USD/BRL")), [first.id])
+          assert.deepStrictEqual(yield* orders.outstanding("sandbox", "USD/BRL"), [])
+
+          const sent = { ...first, status: "sent" as const, updatedAt: R.plus(t, "3 seconds") }
+          assert.isTrue(yield* orders.update(sent, first))
+          // a writer that read the order before it moved writes nothing
+          assert.isFalse(yield* orders.update({ ...first, status: "rejected", rejectionReason: "late" }, first))
+          const filled = filledAt(sent, "5.41235", R.plus(t, "4 seconds"), R.dec("100000.50"))
+          const entries = Ledger.hedgeFillEntries(filled)
+          assert.isTrue(yield* orders.update(filled, sent, entries))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* orders.find(first.id))), R.plain(filled))
+          assert.deepStrictEqual(R.plain(yield* orders.ledgerEntries(first.id)), R.plain(entries))
+          assert.deepStrictEqual(yield* orders.outstanding("production", "USD/BRL"), [])
+          // the fill again, over a row that moved: no second set of entries
+          assert.isFalse(yield* orders.update(filled, sent, entries))
+          assert.strictEqual((yield* orders.ledgerEntries(first.id)).length, 4)
+
+          // nothing outstanding: the next decision is stored; rejected, it counts nothing
+          assert.isTrue(yield* orders.insertIntended(second, lease))
+          const rejected = {
+            ...second,
+            status: "rejected" as const,
+            rejectionReason: "no liquidity",
+            updatedAt: R.plus(t, "5 seconds")
+          }
+          assert.isTrue(yield* orders.update(rejected, second))
+          assert.deepStrictEqual(yield* orders.ledgerEntries(second.id), [])
+          const third = hedgeOrder(policy, R.plus(t, "6 seconds"), { side: "buy", amount: R.dec("20000.25") })
+          assert.isTrue(yield* orders.insertIntended(third, lease))
+          const thirdSent = { ...third, status: "sent" as const, updatedAt: R.plus(t, "7 seconds") }
+          assert.isTrue(yield* orders.update(thirdSent, third))
+          assert.isTrue(
+            yield* orders.update(
+              filledAt(thirdSent, "5.4", R.plus(t, "8 seconds")),
+              thirdSent,
+              Ledger.hedgeFillEntries(filledAt(thirdSent, "5.4", R.plus(t, "8 seconds")))
+            )
+          )
+
+          // the position: filled amounts only, sold negative
+          assert.isTrue(Money.equals(yield* orders.position("production", "USD/BRL"), R.dec("-80000.25")))
+          assert.isTrue(Money.isZero(yield* orders.position("sandbox", "USD/BRL")))
+
+          const list = (filter: Partial<HedgeOrderRepo.ListFilter>) =>
+            Effect.map(orders.list({ environment: "production", pair: "USD/BRL", limit: 10, ...filter }), idsOf)
+          assert.deepStrictEqual(yield* list({}), [third.id, second.id, first.id])
+          assert.deepStrictEqual(yield* list({ statuses: ["rejected"] }), [second.id])
+          assert.deepStrictEqual(yield* list({ statuses: ["filled"], limit: 1 }), [third.id])
+          assert.deepStrictEqual(yield* list({ since: R.plus(t, "2 seconds") }), [third.id, second.id])
+          assert.deepStrictEqual(yield* list({ environment: "sandbox" }), [])
+          assert.isTrue(Option.isNone(yield* orders.find("not-a-uuid")))
+          assert.deepStrictEqual(yield* orders.ledgerEntries("not-a-uuid"), [])
+        })
+    )
+
+    it.effect("8 concurrent decisions for one pair under one lease: one order is stored", () =>
+      Effect.gen(function* () {
+        const policies = yield* HedgePolicyRepo.HedgePolicyRepo
+        const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+        const policy = hedgePolicy("production", "EUR/USD")
+        yield* policies.upsert(policy)
+        const t = R.workerEpoch()
+        const lease = yield* leaseOf(policy, t)
+        const candidates = Array.from({ length: 8 }, (_, i) => hedgeOrder(policy, R.plusMillis(t, i)))
+        const stored = yield* Effect.forEach(candidates, (o) => orders.insertIntended(o, lease), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(stored.filter(Boolean).length, 1)
+        assert.strictEqual((yield* orders.outstanding("production", "EUR/USD")).length, 1)
+      })
+    )
+
+    it.effect("a fill's ledger entries that do not balance are a defect, and nothing is written", () =>
+      Effect.gen(function* () {
+        const policies = yield* HedgePolicyRepo.HedgePolicyRepo
+        const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+        const policy = hedgePolicy("sandbox", "USD/NGN")
+        yield* policies.upsert(policy)
+        const t = R.workerEpoch()
+        const order = hedgeOrder(policy, t)
+        assert.isTrue(yield* orders.insertIntended(order, yield* leaseOf(policy, t)))
+        const filled = filledAt(order, "1500.25", R.plus(t, "1 second"))
+        const [first, ...rest] = Ledger.hedgeFillEntries(filled)
+        const exit = yield* Effect.exit(orders.update(filled, order, [{ ...first!, amount: R.dec("1") }, ...rest]))
+        assert.isTrue(Exit.hasDies(exit))
+        assert.strictEqual(Option.getOrThrow(yield* orders.find(order.id)).status, "intended")
+        assert.deepStrictEqual(yield* orders.ledgerEntries(order.id), [])
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
 // ---------------------------------------------------------------------------------------------
@@ -2156,4 +2415,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     inboxTests(it)
     snapshotTests(it)
     limitTests(it)
+    hedgeTests(it)
   })

@@ -96,7 +96,12 @@ export type RatePrecision =
 export const ratePrecision = (direction: Direction): RatePrecision => {
   const p = marketPair(direction)
   if (p.inverted) return { _tag: "Significant", digits: 10 }
-  if (p.base === "EUR" && p.quote === "USD") return { _tag: "Decimals", decimals: 5 }
-  if (p.base === "NGN" || p.quote === "NGN") return { _tag: "Decimals", decimals: 2 }
-  return { _tag: "Decimals", decimals: 4 }
+  return { _tag: "Decimals", decimals: marketPairDecimals(p) }
+}
+
+/** The decimals a market pair in its usual order is quoted with: EUR/USD 5, NGN pairs 2, the rest 4. */
+export const marketPairDecimals = (p: Pair): number => {
+  if (p.base === "EUR" && p.quote === "USD") return 5
+  if (p.base === "NGN" || p.quote === "NGN") return 2
+  return 4
 }

@@ -7,6 +7,7 @@ import { Duration, Effect } from "effect"
 import * as Deliveries from "./Deliveries.ts"
 import * as Expiry from "./Expiry.ts"
 import * as Funding from "./Funding.ts"
+import * as Hedging from "./Hedging.ts"
 import * as Payouts from "./Payouts.ts"
 
 /** A pass: one run over its due work; `run` answers how many jobs it took or moved. */
@@ -35,7 +36,9 @@ const list = [
   pass("deliveries", Deliveries.deliverDue()),
   // funds sent to a contract's address after it stopped awaiting them, recorded for refund: it
   // moves no contract, so it counts no job
-  pass("late-funds", Effect.as(Funding.watchLateFunds(), 0), Duration.minutes(1))
+  pass("late-funds", Effect.as(Funding.watchLateFunds(), 0), Duration.minutes(1)),
+  // the book's delta within each pair's band; nothing where the host provides no hedge venue
+  pass("hedging", Hedging.pass(), Duration.seconds(1))
 ] as const
 
 type AnyPass = (typeof list)[number]

@@ -9,7 +9,8 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
-import { MarketData, MarketSnapshotRepo, type Partners } from "@ratelock/core"
+import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
+import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -51,15 +52,31 @@ const marketData = (settings: HostConfig.Settings) =>
     })
   )
 
+/**
+ * Where the hedging pass sends its orders (`RATELOCK_HEDGING`): no venue when `off`, so the pass
+ * places nothing; the trader's desk (`manual`); or the simulated venue, its books in this
+ * database. The pass also needs the book's delta (`BookDelta`), which the risk revaluation gives.
+ */
+const hedgeVenue = (settings: HostConfig.Settings) => {
+  switch (settings.hedging) {
+    case "off":
+      return Layer.empty
+    case "manual":
+      return ManualHedgeVenue.layer
+    case "simulated":
+      return SimulatedHedgeVenue.layerSql({ spreadBps: settings.hedgeSpreadBps })
+  }
+}
+
 /** Everything the handlers and programs need besides the database and the HTTP server. */
 const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
-    marketData(settings),
+    hedgeVenue(settings),
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql
-  )
+  ).pipe(Layer.provideMerge(marketData(settings)))
 
 /** The base URL to print: `localhost` when listening on every interface. */
 export const baseUrl = (address: NetAddress.SocketAddress): string =>

@@ -2,7 +2,7 @@
  * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
  * its default. `packages/http/README.md` ("Running it") lists the same variables.
  */
-import { Lease, QuotePolicy, Rail } from "@ratelock/core"
+import { Lease, Money, QuotePolicy, Rail } from "@ratelock/core"
 import {
   Config,
   Context,
@@ -62,7 +62,17 @@ export interface Settings {
   readonly workerPoll: Duration.Duration
   /** Jobs a worker pass works at once. */
   readonly workerConcurrency: number
+  /**
+   * `RATELOCK_HEDGING`: where the workers send hedge orders: `off` (none), `manual` (a trader's
+   * desk, `ratelock hedge fill|reject`) or `simulated` (the venue in this database).
+   */
+  readonly hedging: HedgingMode
+  /** `RATELOCK_HEDGE_SPREAD_BPS`: the simulated venue's spread around the mid, in basis points. */
+  readonly hedgeSpreadBps: Money.Decimal
 }
+
+export const HedgingMode = Schema.Literals(["off", "manual", "simulated"])
+export type HedgingMode = typeof HedgingMode.Type
 
 const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
@@ -143,7 +153,11 @@ export const settings: Config.Config<Settings> = Config.all({
   ),
   workers: Config.Boolean("RATELOCK_WORKERS").pipe(Config.withDefault(true)),
   workerPoll: positiveInt("RATELOCK_WORKER_POLL_MS", 250).pipe(Config.map(Duration.millis)),
-  workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", Lease.defaultConcurrency)
+  workerConcurrency: positiveInt("RATELOCK_WORKER_CONCURRENCY", Lease.defaultConcurrency),
+  hedging: Config.schema(HedgingMode, "RATELOCK_HEDGING").pipe(Config.withDefault("off" as const)),
+  hedgeSpreadBps: Config.schema(Money.NonNegativeDecimalString, "RATELOCK_HEDGE_SPREAD_BPS").pipe(
+    Config.withDefault(Money.unsafe("5"))
+  )
 })
 
 /** The settings, read once, for handlers and workers that need them. */

@@ -5,7 +5,10 @@
 import { spawnSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect } from "effect"
+import { EmbeddedStore } from "@ratelock/adapters-store"
+import { BookDelta, HedgeOrderRepo, Hedging, IdGenerator, Ledger, ManualHedgeVenue, Money } from "@ratelock/core"
+import { DateTime, Effect, Layer } from "effect"
+import { SecureRandom } from "effect/crypto"
 import { afterAll, assert, describe, it } from "vitest"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -28,7 +31,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 12_corridor_limits on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 12_corridor_limits, 13_hedging on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -356,6 +359,134 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       table.stdout,
       /^production +BRL_TO_USD +BRL +5000000 USD \(default\) +unlimited +unlimited +0 +unlimited$/m
     )
+  })
+
+  // some twenty commands, a few seconds each on a busy machine
+  it("hedge: a manual venue's orders wait for a trader, who fills and rejects them with the CLI", {
+    timeout: 300_000
+  }, async () => {
+    const dir = tempDataDir()
+    const set = await cliJson(
+      dir,
+      "hedge",
+      "policy",
+      "set",
+      "--environment",
+      "production",
+      "--pair",
+      "USD/BRL",
+      "--target-ratio",
+      "1",
+      "--band",
+      "50000",
+      "--instrument",
+      "spot"
+    )
+    assert.deepInclude(set, { environment: "production", pair: "USD/BRL", target_ratio: "1", band: "50000" })
+    const badRatio = await cli(
+      dir,
+      "hedge",
+      "policy",
+      "set",
+      "--environment",
+      "production",
+      "--pair",
+      "USD/MXN",
+      "--target-ratio",
+      "1.5",
+      "--band",
+      "50000",
+      "--instrument",
+      "forward"
+    )
+    assert.strictEqual(badRatio.code, 1)
+    assert.include(badRatio.stderr, "target_ratio: Expected a ratio from 0 to 1")
+
+    /**
+     * One hedging pass as the workers run it with RATELOCK_HEDGING=manual, on the same embedded
+     * database (opened here, closed before the next command), with the book's USD/BRL delta given.
+     */
+    const pass = (delta: string) =>
+      Effect.runPromise(
+        Effect.gen(function* () {
+          const moved = yield* Hedging.pass()
+          const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+          const entries = (yield* Effect.forEach(yield* orders.list({ limit: 100 }), (o) =>
+            orders.ledgerEntries(o.id)
+          )).flat()
+          return { moved, entries }
+        }).pipe(
+          Effect.provide(
+            Layer.mergeAll(
+              ManualHedgeVenue.layer,
+              Layer.succeed(BookDelta.BookDelta, {
+                deltas: (environment) =>
+                  Effect.map(DateTime.now, (asOf) =>
+                    environment === "production"
+                      ? [{ pair: "USD/BRL", delta: Money.unsafe(delta), snapshotId: null, asOf }]
+                      : []
+                  )
+              }),
+              IdGenerator.IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))
+            ).pipe(Layer.provideMerge(EmbeddedStore.layer({ dataDir: dir })))
+          )
+        )
+      )
+
+    // the book carries 180,000 USD of delta: sell 180,000, which waits for the trader
+    assert.strictEqual((await pass("180000")).moved, 1)
+    const pending = await cliJson(dir, "hedge", "orders", "--status", "pending")
+    assert.strictEqual(pending.length, 1)
+    const [order] = pending
+    assert.deepInclude(order, { pair: "USD/BRL", side: "sell", amount: "180000.00", status: "sent", venue: "manual" })
+    assert.match(order.id, uuid)
+    // waiting: the next pass places nothing more
+    assert.strictEqual((await pass("180000")).moved, 0)
+
+    const filled = await cliJson(dir, "hedge", "fill", order.id, "--rate", "5.4012", "--amount", "100000")
+    assert.deepInclude(filled, { id: order.id, status: "filled", fill_rate: "5.4012", fill_amount: "100000" })
+    const again = await cli(dir, "hedge", "fill", order.id, "--rate", "5.4")
+    assert.strictEqual(again.code, 1)
+    assert.include(again.stderr, `hedge order ${order.id} is already filled`)
+    const shown = await cliJson(dir, "hedge", "policy", "show")
+    assert.deepInclude(shown[0], { pair: "USD/BRL", position: "-100000", outstanding_order: null })
+
+    // the 80,000 not filled is a new decision, which the trader cannot do: rejected
+    const second = await pass("180000")
+    assert.strictEqual(second.moved, 1)
+    const [rest] = await cliJson(dir, "hedge", "orders", "--status", "sent")
+    assert.deepInclude(rest, { side: "sell", amount: "80000.00" })
+    const tooMuch = await cli(dir, "hedge", "fill", rest.id, "--rate", "5.4", "--amount", "80000.01")
+    assert.strictEqual(tooMuch.code, 1)
+    assert.include(tooMuch.stderr, "at most the order's 80000.00 USD")
+    const rejected = await cliJson(dir, "hedge", "reject", rest.id, "--reason", "no liquidity at this size")
+    assert.deepInclude(rejected, { status: "rejected", rejection_reason: "no liquidity at this size" })
+
+    // decided anew, under a new id; the fill's ledger entries balance per currency
+    const third = await pass("180000")
+    assert.strictEqual(third.moved, 1)
+    for (const [currency, total] of Ledger.balances(third.entries)) assert.isTrue(Money.isZero(total), currency)
+    assert.deepStrictEqual(
+      third.entries.filter((e) => e.account === "hedge_position").map((e) => [e.currency, Money.format(e.amount)]),
+      [
+        ["USD", "-100000"],
+        ["BRL", "540120.0000"]
+      ]
+    )
+    const all = await cliJson(dir, "hedge", "orders")
+    assert.deepStrictEqual(
+      all.map((o: { status: string }) => o.status),
+      ["sent", "rejected", "filled"]
+    )
+    assert.notInclude([order.id, rest.id], all[0].id)
+    const text = await cli(dir, "hedge", "orders")
+    assert.match(text.stdout, /^ID +CREATED +ENVIRONMENT +PAIR/)
+    assert.include(text.stdout, `${order.id}`)
+    assert.match(text.stdout, /filled +100000 at 5\.4012/)
+
+    const armed = await cli(dir, "hedge", "simulate", "--timeout-next")
+    assert.strictEqual(armed.code, 0, armed.stderr)
+    assert.include(armed.stdout, "RATELOCK_HEDGING is off")
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {

@@ -4,7 +4,7 @@
  * them, SIGTERM finishing the request in flight, then exit 0 with the directory reusable).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { QuotePolicy, Requests } from "@ratelock/core"
+import { Money, QuotePolicy, Requests } from "@ratelock/core"
 import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
@@ -45,6 +45,8 @@ describe("settings", () => {
       assert.strictEqual(s.logLevel, "Info")
       assert.strictEqual(Duration.toMillis(s.workerPoll), 250)
       assert.strictEqual(s.workerConcurrency, 16)
+      assert.strictEqual(s.hedging, "off")
+      assert.strictEqual(Money.format(s.hedgeSpreadBps), "5")
     })
   )
 
@@ -61,6 +63,8 @@ describe("settings", () => {
         RATELOCK_SANDBOX: "false",
         RATELOCK_SANDBOX_CONFIRM_MS: "0",
         RATELOCK_WORKER_CONCURRENCY: "4",
+        RATELOCK_HEDGING: "simulated",
+        RATELOCK_HEDGE_SPREAD_BPS: "2.5",
         RATELOCK_LOG_LEVEL: "debug",
         LOG_LEVEL: "error"
       })
@@ -74,6 +78,7 @@ describe("settings", () => {
       assert.strictEqual(Duration.toMillis(s.sandboxConfirmDelay), 0)
       assert.strictEqual(s.logLevel, "Debug")
       assert.strictEqual(s.workerConcurrency, 4)
+      assert.deepStrictEqual([s.hedging, Money.format(s.hedgeSpreadBps)], ["simulated", "2.5"])
       const policy = HostConfig.quotePolicy(s)
       assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
       assert.strictEqual(Duration.toSeconds(policy.maxRateAge), 60)
@@ -93,6 +98,9 @@ describe("settings", () => {
         { RATELOCK_SANDBOX_CONFIRM_MS: "-1" },
         { RATELOCK_SANDBOX_CONFIRM_MS: "1.5" },
         { RATELOCK_WORKER_CONCURRENCY: "0" },
+        { RATELOCK_HEDGING: "on" },
+        { RATELOCK_HEDGE_SPREAD_BPS: "-1" },
+        { RATELOCK_HEDGE_SPREAD_BPS: "1e3" },
         { RATELOCK_LOG_LEVEL: "loud" },
         { RATELOCK_LOG_LEVEL: "loud", LOG_LEVEL: "warn" },
         { LOG_LEVEL: "loud" }

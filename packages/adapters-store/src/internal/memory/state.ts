@@ -9,6 +9,8 @@ import type {
   ContractRepo,
   CorridorLimit,
   EventRepo,
+  HedgeOrder,
+  HedgePolicy,
   IdempotencyRepo,
   Ledger,
   MarketSnapshotRepo,
@@ -60,6 +62,11 @@ export interface State {
   readonly snapshotByHash: HashMap.HashMap<string, string>
   /** `environment|direction` → the corridor's limits and open notional. */
   readonly corridors: HashMap.HashMap<string, CorridorLimit.CorridorLimit>
+  /** `environment|pair` → its policy, leased to the pass working on the pair. */
+  readonly hedgePolicies: HashMap.HashMap<string, Leased<HedgePolicy.HedgePolicy>>
+  readonly hedgeOrders: HashMap.HashMap<string, HedgeOrder.HedgeOrder>
+  /** order id → the entries of its fill. */
+  readonly hedgeLedger: HashMap.HashMap<string, ReadonlyArray<Ledger.HedgeLedgerEntry>>
 }
 
 export const empty: State = {
@@ -83,7 +90,10 @@ export const empty: State = {
   inbox: HashMap.empty(),
   snapshots: HashMap.empty(),
   snapshotByHash: HashMap.empty(),
-  corridors: HashMap.empty()
+  corridors: HashMap.empty(),
+  hedgePolicies: HashMap.empty(),
+  hedgeOrders: HashMap.empty(),
+  hedgeLedger: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>

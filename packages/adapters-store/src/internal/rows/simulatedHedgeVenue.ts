@@ -1,0 +1,52 @@
+/**
+ * `sim_hedge_fills` rows and what the simulated venue recorded of an order: the one place the
+ * columns of its books are named.
+ */
+import { Schema, SchemaGetter } from "effect"
+import { decimal, decimalOrNull, Numeric, Timestamp, utc, writtenByMapping } from "./columns.ts"
+
+/** What the venue recorded of an order. */
+export const Received = Schema.Struct({
+  orderId: Schema.String,
+  outcome: Schema.Literals(["filled", "rejected"]),
+  /** Filled: at `rate` (QUOTE per BASE), `amount` BASE units, `at`. */
+  fill: Schema.NullOr(Schema.Struct({ rate: Schema.BigDecimal, amount: Schema.BigDecimal, at: Schema.DateTimeUtc })),
+  /** The mid it filled around. */
+  mid: Schema.NullOr(Schema.BigDecimal),
+  reason: Schema.NullOr(Schema.String),
+  /** Filled, but the first answer was `timeout`. */
+  timedOut: Schema.Boolean,
+  /** How many times the order was executed: the first time and every repeat. */
+  executions: Schema.Int
+}).annotate({ identifier: "SimulatedHedgeVenue.Received" })
+export type Received = typeof Received.Type
+
+const Columns = Schema.Struct({
+  order_id: Schema.String,
+  amount: Numeric,
+  outcome: Schema.Literals(["filled", "rejected"]),
+  rate: Schema.NullOr(Numeric),
+  mid: Schema.NullOr(Numeric),
+  reason: Schema.NullOr(Schema.String),
+  timed_out: Schema.Boolean,
+  executions: Schema.Int,
+  received_at: Timestamp
+})
+
+/** A `sim_hedge_fills` row → what the venue recorded. */
+export const SimFillRow = Columns.pipe(
+  Schema.decodeTo(Received, {
+    decode: SchemaGetter.transform(
+      (r): Received => ({
+        orderId: r.order_id,
+        outcome: r.outcome,
+        fill: r.rate === null ? null : { rate: decimal(r.rate), amount: decimal(r.amount), at: utc(r.received_at) },
+        mid: decimalOrNull(r.mid),
+        reason: r.reason,
+        timedOut: r.timed_out,
+        executions: r.executions
+      })
+    ),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "SimHedgeFillRow" })
