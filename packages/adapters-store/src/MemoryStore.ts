@@ -7,20 +7,24 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import {
+  BacklogRepo,
   ContractRepo,
   EventRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
+import { makeBacklogRepo, makeOperatorTokenRepo, makeWorkerHeartbeatRepo } from "./internal/memory/operator.ts"
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
@@ -36,6 +40,9 @@ export const layerMemory: Layer.Layer<
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | OperatorTokenRepo.OperatorTokenRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | BacklogRepo.BacklogRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -46,7 +53,10 @@ export const layerMemory: Layer.Layer<
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
-      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref))
+      Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),
+      Context.add(OperatorTokenRepo.OperatorTokenRepo, makeOperatorTokenRepo(ref)),
+      Context.add(WorkerHeartbeatRepo.WorkerHeartbeatRepo, makeWorkerHeartbeatRepo(ref)),
+      Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref))
     )
   })
 )

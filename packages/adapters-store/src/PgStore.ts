@@ -5,26 +5,32 @@
  */
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type {
+  BacklogRepo,
   ContractRepo,
   EventRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "./PgMigrations.ts"
+import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
 import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
+import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
 
 /** The services every store provides. */
 export type Repos =
@@ -36,6 +42,9 @@ export type Repos =
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
+  | OperatorTokenRepo.OperatorTokenRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | BacklogRepo.BacklogRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -52,7 +61,7 @@ export const migrate: Effect.Effect<
   PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
 )
 
-/** The eight repositories over a `PgClient`, after migrating its database. */
+/** Every repository over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -65,7 +74,10 @@ export const layer: Layer.Layer<
   PgPayoutRepo.layer,
   PgPartnerRepo.layer,
   PgWebhookInboxRepo.layer,
-  PgMarketSnapshotRepo.layer
+  PgMarketSnapshotRepo.layer,
+  PgOperatorTokenRepo.layer,
+  PgWorkerHeartbeatRepo.layer,
+  PgBacklogRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

@@ -11,10 +11,12 @@ import type {
   IdempotencyRepo,
   Ledger,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   Quote,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import type { Leased } from "./lease.ts"
 
@@ -57,6 +59,9 @@ export interface State {
   readonly snapshots: HashMap.HashMap<string, MarketSnapshotRepo.StoredSnapshot>
   /** hash → snapshot id: one snapshot per document. */
   readonly snapshotByHash: HashMap.HashMap<string, string>
+  readonly operatorTokens: HashMap.HashMap<string, OperatorTokenRepo.OperatorTokenRecord>
+  /** `owner|pass` → its latest heartbeat. */
+  readonly heartbeats: HashMap.HashMap<string, WorkerHeartbeatRepo.WorkerHeartbeat>
 }
 
 export const empty: State = {
@@ -79,7 +84,9 @@ export const empty: State = {
   webhookEndpoints: HashMap.empty(),
   inbox: HashMap.empty(),
   snapshots: HashMap.empty(),
-  snapshotByHash: HashMap.empty()
+  snapshotByHash: HashMap.empty(),
+  operatorTokens: HashMap.empty(),
+  heartbeats: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>
