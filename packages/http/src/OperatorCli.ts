@@ -3,7 +3,7 @@
  * on the same database the server uses (`DATABASE_URL`, else the embedded one in
  * `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { MarketSnapshots, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
+import { MarketSnapshots, OperatorTokens, Partners, QuoteExplain, QuotePolicy } from "@ratelock/core"
 import { PgStore } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
 import { Console, Effect, Layer, Option, References } from "effect"
@@ -256,6 +256,45 @@ const quote = Command.make("quote").pipe(
   Command.withSubcommands([quoteExplain])
 )
 
+const tokenCreate = Command.make(
+  "create",
+  {
+    name: Flag.String("name").pipe(Flag.withDescription("What the token is for (prometheus, alice, ...)")),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(Effect.flatMap(OperatorTokens.create(input.name), (t) => print(input.json, t, Format.createdToken)))
+).pipe(
+  Command.withDescription("Create an operator API token (Authorization: Bearer); it is shown once"),
+  Command.withExamples([
+    { command: "ratelock operator token create --name prometheus", description: "A token for the scraper" }
+  ])
+)
+
+const tokenList = Command.make("list", { json: jsonFlag }, (input) =>
+  onStore(Effect.flatMap(OperatorTokens.list(), (tokens) => print(input.json, tokens, Format.tokenList)))
+).pipe(Command.withDescription("List operator tokens (live or revoked); never their secrets"))
+
+const tokenRevoke = Command.make(
+  "revoke",
+  {
+    token: Argument.String("token_id").pipe(Argument.withDescription("The token's id (from token list)")),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(Effect.flatMap(OperatorTokens.revoke(input.token), (r) => print(input.json, r, Format.revokedToken)))
+).pipe(Command.withDescription("Revoke an operator token: refused by the operator API from its next request"))
+
+const operatorToken = Command.make("token").pipe(
+  Command.withDescription("Tokens of the operator API (/metrics, /operator/...)"),
+  Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])
+)
+
+const operator = Command.make("operator").pipe(
+  Command.withDescription("The operator API's access"),
+  Command.withSubcommands([operatorToken])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -269,7 +308,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, operator, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */
