@@ -32,6 +32,8 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({})
       assert.strictEqual(s.port, 8080)
+      assert.strictEqual(s.operatorPort, 8081)
+      assert.strictEqual(s.operatorHost, "127.0.0.1")
       assert.isTrue(s.dataDir.endsWith("/.data"))
       assert.isTrue(Option.isNone(s.databaseUrl))
       assert.strictEqual(Duration.toSeconds(s.quoteTtl), 90)
@@ -52,6 +54,8 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({
         PORT: "0",
+        RATELOCK_OPERATOR_PORT: "0",
+        RATELOCK_OPERATOR_HOST: "0.0.0.0",
         RATELOCK_DATA_DIR: "/srv/ratelock",
         DATABASE_URL: "postgres://u:secret@db/ratelock",
         RATELOCK_QUOTE_TTL_SECONDS: "30",
@@ -65,6 +69,8 @@ describe("settings", () => {
         LOG_LEVEL: "error"
       })
       assert.strictEqual(s.port, 0)
+      assert.strictEqual(s.operatorPort, 0)
+      assert.strictEqual(s.operatorHost, "0.0.0.0")
       assert.strictEqual(s.dataDir, "/srv/ratelock")
       assert.isTrue(Option.isSome(s.databaseUrl))
       assert.notInclude(String(s.databaseUrl), "secret")
@@ -87,6 +93,8 @@ describe("settings", () => {
       for (const env of [
         { PORT: "http" },
         { PORT: "70000" },
+        { RATELOCK_OPERATOR_PORT: "metrics" },
+        { RATELOCK_OPERATOR_PORT: "-1" },
         { RATELOCK_QUOTE_TTL_SECONDS: "0" },
         { RATELOCK_PRODUCTION_CHAINS: "bitcoin" },
         { RATELOCK_SANDBOX: "maybe" },

@@ -1,6 +1,8 @@
 /**
  * The Partner API server: every route of `Api`, the OpenAPI document at `/openapi.json` and the
- * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects).
+ * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects), each
+ * request counted in the HTTP metrics (`Metrics.ts`). No operator route is served here: those
+ * are on the operator listener (`operator/Server.ts`).
  *
  * The host provides the `Ports`: the store's repositories, `ChainGateway` and the sandbox's
  * `SimulatedChain` (sandbox helpers, funds_in_route on the simulated chain), `MarketData`,
@@ -33,6 +35,7 @@ import { Api } from "../api/Api.ts"
 import type { SandboxOnly } from "../api/Sandbox.ts"
 import type { PartnerAuth } from "../api/Security.ts"
 import type { RequestValidation } from "../api/Validation.ts"
+import * as Metrics from "../Metrics.ts"
 import * as Authentication from "./Authentication.ts"
 import * as ContractsHandlers from "./ContractsHandlers.ts"
 import * as DocsPage from "./DocsPage.ts"
@@ -96,6 +99,8 @@ export const layerRoutes: Layer.Layer<
   | Readiness
   | HttpRouter.Request.From<"Requires", Ports>
 > = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, DocsPage.layer).pipe(
+  // each route notes its template for the request metrics
+  Layer.provide(Metrics.routeTemplate),
   Layer.provide(
     Layer.mergeAll(
       PartnersHandlers.layer,
@@ -116,7 +121,7 @@ export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.ser
     // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
     routerConfig: { maxParamLength: 1024 },
     disableLogger: true,
-    middleware: RequestLog.middleware
+    middleware: (app) => RequestLog.middleware(Metrics.measureRequests("partner")(app))
   }
 )
 

@@ -26,7 +26,13 @@ export const removeTempDirs = () => {
 }
 
 const environment = (dataDir: string, extra: Record<string, string> = {}) => {
-  const env: Record<string, string | undefined> = { ...process.env, RATELOCK_DATA_DIR: dataDir, ...extra }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    RATELOCK_DATA_DIR: dataDir,
+    // the operator listener on a free port too: services of parallel tests never collide
+    RATELOCK_OPERATOR_PORT: "0",
+    ...extra
+  }
   delete env.DATABASE_URL
   delete env.INIT_CWD
   return env
