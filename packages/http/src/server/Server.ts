@@ -26,7 +26,7 @@ import type {
   WebhookInboxRepo
 } from "@ratelock/core"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { FileSystem, Path } from "effect"
 import { type Digest, type Mac, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
@@ -114,15 +114,21 @@ export const layerRoutes: Layer.Layer<
   )
 )
 
-/** The routes served on the `HttpServer`, with the envelope middleware around every request. */
-export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.serve(
-  Layer.mergeAll(layerRoutes, ResponseEnvelope.layer),
-  {
-    // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
-    routerConfig: { maxParamLength: 1024 },
-    disableLogger: true,
-    middleware: (app) => RequestLog.middleware(Metrics.measureRequests("partner")(app))
-  }
+/**
+ * The routes served on the `HttpServer`, with the envelope middleware around every request.
+ * `HttpRouter.serve` hands on what it built its routes with (its router among them); provided
+ * through `Layer.provide`, none of it reaches a server built beside this one (the operator
+ * listener's), which would otherwise add its routes to this router.
+ */
+export const layer: Layer.Layer<never, never, Ports | Platform> = Layer.effectDiscard(Effect.void).pipe(
+  Layer.provide(
+    HttpRouter.serve(Layer.mergeAll(layerRoutes, ResponseEnvelope.layer), {
+      // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
+      routerConfig: { maxParamLength: 1024 },
+      disableLogger: true,
+      middleware: (app) => RequestLog.middleware(Metrics.measureRequests("partner")(app))
+    })
+  )
 )
 
 /**
