@@ -68,7 +68,7 @@ const production = (settings: HostConfig.Settings) =>
   )
 
 /** The gateway below it, each call timed (core's `Metrics.measuredGateway`). */
-const measured = Layer.effect(
+export const measured: Layer.Layer<ChainGateway.ChainGateway, never, ChainGateway.ChainGateway> = Layer.effect(
   ChainGateway.ChainGateway,
   Effect.gen(function* () {
     return Metrics.measuredGateway(yield* ChainGateway.ChainGateway)
