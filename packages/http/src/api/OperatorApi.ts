@@ -116,7 +116,10 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
     ),
     HttpApiEndpoint.post("importSnapshot", "/v1/market/snapshots", {
       // the document's text, validated whole as `ratelock market import` does (docs/market)
-      payload: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/json" })),
+      payload: Schema.String.annotate({
+        description:
+          "A market snapshot document (docs/market/README.md, its JSON Schema docs/market/snapshot.schema.json), as JSON"
+      }).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
       success: [CreatedSnapshot.pipe(HttpApiSchema.status(201)), ExistingSnapshot],
       error: [...always, PayloadTooLarge]
     }).annotate(
