@@ -92,7 +92,7 @@ export const quote = (environment: Environment, outcome: "created" | "failed" | 
 
 export const chainCalls = Metric.histogram("ratelock_chain_call_duration_seconds", {
   description:
-    "Calls to a chain gateway (RPC node, or the sandbox's simulated chain), by chain, environment, operation and outcome (ok or the failure code)",
+    "Calls to a chain gateway (RPC node, or the sandbox's simulated chain), by rail (chain, environment, token), operation and outcome (ok or the failure code)",
   boundaries: secondsBoundaries
 })
 
@@ -108,6 +108,7 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
               Metric.withAttributes(chainCalls, {
                 chain: rail.chain,
                 environment: rail.environment,
+                token: rail.token,
                 operation,
                 outcome: Exit.isSuccess(exit)
                   ? "ok"
