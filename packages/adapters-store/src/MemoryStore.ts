@@ -7,6 +7,7 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import {
+  BacklogRepo,
   ContractRepo,
   CorridorLimitRepo,
   EventRepo,
@@ -14,10 +15,12 @@ import {
   HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
@@ -26,6 +29,7 @@ import { makeHedgeOrderRepo, makeHedgePolicyRepo } from "./internal/memory/hedgi
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
+import { makeBacklogRepo, makeOperatorTokenRepo, makeWorkerHeartbeatRepo } from "./internal/memory/operator.ts"
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
@@ -44,6 +48,9 @@ export const layerMemory: Layer.Layer<
   | CorridorLimitRepo.CorridorLimitRepo
   | HedgePolicyRepo.HedgePolicyRepo
   | HedgeOrderRepo.HedgeOrderRepo
+  | OperatorTokenRepo.OperatorTokenRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | BacklogRepo.BacklogRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -57,7 +64,10 @@ export const layerMemory: Layer.Layer<
       Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),
       Context.add(CorridorLimitRepo.CorridorLimitRepo, makeCorridorLimitRepo(ref)),
       Context.add(HedgePolicyRepo.HedgePolicyRepo, makeHedgePolicyRepo(ref)),
-      Context.add(HedgeOrderRepo.HedgeOrderRepo, makeHedgeOrderRepo(ref))
+      Context.add(HedgeOrderRepo.HedgeOrderRepo, makeHedgeOrderRepo(ref)),
+      Context.add(OperatorTokenRepo.OperatorTokenRepo, makeOperatorTokenRepo(ref)),
+      Context.add(WorkerHeartbeatRepo.WorkerHeartbeatRepo, makeWorkerHeartbeatRepo(ref)),
+      Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref))
     )
   })
 )

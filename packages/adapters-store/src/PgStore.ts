@@ -5,6 +5,7 @@
  */
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type {
+  BacklogRepo,
   ContractRepo,
   CorridorLimitRepo,
   EventRepo,
@@ -12,13 +13,16 @@ import type {
   HedgePolicyRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
@@ -27,10 +31,12 @@ import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgMigrations from "./PgMigrations.ts"
+import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
 import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
+import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
 
 /** The services every store provides. */
 export type Repos =
@@ -45,6 +51,9 @@ export type Repos =
   | CorridorLimitRepo.CorridorLimitRepo
   | HedgePolicyRepo.HedgePolicyRepo
   | HedgeOrderRepo.HedgeOrderRepo
+  | OperatorTokenRepo.OperatorTokenRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | BacklogRepo.BacklogRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -63,6 +72,7 @@ export const migrate: Effect.Effect<
 
 /** The nine repositories over a `PgClient`, after migrating its database. */
 /** The repositories over a `PgClient`, after migrating its database. */
+/** Every repository over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,
   PgMigrator.MigrationError | SqlError.SqlError,
@@ -78,7 +88,10 @@ export const layer: Layer.Layer<
   PgMarketSnapshotRepo.layer,
   PgCorridorLimitRepo.layer,
   PgHedgePolicyRepo.layer,
-  PgHedgeOrderRepo.layer
+  PgHedgeOrderRepo.layer,
+  PgOperatorTokenRepo.layer,
+  PgWorkerHeartbeatRepo.layer,
+  PgBacklogRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

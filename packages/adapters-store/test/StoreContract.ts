@@ -12,6 +12,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
 import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import {
+  BacklogRepo,
   type Contract,
   ContractRepo,
   Corridor,
@@ -28,18 +29,23 @@ import {
   MarketSnapshot,
   MarketSnapshotRepo,
   Money,
+  OperatorTokenRepo,
   PartnerRepo,
   type Partner,
   PayoutRepo,
   type Quote,
   QuoteRepo,
   type StoreError,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import * as R from "./support/records.ts"
 
 export type Repos =
   | QuoteRepo.QuoteRepo
+  | OperatorTokenRepo.OperatorTokenRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | BacklogRepo.BacklogRepo
   | ContractRepo.ContractRepo
   | EventRepo.EventRepo
   | IdempotencyRepo.IdempotencyRepo
@@ -2143,6 +2149,158 @@ const hedgeTests = (it: It) =>
   })
 
 // ---------------------------------------------------------------------------------------------
+// The operator's records: tokens, worker heartbeats, backlog counts
+// ---------------------------------------------------------------------------------------------
+
+const token = (
+  overrides: Partial<OperatorTokenRepo.OperatorTokenRecord> = {}
+): OperatorTokenRepo.OperatorTokenRecord => ({
+  id: R.uuid(),
+  name: "prometheus",
+  secretHash: R.uuid().replaceAll("-", "").padEnd(64, "0"),
+  createdAt: R.base,
+  revokedAt: null,
+  ...overrides
+})
+
+const operatorTokenTests = (it: It) =>
+  describe("OperatorTokenRepo", () => {
+    it.effect("insert, find, findByHash and list keep every field; list is oldest first", () =>
+      Effect.gen(function* () {
+        const tokens = yield* OperatorTokenRepo.OperatorTokenRepo
+        const older = token({ createdAt: R.at("2024-05-01T12:00:00.001Z"), name: "alice" })
+        const newer = token({ createdAt: R.at("2024-05-01T12:00:00.002Z") })
+        yield* tokens.insert(newer)
+        yield* tokens.insert(older)
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.find(older.id))), R.plain(older))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.findByHash(newer.secretHash))), R.plain(newer))
+        assert.isTrue(Option.isNone(yield* tokens.findByHash("f".repeat(64))))
+        assert.isTrue(Option.isNone(yield* tokens.find(R.uuid())))
+        assert.isTrue(Option.isNone(yield* tokens.find("not-a-uuid")))
+        const ids = idsOf(yield* tokens.list())
+        assert.isBelow(ids.indexOf(older.id), ids.indexOf(newer.id))
+      })
+    )
+
+    it.effect("a second token with a stored hash fails with StoreError and writes nothing", () =>
+      Effect.gen(function* () {
+        const tokens = yield* OperatorTokenRepo.OperatorTokenRepo
+        const first = token()
+        yield* tokens.insert(first)
+        const twin = token({ secretHash: first.secretHash })
+        assert.strictEqual(errorTag(yield* Effect.exit(tokens.insert(twin))), "StoreError")
+        assert.isTrue(Option.isNone(yield* tokens.find(twin.id)))
+      })
+    )
+
+    it.effect("revoke sets revokedAt once: a second revocation keeps the first instant", () =>
+      Effect.gen(function* () {
+        const tokens = yield* OperatorTokenRepo.OperatorTokenRepo
+        const t = token()
+        yield* tokens.insert(t)
+        const first = R.at("2024-05-02T00:00:00.123Z")
+        yield* tokens.revoke(t.id, first)
+        yield* tokens.revoke(t.id, R.at("2024-05-03T00:00:00.000Z"))
+        yield* tokens.revoke("not-a-uuid", first)
+        const revoked = Option.getOrThrow(yield* tokens.find(t.id))
+        assert.deepStrictEqual(R.plain(revoked), R.plain({ ...t, revokedAt: first }))
+        assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.findByHash(t.secretHash))), R.plain(revoked))
+      })
+    )
+  })
+
+const heartbeatTests = (it: It) =>
+  describe("WorkerHeartbeatRepo", () => {
+    it.effect(
+      "beat replaces an owner's pass; list reads those since an instant, by owner and pass; prune forgets the older",
+      () =>
+        Effect.gen(function* () {
+          const beats = yield* WorkerHeartbeatRepo.WorkerHeartbeatRepo
+          // instants of their own, before any other test's, so list and prune see only these
+          const t = R.workerEpoch()
+          const owner = `host-${R.uuid()}:1`
+          const other = `host-${R.uuid()}:2`
+          const [a, b] = [owner, other].sort() as [string, string]
+          yield* beats.beat([
+            { owner: b, pass: "payouts", lastPassAt: t, ok: true },
+            { owner: a, pass: "payouts", lastPassAt: R.plusMillis(t, 1), ok: true },
+            { owner: a, pass: "funding", lastPassAt: R.plusMillis(t, 2), ok: true }
+          ])
+          // the same owner and pass again: one row, the new one
+          yield* beats.beat([{ owner: a, pass: "payouts", lastPassAt: R.plusMillis(t, 5), ok: false }])
+          yield* beats.beat([])
+          const mine = (rows: ReadonlyArray<WorkerHeartbeatRepo.WorkerHeartbeat>) =>
+            rows.filter((h) => h.owner === a || h.owner === b).map((h) => R.plain(h))
+          assert.deepStrictEqual(mine(yield* beats.list(t)), [
+            R.plain({ owner: a, pass: "funding", lastPassAt: R.plusMillis(t, 2), ok: true }),
+            R.plain({ owner: a, pass: "payouts", lastPassAt: R.plusMillis(t, 5), ok: false }),
+            R.plain({ owner: b, pass: "payouts", lastPassAt: t, ok: true })
+          ])
+          assert.deepStrictEqual(mine(yield* beats.list(R.plusMillis(t, 3))), [
+            R.plain({ owner: a, pass: "payouts", lastPassAt: R.plusMillis(t, 5), ok: false })
+          ])
+          assert.strictEqual(yield* beats.prune(R.plusMillis(t, 3)), 2)
+          assert.deepStrictEqual(mine(yield* beats.list(t)), [
+            R.plain({ owner: a, pass: "payouts", lastPassAt: R.plusMillis(t, 5), ok: false })
+          ])
+        })
+    )
+  })
+
+const backlogOf = (environment: Partner.Environment) =>
+  Effect.gen(function* () {
+    const all = yield* (yield* BacklogRepo.BacklogRepo).backlog()
+    assert.deepStrictEqual(
+      all.map((b) => b.environment),
+      ["sandbox", "production"]
+    )
+    return all.find((b) => b.environment === environment)!
+  })
+
+const backlogTests = (it: It) =>
+  describe("BacklogRepo", () => {
+    it.effect(
+      "counts undelivered events, payouts awaiting confirmation or failed, and unmatched funds, per environment",
+      () =>
+        Effect.gen(function* () {
+          const payouts = yield* PayoutRepo.PayoutRepo
+          const contracts = yield* ContractRepo.ContractRepo
+          const before = yield* backlogOf("production")
+          const sandboxBefore = yield* backlogOf("sandbox")
+          // older than every other row of the store: the oldest of each count is this test's
+          const t = R.workerEpoch()
+          const scope = yield* newScope("production")
+          const c = yield* seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+          const [moved] = yield* emit(c, t)
+          yield* emit(moved, R.plus(t, Duration.seconds(1)), { status: "retrying" })
+          const delivered = yield* seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+          yield* emit(delivered, t, { status: "delivered" })
+          yield* payouts.insert(R.payout(c, { createdAt: R.plus(t, Duration.seconds(2)) }))
+          const prepared = yield* seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+          yield* payouts.insert(R.payout(prepared, { status: "prepared", createdAt: R.plus(t, Duration.seconds(3)) }))
+          const given = yield* seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+          yield* payouts.insert(R.payout(given, { status: "failed", createdAt: t }))
+          const confirmed = yield* seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+          yield* payouts.insert(R.payout(confirmed, { status: "confirmed", createdAt: t }))
+          yield* contracts.recordUnmatchedTransfer(unmatched(c))
+
+          const after = yield* backlogOf("production")
+          assert.strictEqual(after.undeliveredEvents - before.undeliveredEvents, 2)
+          assert.strictEqual(DateTime.formatIso(after.oldestUndeliveredAt!), DateTime.formatIso(t))
+          assert.strictEqual(after.payoutsAwaitingConfirmation - before.payoutsAwaitingConfirmation, 2)
+          assert.strictEqual(
+            DateTime.formatIso(after.oldestAwaitingPayoutAt!),
+            DateTime.formatIso(R.plus(t, Duration.seconds(2)))
+          )
+          assert.strictEqual(after.payoutsFailed - before.payoutsFailed, 1)
+          assert.strictEqual(after.unmatchedFunds - before.unmatchedFunds, 1)
+          // the other environment's counts did not move
+          assert.deepStrictEqual(R.plain(yield* backlogOf("sandbox")), R.plain(sandboxBefore))
+        })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
 // ---------------------------------------------------------------------------------------------
@@ -2416,4 +2574,7 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     snapshotTests(it)
     limitTests(it)
     hedgeTests(it)
+    operatorTokenTests(it)
+    heartbeatTests(it)
+    backlogTests(it)
   })

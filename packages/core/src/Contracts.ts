@@ -8,6 +8,7 @@ import * as Contract from "./Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import type { ContractRequest } from "./ContractRequest.ts"
 import { IdGenerator } from "./IdGenerator.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Money from "./Money.ts"
 import { pageSize, position, slice } from "./internal/paginate.ts"
 import type { ListLocksQuery } from "./ListQuery.ts"
@@ -75,6 +76,7 @@ export const create = Effect.fn("Contracts.create")(function* (scope: PartnerSco
     updatedAt: now
   }
   yield* contracts.insert(contract)
+  yield* Metrics.transition("none", contract.status)
   return Contract.toResponse(contract)
 })
 

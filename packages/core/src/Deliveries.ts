@@ -7,6 +7,7 @@
 import { DateTime, Duration, Effect, Option, Random } from "effect"
 import { EventRepo, type OutgoingEvent } from "./EventRepo.ts"
 import * as Lease from "./Lease.ts"
+import * as Metrics from "./Metrics.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
 import { PartnerRepo, type WebhookEndpoint, type WebhookSecret } from "./PartnerRepo.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
@@ -93,6 +94,10 @@ const attemptOne = Effect.fnUntraced(function* (event: OutgoingEvent, endpoint?:
     lastError: outcome.ok ? null : outcome.error,
     nextAttemptAt: next ?? now
   }
+  yield* Metrics.delivery(
+    event,
+    recorded.status === "delivered" || recorded.status === "failed" ? recorded.status : "retrying"
+  )
   return recorded
 })
 

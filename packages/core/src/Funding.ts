@@ -13,6 +13,7 @@ import type { StoreError } from "./StoreError.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Money from "./Money.ts"
 
 /**
@@ -190,6 +191,7 @@ const observePages = Effect.fnUntraced(function* (
         Effect.option
       )
       if (Option.isNone(observations)) return
+      yield* Metrics.fundingWatched(rail, watches.length)
       yield* Effect.forEach(
         watches,
         (watch, i) =>

@@ -18,6 +18,7 @@ import { applyCommand } from "./internal/applyCommand.ts"
 import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
 import { MarketData } from "./MarketData.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Money from "./Money.ts"
 import type { PayoutFailureCode } from "./OutboundEvent.ts"
 import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
@@ -82,6 +83,8 @@ const recordFailure = Effect.fnUntraced(function* (
     expected
   )
   if (!written) return
+  yield* Metrics.payout(payout, nextRetryAt === null ? "failed" : "retrying")
+  yield* Metrics.payoutFailure(payout, code)
   yield* applyToCurrent(payout.contractId, {
     _tag: "PayoutFailed",
     amount: payout.amount,
@@ -115,6 +118,7 @@ const settle = Effect.fnUntraced(function* (
     },
     contract
   )
+  yield* Metrics.payout(payout, "confirmed")
   const confirmed: PayoutRecord = { ...payout, status: "confirmed", blockNumber, updatedAt: at }
   // a zero payout is stored confirmed, as is one whose settling a crash cut short: nothing to write
   const unchanged =
@@ -209,7 +213,9 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
     // persisted before broadcast: whatever crashes next, this transaction is the only one; and
     // only the worker whose write landed broadcasts (one whose lease ran out finds the row moved)
     if (!(yield* repo.update(stored, payout))) return
-    yield* gateway.broadcastPayout(rail, prepared.value).pipe(Effect.catch(chainFailure(stored)))
+    yield* gateway
+      .broadcastPayout(rail, prepared.value)
+      .pipe(Effect.andThen(Metrics.payout(payout, "sent")), Effect.catch(chainFailure(stored)))
     return
   }
   if (payout.status !== "prepared" || payout.prepared === null || payout.transactionHash === null) return

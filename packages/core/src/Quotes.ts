@@ -7,6 +7,7 @@ import { CorridorLimitRepo } from "./CorridorLimitRepo.ts"
 import { position, pageSize, slice } from "./internal/paginate.ts"
 import type { ListQuotesQuery } from "./ListQuery.ts"
 import { MarketData } from "./MarketData.ts"
+import * as Metrics from "./Metrics.ts"
 import type { PartnerScope } from "./Partner.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import * as Quote from "./Quote.ts"
@@ -19,7 +20,9 @@ import { SettlementRails } from "./SettlementRails.ts"
 
 /** Validates, prices and stores a quote. Pricing failures are stored too, as `status: failed`. */
 export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope, request: QuoteRequest) {
-  yield* QuoteRules.check(request)
+  yield* QuoteRules.check(request).pipe(
+    Effect.tapError((refused) => Metrics.quote(scope.environment, "refused", refused.code))
+  )
   const now = yield* DateTime.now
   const policy = yield* QuotePolicy
   const market = yield* MarketData
@@ -67,6 +70,7 @@ export const create = Effect.fn("Quotes.create")(function* (scope: PartnerScope,
     pricingInputs: inputs
   }
   yield* (yield* QuoteRepo).insert(record)
+  yield* Metrics.quote(scope.environment, record.status, record.failureReason?.code ?? "none")
   return Quote.toResponse(record, now)
 })
 

@@ -58,6 +58,7 @@ const startService = (): Started => {
     ...process.env,
     RATELOCK_DATA_DIR: dataDir,
     PORT: String(port),
+    RATELOCK_OPERATOR_PORT: "0",
     RATELOCK_LOG_LEVEL: "debug",
     // out of the way of `--quotes` in a burst
     RATELOCK_RATE_LIMIT_PER_SECOND: "100000",

@@ -3,6 +3,7 @@
  * sandbox rail, and for production the real gateway of each chain in `RATELOCK_PRODUCTION_CHAINS`
  * (configured by `ProductionChains`); a production rail without one fails `unsupported_rail`.
  * `SettlementRails` follows: production quotes only on the tokens configured for enabled chains.
+ * Every call to the gateway is timed into `ratelock_chain_call_duration_seconds`.
  */
 import {
   ChainRouter,
@@ -11,7 +12,7 @@ import {
   SqlSimulatedChain,
   type TokenRegistry
 } from "@ratelock/adapters-chain"
-import { ChainGateway, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
+import { ChainGateway, Metrics, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
 import { type Config, Effect, Layer, SchemaIssue } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import type * as HostConfig from "./HostConfig.ts"
@@ -66,6 +67,14 @@ const production = (settings: HostConfig.Settings) =>
     )
   )
 
+/** The gateway below it, each call timed (core's `Metrics.measuredGateway`). */
+export const measured: Layer.Layer<ChainGateway.ChainGateway, never, ChainGateway.ChainGateway> = Layer.effect(
+  ChainGateway.ChainGateway,
+  Effect.gen(function* () {
+    return Metrics.measuredGateway(yield* ChainGateway.ChainGateway)
+  })
+)
+
 /** The simulated chain (as itself, for the sandbox routes) and the routed `ChainGateway`. */
 export const layer = (
   settings: HostConfig.Settings
@@ -74,7 +83,7 @@ export const layer = (
   HostError | SqlError.SqlError,
   PayoutRepo.PayoutRepo | SqlClient.SqlClient
 > => {
-  if (settings.productionChains.length === 0) return sandboxChain(settings)
+  if (settings.productionChains.length === 0) return measured.pipe(Layer.provideMerge(sandboxChain(settings)))
   const routed = Layer.effect(
     ChainGateway.ChainGateway,
     Effect.gen(function* () {
@@ -90,8 +99,9 @@ export const layer = (
     SettlementRails.SettlementRails,
     Effect.map(ProductionChains.ProductionChains, (real) => settlementRails(real.tokens))
   )
-  return Layer.merge(routed, rails).pipe(
-    Layer.provideMerge(sandboxChain(settings)),
-    Layer.provide(production(settings))
+  return measured.pipe(
+    Layer.provideMerge(
+      Layer.merge(routed, rails).pipe(Layer.provideMerge(sandboxChain(settings)), Layer.provide(production(settings)))
+    )
   )
 }

@@ -1,24 +1,39 @@
 /**
  * The demo partner: on a first start with no partners at all, one partner with a sandbox key, so
- * `pnpm start` is usable at once. Its credentials are printed once and never again (only the
- * secret's hash is stored).
+ * `pnpm start` is usable at once, and an operator token named `demo` for the operator API (the
+ * embedded database is locked by the running server, so `ratelock operator token create` could
+ * not be run beside it). Both are printed once and never again (only their hashes are stored).
  */
-import { IdGenerator, PartnerRepo, Partners, type StoreError, type WebhookUrlCheck } from "@ratelock/core"
+import {
+  IdGenerator,
+  type OperatorTokenRepo,
+  OperatorTokens,
+  PartnerRepo,
+  Partners,
+  type StoreError,
+  type WebhookUrlCheck
+} from "@ratelock/core"
 import { Effect, Option } from "effect"
 import type { Digest, SecureRandom } from "effect/crypto"
 import * as SandboxInbox from "./sandbox/SandboxInbox.ts"
 
 export const name = "Demo partner"
 
+/** The name of the operator token a first start creates. */
+export const operatorTokenName = "demo"
+
 export interface Credentials {
   readonly partnerId: string
   readonly api_key_id: string
   readonly api_key_secret: string
+  /** The `demo` operator token, for the operator API. */
+  readonly operator_token: string
 }
 
 /**
- * Creates the demo partner when the database has no partner; its sandbox credentials, once. Of
- * servers starting together on one database, exactly one creates it (and prints them). Its sandbox
+ * Creates the demo partner when the database has no partner; its sandbox credentials and a `demo`
+ * operator token, once. Of servers starting together on one database, exactly one creates them
+ * (and prints them). Its sandbox
  * webhook points at the sandbox's own inbox on this server (`baseUrl`), so its first signed
  * deliveries can be seen at once (`GET /api/v1/sandbox/webhook-inbox`).
  */
@@ -28,6 +43,7 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   Option.Option<Credentials>,
   Partners.Failure,
   | PartnerRepo.PartnerRepo
+  | OperatorTokenRepo.OperatorTokenRepo
   | IdGenerator.IdGenerator
   | SecureRandom.SecureRandom
   | Digest.Digest
@@ -43,10 +59,13 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   })
   const sandbox = demo.created.environments.sandbox
   if (sandbox === undefined || !(yield* repo.insertFirstPartner(demo.partner, demo.credentials))) return Option.none()
+  // its name is valid: the token cannot be refused
+  const token = yield* OperatorTokens.create(operatorTokenName).pipe(Effect.catchTag("OperatorTokenError", Effect.die))
   return Option.some({
     partnerId: demo.partner.id,
     api_key_id: sandbox.api_key_id,
-    api_key_secret: sandbox.api_key_secret
+    api_key_secret: sandbox.api_key_secret,
+    operator_token: token.token
   })
 })
 
@@ -64,12 +83,13 @@ export const reminder = Effect.fn("DemoPartner.reminder")(function* (): Effect.f
     Option.fromNullishOr(partners.find((p) => p.name === name)),
     (demo) =>
       `Demo partner ${demo.id}: lost its sandbox credentials? Stop the server, then ` +
-      `pnpm ratelock key create --partner ${demo.id} --environment sandbox`
+      `pnpm ratelock key create --partner ${demo.id} --environment sandbox ` +
+      "(and for a new operator token: pnpm ratelock operator token create --name NAME)"
   )
 })
 
 /** The block printed on stdout: the credentials and a request to try them with. */
-export const banner = (credentials: Credentials, baseUrl: string): string => {
+export const banner = (credentials: Credentials, baseUrl: string, operatorUrl: string): string => {
   const rule = "=".repeat(78)
   return [
     rule,
@@ -90,8 +110,18 @@ export const banner = (credentials: Credentials, baseUrl: string): string => {
     "Its sandbox webhook delivers to this server's own inbox: what arrived, signed, is",
     `listed by GET ${baseUrl}/api/v1/sandbox/webhook-inbox (same headers).`,
     "",
-    "More partners and keys: pnpm ratelock partner create --name NAME (stop the server",
-    "first when it runs on the embedded database).",
+    "The operator API (status, market data, Prometheus /metrics) listens on its own",
+    "port; its token, also shown only this once:",
+    "",
+    `  operator_url    ${operatorUrl}`,
+    `  operator_token  ${credentials.operator_token}`,
+    "",
+    `  curl ${operatorUrl}/operator/v1/status \\`,
+    `    -H 'Authorization: Bearer ${credentials.operator_token}'`,
+    "",
+    "More partners and keys: pnpm ratelock partner create --name NAME; more operator",
+    "tokens: pnpm ratelock operator token create --name NAME (stop the server first",
+    "when it runs on the embedded database).",
     rule
   ].join("\n")
 }

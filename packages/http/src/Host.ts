@@ -1,11 +1,13 @@
 /**
  * The running service as one layer: the database (migrated on start), the simulated chain for
- * the sandbox, market data, ids and crypto, the API on a Node HTTP server, and the start-up
- * announcement (listening URL, demo partner).
+ * the sandbox, market data, ids and crypto, the API on a Node HTTP server, the operator API on a
+ * second one (`RATELOCK_OPERATOR_HOST`:`RATELOCK_OPERATOR_PORT`), and the start-up announcement
+ * (listening URLs, demo partner and operator token).
  *
  * Shutdown is the layer's release, in reverse order: the HTTP server stops accepting and waits
- * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the database closes,
- * then the data-directory lock goes.
+ * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the operator listener
+ * (metrics stay readable while the API drains), then the database closes, then the
+ * data-directory lock goes.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
@@ -15,11 +17,12 @@ import { Config, Console, Duration, Effect, Layer, Option, References, Schema } 
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { createServer } from "node:http"
-import { hostname } from "node:os"
 import * as Chains from "./Chains.ts"
 import * as HostConfig from "./HostConfig.ts"
 import { HostError } from "./HostError.ts"
 import * as DemoPartner from "./DemoPartner.ts"
+import * as OperatorInfo from "./operator/OperatorInfo.ts"
+import * as OperatorServer from "./operator/Server.ts"
 import * as RateLimitShares from "./server/RateLimitShares.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
@@ -82,13 +85,26 @@ const services = (settings: HostConfig.Settings) =>
 export const baseUrl = (address: NetAddress.SocketAddress): string =>
   address._tag === "UnixPathAddress" ? HttpServer.formatAddress(address) : `http://localhost:${address.port}`
 
-/** The demo partner's credentials when this start created it, then the ready line: the start-up is done. */
+/** Where the operator API listens: logged by every process that runs it (the API's and the workers'). */
+const announceOperator = Effect.gen(function* () {
+  const { url } = yield* OperatorServer.OperatorListener
+  yield* Effect.logInfo(
+    `Operator API on ${url} (Authorization: Bearer <operator token>; /metrics, /operator/v1/status)`
+  )
+  return url
+})
+
+/**
+ * The operator listener's line, the demo partner's credentials and operator token when this
+ * start created them, then the ready line: the start-up is done.
+ */
 const announce = (settings: HostConfig.Settings) =>
   Effect.gen(function* () {
     const url = baseUrl((yield* HttpServer.HttpServer).address)
+    const operatorUrl = yield* announceOperator
     if (settings.demoPartner && settings.sandbox) {
       const demo = yield* DemoPartner.ensure(url)
-      if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url))
+      if (Option.isSome(demo)) yield* Console.log(DemoPartner.banner(demo.value, url, operatorUrl))
       else {
         const reminder = yield* DemoPartner.reminder()
         if (Option.isSome(reminder)) yield* Effect.logInfo(reminder.value)
@@ -101,16 +117,16 @@ const announce = (settings: HostConfig.Settings) =>
     )
   })
 
-const cannotListen = (port: number, cause: unknown) =>
+const cannotListen = (port: number, cause: unknown, variable = "PORT") =>
   new HostError({
-    message: `cannot listen on port ${port}: ${cause instanceof Error ? cause.message : String(cause)} (set PORT to another port)`
+    message: `cannot listen on port ${port}: ${cause instanceof Error ? cause.message : String(cause)} (set ${variable} to another port)`
   })
 
 /** Why the service could not start. */
 export type StartError = HostError | Store.ClientError | PgMigrator.MigrationError | Partners.Failure
 
-/** This process's name on the work it claims and on its `api_replicas` row. */
-const processName = () => `${hostname()}:${process.pid}`
+/** This process's name on the work it claims, its heartbeats and its `api_replicas` row. */
+const processName = OperatorInfo.processName
 
 /** The market feed, when `RATELOCK_MARKET_FEED_URL` names one: polled where the workers run. */
 const marketFeed = (settings: HostConfig.Settings) =>
@@ -140,6 +156,36 @@ const rateLimitShares = (settings: HostConfig.Settings) =>
   Option.isSome(settings.databaseUrl) ? RateLimitShares.layerSql(processName()) : Layer.empty
 
 /**
+ * The operator API on its own listener, in every process (`pnpm start` and `ratelock worker`):
+ * each serves its own metrics. A port in use stops the start, naming the variable to change.
+ */
+const operatorListener = (settings: HostConfig.Settings, role: "api" | "worker") =>
+  OperatorServer.layer.pipe(
+    Layer.provide(
+      NodeHttpServer.layer(createServer, {
+        port: settings.operatorPort,
+        host: settings.operatorHost,
+        gracefulShutdownTimeout: settings.shutdownGrace
+      })
+    ),
+    Layer.provide(
+      Layer.succeed(OperatorInfo.OperatorInfo, {
+        role,
+        processName: processName(),
+        startedAt: Date.now(),
+        database: Option.isSome(settings.databaseUrl) ? "postgresql" : "embedded",
+        marketMaxAge: settings.marketMaxAge
+      })
+    ),
+    Layer.catchTag("ServeError", (error) =>
+      Layer.effect(
+        OperatorServer.OperatorListener,
+        Effect.fail(cannotListen(settings.operatorPort, error.cause, "RATELOCK_OPERATOR_PORT"))
+      )
+    )
+  )
+
+/**
  * `RATELOCK_WORKER_LEASE_MS`: how long a worker's claim lasts before another worker may take the
  * job over (default one minute). Read here, not in `HostConfig.ts`, for the worker command only.
  */
@@ -155,17 +201,24 @@ const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RA
 export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.unwrap(
     Effect.map(workerLease, (lease) =>
-      Layer.merge(
+      Layer.mergeAll(
         Workers.layer({
           pollInterval: settings.workerPoll,
           concurrency: settings.workerConcurrency,
           owner: processName(),
           leaseFor: Option.getOrUndefined(lease)
         }),
-        marketFeed(settings)
+        marketFeed(settings),
+        Layer.effectDiscard(announceOperator)
       )
     ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
-  ).pipe(Layer.provide(WebhookClient.layer), Layer.provide(services(settings)), Layer.provide(Store.layer(settings)))
+  ).pipe(
+    Layer.provide(WebhookClient.layer),
+    Layer.provide(operatorListener(settings, "worker")),
+    Layer.provide(services(settings)),
+    Layer.provide(Store.layer(settings)),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
+  )
 
 export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.effectDiscard(announce(settings)).pipe(
@@ -174,6 +227,8 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     Layer.provide(
       NodeHttpServer.layer(createServer, { port: settings.port, gracefulShutdownTimeout: settings.shutdownGrace })
     ),
+    // built before the API's server, closed after it
+    Layer.provide(operatorListener(settings, "api")),
     Layer.provide(rateLimitShares(settings)),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),

@@ -24,6 +24,10 @@ import { RateLimitConfig } from "./server/RateLimiter.ts"
 export interface Settings {
   /** `PORT`: 8080; 0 picks a free port. */
   readonly port: number
+  /** `RATELOCK_OPERATOR_PORT`: the operator listener's port, 8081; 0 picks a free port. */
+  readonly operatorPort: number
+  /** `RATELOCK_OPERATOR_HOST`: the interface the operator listener binds, 127.0.0.1 (this machine only). */
+  readonly operatorHost: string
   /** `RATELOCK_DATA_DIR`: the embedded database's directory, absolute. */
   readonly dataDir: string
   /** `DATABASE_URL`: PostgreSQL when set, else the embedded database. */
@@ -115,10 +119,12 @@ const LogLevelName = Schema.String.pipe(
  */
 const absolute = (dir: string) => (isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir))
 
+const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
+
 export const settings: Config.Config<Settings> = Config.all({
-  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
-    Config.withDefault(8080)
-  ),
+  port: Config.schema(Port, "PORT").pipe(Config.withDefault(8080)),
+  operatorPort: Config.schema(Port, "RATELOCK_OPERATOR_PORT").pipe(Config.withDefault(8081)),
+  operatorHost: Config.schema(Schema.NonEmptyString, "RATELOCK_OPERATOR_HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.String("RATELOCK_DATA_DIR").pipe(Config.withDefault(".data"), Config.map(absolute)),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),

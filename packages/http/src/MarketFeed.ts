@@ -14,13 +14,12 @@ import {
 } from "@ratelock/core"
 import type { Digest } from "effect/crypto"
 import { Data, DateTime, Duration, Effect, Layer, Metric, Ref, Schedule } from "effect"
+import * as Metrics from "./Metrics.ts"
 
 export class FeedError extends Data.TaggedError("FeedError")<{ readonly message: string }> {}
 
 /** Polls that failed: unreachable, an HTTP error, not JSON, or a document refused. */
-export const failures = Metric.counter("ratelock_market_feed_failures_total", {
-  description: "Market feed polls that failed or served a refused document"
-})
+export const failures = Metrics.marketFeedFailures
 
 export interface Settings {
   readonly url: string

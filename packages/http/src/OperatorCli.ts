@@ -11,6 +11,7 @@ import {
   HedgePolicy,
   MarketSnapshots,
   Money,
+  OperatorTokens,
   Partners,
   QuoteExplain,
   QuotePolicy
@@ -28,8 +29,9 @@ import * as Format from "./internal/operatorFormat.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as UnmatchedFunds from "./UnmatchedFunds.ts"
+import { version } from "./Version.ts"
 
-export const version = "0.1.0"
+export { version } from "./Version.ts"
 
 /** Anything a command can fail with, as one message for the operator (no stack, no SQL). */
 const userMessage = (error: unknown): string => {
@@ -531,6 +533,45 @@ const hedge = Command.make("hedge").pipe(
   Command.withSubcommands([hedgePolicy, hedgeOrders, hedgeFill, hedgeReject, hedgeSimulate])
 )
 
+const tokenCreate = Command.make(
+  "create",
+  {
+    name: Flag.String("name").pipe(Flag.withDescription("What the token is for (prometheus, alice, ...)")),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(Effect.flatMap(OperatorTokens.create(input.name), (t) => print(input.json, t, Format.createdToken)))
+).pipe(
+  Command.withDescription("Create an operator API token (Authorization: Bearer); it is shown once"),
+  Command.withExamples([
+    { command: "ratelock operator token create --name prometheus", description: "A token for the scraper" }
+  ])
+)
+
+const tokenList = Command.make("list", { json: jsonFlag }, (input) =>
+  onStore(Effect.flatMap(OperatorTokens.list(), (tokens) => print(input.json, tokens, Format.tokenList)))
+).pipe(Command.withDescription("List operator tokens (live or revoked); never their secrets"))
+
+const tokenRevoke = Command.make(
+  "revoke",
+  {
+    token: Argument.String("token_id").pipe(Argument.withDescription("The token's id (from token list)")),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(Effect.flatMap(OperatorTokens.revoke(input.token), (r) => print(input.json, r, Format.revokedToken)))
+).pipe(Command.withDescription("Revoke an operator token: refused by the operator API from its next request"))
+
+const operatorToken = Command.make("token").pipe(
+  Command.withDescription("Tokens of the operator API (/metrics, /operator/...)"),
+  Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])
+)
+
+const operator = Command.make("operator").pipe(
+  Command.withDescription("The operator API's access"),
+  Command.withSubcommands([operatorToken])
+)
+
 const worker = Command.make("worker", {}, () =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
@@ -544,7 +585,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, hedge, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, hedge, operator, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -283,7 +283,13 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Part
 // on the memory store, whose readiness check fails ("database unreachable")
 const notReady = Layer.merge(
   MemoryStore.layerMemory,
-  Layer.succeed(Readiness, Readiness.of({ check: Effect.fail(new NotReady({ message: "database unreachable" })) }))
+  Layer.succeed(
+    Readiness,
+    Readiness.of({
+      check: Effect.fail(new NotReady({ message: "database unreachable" })),
+      migrations: Effect.fail(new NotReady({ message: "database unreachable" }))
+    })
+  )
 )
 
 layer(serverLayer({ store: notReady }), { excludeTestServices: true })("a store that is not ready", (it) => {

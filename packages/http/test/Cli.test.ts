@@ -31,7 +31,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 12_corridor_limits, 13_hedging on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 12_corridor_limits, 13_hedging on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -91,6 +91,47 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const text = await cli(dataDir, "partner", "list")
     assert.include(text.stdout, `${created.partner_id}  Acme Pay`)
     assert.include(text.stdout, `revoked ${revoked.revoked_at}`)
+  })
+
+  it("operator token create (shown once), list without secrets, revoke once, and refusals", async () => {
+    const created = await cliJson(dataDir, "operator", "token", "create", "--name", "  prometheus ")
+    assert.match(created.token_id, uuid)
+    assert.strictEqual(created.name, "prometheus")
+    assert.match(created.token, /^rlop_[A-Za-z0-9_-]{43}$/)
+    const text = await cli(dataDir, "operator", "token", "create", "--name", "alice")
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.include(text.stdout, "shown only this once")
+    const alice = /token\s+(rlop_\S+)/.exec(text.stdout)?.[1]
+    assert.isDefined(alice)
+
+    const listed = await cliJson(dataDir, "operator", "token", "list")
+    assert.includeDeepMembers(
+      listed.map((t: { name: string; revoked_at: string | null }) => [t.name, t.revoked_at]),
+      [
+        ["prometheus", null],
+        ["alice", null]
+      ]
+    )
+    // the secrets are never listed (only their hashes are stored)
+    const everything = JSON.stringify(listed) + (await cli(dataDir, "operator", "token", "list")).stdout
+    assert.notInclude(everything, created.token)
+    assert.notInclude(everything, alice!)
+
+    const revoked = await cliJson(dataDir, "operator", "token", "revoke", created.token_id)
+    assert.deepInclude(revoked, { token_id: created.token_id, name: "prometheus", already_revoked: false })
+    assert.isString(revoked.revoked_at)
+    const again = await cliJson(dataDir, "operator", "token", "revoke", created.token_id)
+    assert.deepInclude(again, { already_revoked: true, revoked_at: revoked.revoked_at })
+    const after = await cli(dataDir, "operator", "token", "list")
+    assert.include(after.stdout, `${created.token_id}  prometheus`)
+    assert.include(after.stdout, `revoked ${revoked.revoked_at}`)
+
+    const unknown = await cli(dataDir, "operator", "token", "revoke", "00000000-0000-4000-8000-000000000000")
+    assert.strictEqual(unknown.code, 1)
+    assert.include(unknown.stderr, "no operator token 00000000-0000-4000-8000-000000000000")
+    const blank = await cli(dataDir, "operator", "token", "create", "--name", "   ")
+    assert.strictEqual(blank.code, 1)
+    assert.include(blank.stderr, "a token name is 1 to 100 characters")
   })
 
   it("webhook set gives an environment its URL and secret", async () => {

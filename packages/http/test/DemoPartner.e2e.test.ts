@@ -1,7 +1,8 @@
 /**
  * Two `pnpm start` processes (workers on, demo partner on: the defaults) started at the same
- * moment on one fresh PostgreSQL database: exactly one demo partner exists afterwards, exactly one
- * process printed its credentials, and they work on both. Skipped without `DATABASE_URL`.
+ * moment on one fresh PostgreSQL database: exactly one demo partner (and one `demo` operator token)
+ * exists afterwards, exactly one process printed its credentials, and they work on both. Skipped
+ * without `DATABASE_URL`.
  */
 import { assert, describe, it } from "vitest"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
@@ -53,6 +54,23 @@ describe.skipIf(databaseUrl === undefined)("two servers starting at once on one 
         })
         assert.strictEqual(me.status, 200)
         assert.deepInclude(await me.json(), { partner_id: partners[0]!.id, partner_name: "Demo partner" })
+      }
+
+      // one demo operator token, printed by the same process, working on both operator listeners
+      const tokens = await db.query<{ readonly name: string }>((sql) => sql`SELECT name FROM operator_tokens`)
+      assert.deepStrictEqual(
+        tokens.map((t) => t.name),
+        ["demo"]
+      )
+      const token = /operator_token\s+(rlop_\S+)/.exec(printed[0]!)?.[1]
+      assert.isDefined(token)
+      for (const { api } of servers) {
+        const operatorUrl = /Operator API on (http:\/\/\S+)/.exec(api.output())?.[1]
+        assert.isDefined(operatorUrl, api.output())
+        const status = await fetch(`${operatorUrl}/operator/v1/status`, {
+          headers: { Authorization: `Bearer ${token}` }
+        })
+        assert.strictEqual(status.status, 200)
       }
     } finally {
       await cluster.stop()

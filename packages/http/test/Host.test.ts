@@ -7,19 +7,23 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Money, QuotePolicy, Requests } from "@ratelock/core"
 import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
-import { connect } from "node:net"
+import { createServer } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { join } from "node:path"
 import * as HostConfig from "../src/HostConfig.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import {
   baseUrlOf,
   cli,
+  cliJson,
   eventually,
+  operatorUrlOf,
   processState,
   removeTempDirs,
   type Service,
   start,
   startUnreaped,
+  startWorker,
   tempDataDir
 } from "./support/process.ts"
 
@@ -32,6 +36,8 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({})
       assert.strictEqual(s.port, 8080)
+      assert.strictEqual(s.operatorPort, 8081)
+      assert.strictEqual(s.operatorHost, "127.0.0.1")
       assert.isTrue(s.dataDir.endsWith("/.data"))
       assert.isTrue(Option.isNone(s.databaseUrl))
       assert.strictEqual(Duration.toSeconds(s.quoteTtl), 90)
@@ -54,6 +60,8 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({
         PORT: "0",
+        RATELOCK_OPERATOR_PORT: "0",
+        RATELOCK_OPERATOR_HOST: "0.0.0.0",
         RATELOCK_DATA_DIR: "/srv/ratelock",
         DATABASE_URL: "postgres://u:secret@db/ratelock",
         RATELOCK_QUOTE_TTL_SECONDS: "30",
@@ -69,6 +77,8 @@ describe("settings", () => {
         LOG_LEVEL: "error"
       })
       assert.strictEqual(s.port, 0)
+      assert.strictEqual(s.operatorPort, 0)
+      assert.strictEqual(s.operatorHost, "0.0.0.0")
       assert.strictEqual(s.dataDir, "/srv/ratelock")
       assert.isTrue(Option.isSome(s.databaseUrl))
       assert.notInclude(String(s.databaseUrl), "secret")
@@ -92,6 +102,8 @@ describe("settings", () => {
       for (const env of [
         { PORT: "http" },
         { PORT: "70000" },
+        { RATELOCK_OPERATOR_PORT: "metrics" },
+        { RATELOCK_OPERATOR_PORT: "-1" },
         { RATELOCK_QUOTE_TTL_SECONDS: "0" },
         { RATELOCK_PRODUCTION_CHAINS: "bitcoin" },
         { RATELOCK_SANDBOX: "maybe" },
@@ -196,6 +208,22 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       }
       const me = await fetch(`${baseUrl}/api/v1/partners/me`, { headers })
       assert.strictEqual(me.status, 200)
+      // the operator listener: its URL and the demo operator token, printed once in the same banner
+      const operatorUrl = await operatorUrlOf(service)
+      assert.match(operatorUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+      assert.include(out, `operator_url    ${operatorUrl}`)
+      const operatorToken = /operator_token\s+(rlop_\S+)/.exec(out)?.[1]
+      assert.isDefined(operatorToken)
+      const bearer = { Authorization: `Bearer ${operatorToken}` }
+      const status = await fetch(`${operatorUrl}/operator/v1/status`, { headers: bearer })
+      assert.strictEqual(status.status, 200)
+      assert.deepInclude(((await status.json()) as { database: object }).database, { kind: "embedded" })
+      assert.strictEqual((await fetch(`${operatorUrl}/metrics`, { headers: bearer })).status, 200)
+      assert.strictEqual((await fetch(`${operatorUrl}/metrics`)).status, 401)
+      // each listener serves its own routes only
+      assert.strictEqual((await fetch(`${baseUrl}/metrics`, { headers: bearer })).status, 404)
+      assert.strictEqual((await fetch(`${baseUrl}/operator/v1/status`, { headers: bearer })).status, 404)
+      assert.strictEqual((await fetch(`${operatorUrl}/api/v1/partners/me`, { headers })).status, 404)
       assert.deepInclude(await me.json(), { partner_name: "Demo partner", api_key_id: keyId, environment: "sandbox" })
       // production has no chain on this deployment
       const production = await fetch(`${baseUrl}/api/v1/partners/me`, {
@@ -250,6 +278,7 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     try {
       const baseUrl = await baseUrlOf(again)
       assert.notInclude(again.stdout(), "api_key_secret")
+      assert.notInclude(again.stdout(), "rlop_")
       // the credentials were shown once: it says how to get a new key for the demo partner
       assert.include(
         again.stdout() + again.stderr(),
@@ -280,6 +309,50 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     assert.strictEqual(await production.exited, 1)
     assert.include(production.stdout() + production.stderr(), "cannot start the production chains")
     assert.include(production.stdout() + production.stderr(), "RATELOCK_SOLANA_RPC_URL")
+  })
+
+  it("an operator port in use stops the start with a message naming RATELOCK_OPERATOR_PORT", async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const service = start(tempDataDir(), { RATELOCK_OPERATOR_PORT: String(port) })
+      assert.strictEqual(await service.exited, 1)
+      assert.include(
+        service.stdout() + service.stderr(),
+        `cannot listen on port ${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port} (set RATELOCK_OPERATOR_PORT to another port)`
+      )
+    } finally {
+      taken.close()
+    }
+  })
+})
+
+describe("ratelock worker", { timeout: 180_000 }, () => {
+  it("serves the operator API on its own listener: its metrics and status, with an operator token", async () => {
+    const dataDir = tempDataDir()
+    // the embedded database takes one process at a time: the token first, then the worker
+    const { token } = await cliJson(dataDir, "operator", "token", "create", "--name", "prometheus")
+    const worker = startWorker(dataDir)
+    try {
+      const operatorUrl = await operatorUrlOf(worker)
+      const bearer = { Authorization: `Bearer ${token}` }
+      const metrics = await fetch(`${operatorUrl}/metrics`, { headers: bearer })
+      assert.strictEqual(metrics.status, 200)
+      assert.include(await metrics.text(), "# TYPE ratelock_outbox_undelivered_events gauge")
+      assert.strictEqual((await fetch(`${operatorUrl}/metrics`)).status, 401)
+      // its heartbeats are written every few seconds
+      // biome-ignore lint/suspicious/noExplicitAny: the status JSON is read field by field
+      let status: any = await (await fetch(`${operatorUrl}/operator/v1/status`, { headers: bearer })).json()
+      for (let i = 0; i < 300 && status.workers.length === 0; i++) {
+        await sleep(100)
+        status = await (await fetch(`${operatorUrl}/operator/v1/status`, { headers: bearer })).json()
+      }
+      assert.strictEqual(status.process.role, "worker")
+      assert.strictEqual(status.workers[0].owner, status.process.name)
+    } finally {
+      worker.child.kill("SIGKILL")
+    }
   })
 })
 

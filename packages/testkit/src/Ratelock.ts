@@ -124,7 +124,10 @@ const payoutIdOf = (contractId: string) =>
 
 const notReady = Layer.succeed(
   Readiness.Readiness,
-  Readiness.Readiness.of({ check: Effect.fail(new Readiness.NotReady({ message: "database unreachable" })) })
+  Readiness.Readiness.of({
+    check: Effect.fail(new Readiness.NotReady({ message: "database unreachable" })),
+    migrations: Effect.fail(new Readiness.NotReady({ message: "database unreachable" }))
+  })
 )
 
 const settings = (options: Options) =>

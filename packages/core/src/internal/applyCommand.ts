@@ -11,6 +11,7 @@ import { ContractRepo, type FundingTransfer, version } from "../ContractRepo.ts"
 import type { IncomingEvent, OutgoingEvent } from "../EventRepo.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import * as Ledger from "../Ledger.ts"
+import * as Metrics from "../Metrics.ts"
 import { OutboundEvent, type OutboundEventDraft } from "../OutboundEvent.ts"
 
 const encodeEvent = Schema.encodeSync(OutboundEvent)
@@ -87,5 +88,6 @@ export const applyCommand = Effect.fnUntraced(function* (
     ledger: Ledger.entriesFor(contract, command, transition),
     fundingCursor: cause.fundingCursor
   })
+  yield* Metrics.transition(contract.status, transition.contract.status)
   return transition
 })

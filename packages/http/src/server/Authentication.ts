@@ -14,7 +14,7 @@
  * ids are never kept, so made-up ids cannot fill the memory.
  */
 import { ApiKeySecret, type Partner, PartnerRepo } from "@ratelock/core"
-import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { DateTime, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { envelope, Forbidden, Unauthorized } from "../api/Errors.ts"
@@ -27,6 +27,7 @@ import {
 } from "../api/Security.ts"
 import { ChainAvailability } from "./ChainAvailability.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+import * as Metrics from "../Metrics.ts"
 
 const unauthorized = () =>
   new Unauthorized(
@@ -127,7 +128,16 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           const partner = yield* authenticate(Redacted.value(credential))
           const verdict = yield* limiter.take(partner.apiKeyId)
-          if (!verdict.allowed) return rateLimited(verdict.retryAfterSeconds)
+          if (!verdict.allowed) {
+            yield* Metric.update(
+              Metric.withAttributes(Metrics.rateLimited, {
+                partner_id: partner.partnerId,
+                environment: partner.environment
+              }),
+              1
+            )
+            return rateLimited(verdict.retryAfterSeconds)
+          }
           return yield* Effect.provideService(httpEffect, CurrentPartner, partner)
         })
     })

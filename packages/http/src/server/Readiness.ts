@@ -1,6 +1,6 @@
 /**
- * Readiness for `GET /ready`: the database answers and every migration was applied. The memory
- * store has nothing to wait for, so it is always ready.
+ * Readiness for `GET /ready`: the database answers and every migration was applied (the operator's
+ * status lists them). The memory store has nothing to wait for, so it is always ready.
  */
 import { PgMigrations, PgStore } from "@ratelock/adapters-store"
 import { Context, Data, Effect, Layer } from "effect"
@@ -8,9 +8,13 @@ import { SqlClient } from "effect/sql"
 
 export class NotReady extends Data.TaggedError("NotReady")<{ readonly message: string }> {}
 
-export class Readiness extends Context.Service<Readiness, { readonly check: Effect.Effect<void, NotReady> }>()(
-  "@ratelock/http/Readiness"
-) {
+export interface ReadinessShape {
+  readonly check: Effect.Effect<void, NotReady>
+  /** The migrations applied, `<id>_<name>` in order (none on the memory store, which has no schema). */
+  readonly migrations: Effect.Effect<ReadonlyArray<string>, NotReady>
+}
+
+export class Readiness extends Context.Service<Readiness, ReadinessShape>()("@ratelock/http/Readiness") {
   /** `SELECT 1` and the migrations table on the store's `SqlClient`, within 2 seconds. */
   static readonly layerSql = Layer.effect(
     Readiness,
@@ -28,9 +32,17 @@ export class Readiness extends Context.Service<Readiness, { readonly check: Effe
         }),
         Effect.catchTag("SqlError", (e) => Effect.fail(new NotReady({ message: e.message })))
       )
-      return Readiness.of({ check })
+      const migrations = sql<{ readonly migration_id: number; readonly name: string }>`
+        SELECT migration_id, name FROM ${sql(PgStore.migrationsTable)} ORDER BY migration_id`.pipe(
+        Effect.map((rows) => rows.map((row) => `${row.migration_id}_${row.name}`)),
+        Effect.catchTag("SqlError", (e) => Effect.fail(new NotReady({ message: e.message })))
+      )
+      return Readiness.of({ check, migrations })
     })
   )
 
-  static readonly layerAlways = Layer.succeed(Readiness, Readiness.of({ check: Effect.void }))
+  static readonly layerAlways = Layer.succeed(
+    Readiness,
+    Readiness.of({ check: Effect.void, migrations: Effect.succeed([]) })
+  )
 }

@@ -1,6 +1,8 @@
 /**
  * The Partner API server: every route of `Api`, the OpenAPI document at `/openapi.json` and the
- * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects).
+ * docs at `/docs`, behind the envelope middleware (body limit, unknown routes, defects), each
+ * request counted in the HTTP metrics (`Metrics.ts`). No operator route is served here: those
+ * are on the operator listener (`operator/Server.ts`).
  *
  * The host provides the `Ports`: the store's repositories, `ChainGateway` and the sandbox's
  * `SimulatedChain` (sandbox helpers, funds_in_route on the simulated chain), `MarketData`,
@@ -25,7 +27,7 @@ import type {
   WebhookInboxRepo
 } from "@ratelock/core"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { FileSystem, Path } from "effect"
 import { type Digest, type Mac, SecureRandom } from "effect/crypto"
 import { type Etag, type HttpPlatform, HttpRouter, type HttpServer } from "effect/http"
@@ -34,6 +36,7 @@ import { Api } from "../api/Api.ts"
 import type { SandboxOnly } from "../api/Sandbox.ts"
 import type { PartnerAuth } from "../api/Security.ts"
 import type { RequestValidation } from "../api/Validation.ts"
+import * as Metrics from "../Metrics.ts"
 import * as Authentication from "./Authentication.ts"
 import * as ContractsHandlers from "./ContractsHandlers.ts"
 import * as DocsPage from "./DocsPage.ts"
@@ -98,6 +101,8 @@ export const layerRoutes: Layer.Layer<
   | Readiness
   | HttpRouter.Request.From<"Requires", Ports>
 > = Layer.mergeAll(HttpApiBuilder.layer(Api), OpenApiDocument.layer, DocsPage.layer).pipe(
+  // each route notes its template for the request metrics
+  Layer.provide(Metrics.routeTemplate),
   Layer.provide(
     Layer.mergeAll(
       PartnersHandlers.layer,
@@ -111,15 +116,21 @@ export const layerRoutes: Layer.Layer<
   )
 )
 
-/** The routes served on the `HttpServer`, with the envelope middleware around every request. */
-export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.serve(
-  Layer.mergeAll(layerRoutes, ResponseEnvelope.layer),
-  {
-    // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
-    routerConfig: { maxParamLength: 1024 },
-    disableLogger: true,
-    middleware: RequestLog.middleware
-  }
+/**
+ * The routes served on the `HttpServer`, with the envelope middleware around every request.
+ * `HttpRouter.serve` hands on what it built its routes with (its router among them); provided
+ * through `Layer.provide`, none of it reaches a server built beside this one (the operator
+ * listener's), which would otherwise add its routes to this router.
+ */
+export const layer: Layer.Layer<never, never, Ports | Platform> = Layer.effectDiscard(Effect.void).pipe(
+  Layer.provide(
+    HttpRouter.serve(Layer.mergeAll(layerRoutes, ResponseEnvelope.layer), {
+      // path parameters up to 256 characters (`customer_reference_id`) must reach validation, not 404
+      routerConfig: { maxParamLength: 1024 },
+      disableLogger: true,
+      middleware: (app) => RequestLog.middleware(Metrics.measureRequests("partner")(app))
+    })
+  )
 )
 
 /**

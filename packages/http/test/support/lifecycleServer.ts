@@ -10,21 +10,20 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { SimulatedChain } from "@ratelock/adapters-chain"
-import { EmbeddedStore } from "@ratelock/adapters-store"
+import { EmbeddedStore, type PgStore } from "@ratelock/adapters-store"
 import {
   ApiKeySecret,
-  type ContractRepo,
   IdGenerator,
   MarketData,
   type Partner,
   PartnerRepo,
-  type PayoutRepo,
   QuotePolicy,
   RetryPolicy
 } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
+import * as Chains from "../../src/Chains.ts"
 import * as SandboxChain from "../../src/sandbox/SandboxChain.ts"
 import { ChainAvailability } from "../../src/server/ChainAvailability.ts"
 import { RateLimitConfig } from "../../src/server/RateLimiter.ts"
@@ -95,8 +94,11 @@ const seed = Effect.gen(function* () {
   })
 })
 
-/** What the tests reach besides HTTP: the store, to read a contract's ledger. */
-export type Provided = Lifecycle | Receiver.Receiver | ContractRepo.ContractRepo | PayoutRepo.PayoutRepo
+/**
+ * What the tests reach besides HTTP: the store (to read a contract's ledger), its readiness, and
+ * the crypto and ids (an operator listener beside the server runs on them).
+ */
+export type Provided = Lifecycle | Receiver.Receiver | PgStore.Repos | Readiness | Layer.Success<typeof Services.crypto>
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
   const store = Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})))
@@ -105,7 +107,8 @@ export const layer = (options: Options = {}): Layer.Layer<Provided> => {
   })
   const ports = Layer.mergeAll(
     store,
-    SimulatedChain.layerWith(chainOptions).pipe(Layer.provide(store)),
+    // every chain call timed, as the host's `Chains.layer` does
+    Chains.measured.pipe(Layer.provideMerge(SimulatedChain.layerWith(chainOptions)), Layer.provide(store)),
     MarketData.MarketData.layerDefaults,
     Services.crypto
   )

@@ -26,7 +26,13 @@ export const removeTempDirs = () => {
 }
 
 const environment = (dataDir: string, extra: Record<string, string> = {}) => {
-  const env: Record<string, string | undefined> = { ...process.env, RATELOCK_DATA_DIR: dataDir, ...extra }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    RATELOCK_DATA_DIR: dataDir,
+    // the operator listener on a free port too: services of parallel tests never collide
+    RATELOCK_OPERATOR_PORT: "0",
+    ...extra
+  }
   delete env.DATABASE_URL
   delete env.INIT_CWD
   return env
@@ -66,6 +72,13 @@ const serviceArgs = ["--conditions=source", "src/main.ts"]
 export const start = (dataDir: string, extra: Record<string, string> = {}): Service =>
   spawn(process.execPath, serviceArgs, { cwd: packageDir, env: environment(dataDir, { PORT: "0", ...extra }) })
 
+/** Starts `ratelock worker` on `dataDir`: the lifecycle workers alone, with their operator listener. */
+export const startWorker = (dataDir: string, extra: Record<string, string> = {}): Service =>
+  spawn(process.execPath, ["--conditions=source", "src/cli.ts", "worker"], {
+    cwd: packageDir,
+    env: environment(dataDir, extra)
+  })
+
 /**
  * `start` under a supervisor that never reaps it: `sh` runs the service in a process group of
  * its own (`setsid`), prints its pid, then becomes `sleep`, which never waits for children. Once
@@ -103,5 +116,18 @@ export const baseUrlOf = (service: Service) =>
     ),
     service.exited.then((code) => {
       throw new Error(`the service exited ${code} (stdout: ${service.stdout()} stderr: ${service.stderr()})`)
+    })
+  ])
+
+/** The operator listener's URL the process printed (`Operator API on …`); fails at once if it ends before. */
+export const operatorUrlOf = (service: Service) =>
+  Promise.race([
+    eventually(
+      () => /Operator API on (http:\/\/[^\s]+)/.exec(service.stdout() + service.stderr())?.[1],
+      60_000,
+      "the operator listener to start"
+    ),
+    service.exited.then((code) => {
+      throw new Error(`the process exited ${code} (stdout: ${service.stdout()} stderr: ${service.stderr()})`)
     })
   ])

@@ -28,6 +28,8 @@ const environment = (databaseUrl: string, extra: Record<string, string>) => {
     RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
     RATELOCK_RATE_LIMIT_BURST: "100000",
     RATELOCK_SANDBOX_CONFIRM_MS: "0",
+    // every process (API or worker) runs an operator listener: each on a free port
+    RATELOCK_OPERATOR_PORT: "0",
     ...extra
   }
   delete env.INIT_CWD

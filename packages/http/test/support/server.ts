@@ -13,16 +13,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
-import {
-  ApiKeySecret,
-  IdGenerator,
-  MarketData,
-  type Partner,
-  PartnerRepo,
-  type PayoutRepo,
-  QuotePolicy
-} from "@ratelock/core"
+import { ApiKeySecret, IdGenerator, MarketData, type Partner, PartnerRepo, QuotePolicy } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
+import type { SecureRandom } from "effect/crypto"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { ChainAvailability, type ChainAvailabilityShape } from "../../src/server/ChainAvailability.ts"
@@ -104,7 +97,8 @@ export type Provided =
   | Chain.ChainHooks
   | SimulatedChain.SimulatedChain
   | Server.Ports
-  | PayoutRepo.PayoutRepo
+  | PgStore.Repos
+  | SecureRandom.SecureRandom
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
   const ports = Layer.mergeAll(

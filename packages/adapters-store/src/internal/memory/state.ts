@@ -14,10 +14,12 @@ import type {
   IdempotencyRepo,
   Ledger,
   MarketSnapshotRepo,
+  OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   Quote,
-  WebhookInboxRepo
+  WebhookInboxRepo,
+  WorkerHeartbeatRepo
 } from "@ratelock/core"
 import type { Leased } from "./lease.ts"
 
@@ -67,6 +69,9 @@ export interface State {
   readonly hedgeOrders: HashMap.HashMap<string, HedgeOrder.HedgeOrder>
   /** order id → the entries of its fill. */
   readonly hedgeLedger: HashMap.HashMap<string, ReadonlyArray<Ledger.HedgeLedgerEntry>>
+  readonly operatorTokens: HashMap.HashMap<string, OperatorTokenRepo.OperatorTokenRecord>
+  /** `owner|pass` → its latest heartbeat. */
+  readonly heartbeats: HashMap.HashMap<string, WorkerHeartbeatRepo.WorkerHeartbeat>
 }
 
 export const empty: State = {
@@ -93,7 +98,9 @@ export const empty: State = {
   corridors: HashMap.empty(),
   hedgePolicies: HashMap.empty(),
   hedgeOrders: HashMap.empty(),
-  hedgeLedger: HashMap.empty()
+  hedgeLedger: HashMap.empty(),
+  operatorTokens: HashMap.empty(),
+  heartbeats: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>

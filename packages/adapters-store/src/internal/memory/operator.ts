@@ -1,0 +1,141 @@
+/**
+ * The operator's records in memory: `OperatorTokenRepo` (one token per secret hash, as the SQL
+ * unique key), `WorkerHeartbeatRepo` (one heartbeat per owner and pass) and `BacklogRepo` (the
+ * same counts as the SQL statement, over the memory tables).
+ */
+import { Effect, Exit, HashMap, Option } from "effect"
+import type { DateTime } from "effect"
+import { BacklogRepo, OperatorTokenRepo, type Partner, StoreError, WorkerHeartbeatRepo } from "@ratelock/core"
+import { atomically, read, type StateRef, write } from "./state.ts"
+
+type Token = OperatorTokenRepo.OperatorTokenRecord
+
+export const makeOperatorTokenRepo = (ref: StateRef): OperatorTokenRepo.OperatorTokenRepoShape => {
+  const insert = Effect.fn("MemoryStore.operatorTokens.insert")(function* (token: Token) {
+    return yield* atomically(ref, (state) => {
+      const taken = [...HashMap.values(state.operatorTokens)].some((t) => t.secretHash === token.secretHash)
+      if (HashMap.has(state.operatorTokens, token.id) || taken) {
+        return Exit.fail(new StoreError.StoreError({ message: `operator token ${token.id} already exists` }))
+      }
+      return write({ ...state, operatorTokens: HashMap.set(state.operatorTokens, token.id, token) })
+    })
+  })
+
+  const find = Effect.fn("MemoryStore.operatorTokens.find")(function* (id: string) {
+    return yield* read(ref, (state) => HashMap.get(state.operatorTokens, id))
+  })
+
+  const findByHash = Effect.fn("MemoryStore.operatorTokens.findByHash")(function* (secretHash: string) {
+    return yield* read(ref, (state) =>
+      Option.map(
+        HashMap.findFirst(state.operatorTokens, (t) => t.secretHash === secretHash),
+        ([, token]) => token
+      )
+    )
+  })
+
+  const list = Effect.fn("MemoryStore.operatorTokens.list")(function* () {
+    return yield* read(ref, (state) =>
+      [...HashMap.values(state.operatorTokens)].sort((a, b) =>
+        a.createdAt.epochMilliseconds !== b.createdAt.epochMilliseconds
+          ? a.createdAt.epochMilliseconds - b.createdAt.epochMilliseconds
+          : a.id < b.id
+            ? -1
+            : 1
+      )
+    )
+  })
+
+  const revoke = Effect.fn("MemoryStore.operatorTokens.revoke")(function* (id: string, at: DateTime.Utc) {
+    return yield* atomically(ref, (state) => {
+      const token = HashMap.get(state.operatorTokens, id)
+      if (token._tag === "None" || token.value.revokedAt !== null) return write(state)
+      return write({
+        ...state,
+        operatorTokens: HashMap.set(state.operatorTokens, id, { ...token.value, revokedAt: at })
+      })
+    })
+  })
+
+  return OperatorTokenRepo.OperatorTokenRepo.of({ insert, find, findByHash, list, revoke })
+}
+
+const heartbeatKey = (h: WorkerHeartbeatRepo.WorkerHeartbeat) => `${h.owner}|${h.pass}`
+
+export const makeWorkerHeartbeatRepo = (ref: StateRef): WorkerHeartbeatRepo.WorkerHeartbeatRepoShape => {
+  const beat = Effect.fn("MemoryStore.heartbeats.beat")(function* (
+    beats: ReadonlyArray<WorkerHeartbeatRepo.WorkerHeartbeat>
+  ) {
+    return yield* atomically(ref, (state) => {
+      let heartbeats = state.heartbeats
+      for (const h of beats) heartbeats = HashMap.set(heartbeats, heartbeatKey(h), h)
+      return write({ ...state, heartbeats })
+    })
+  })
+
+  const list = Effect.fn("MemoryStore.heartbeats.list")(function* (since: DateTime.Utc) {
+    return yield* read(ref, (state) =>
+      [...HashMap.values(state.heartbeats)]
+        .filter((h) => h.lastPassAt.epochMilliseconds >= since.epochMilliseconds)
+        .sort((a, b) => (a.owner !== b.owner ? (a.owner < b.owner ? -1 : 1) : a.pass < b.pass ? -1 : 1))
+    )
+  })
+
+  const prune = Effect.fn("MemoryStore.heartbeats.prune")(function* (before: DateTime.Utc) {
+    return yield* atomically(ref, (state) => {
+      const old = HashMap.filter(state.heartbeats, (h) => h.lastPassAt.epochMilliseconds < before.epochMilliseconds)
+      const heartbeats = HashMap.filter(
+        state.heartbeats,
+        (h) => h.lastPassAt.epochMilliseconds >= before.epochMilliseconds
+      )
+      return Exit.succeed([HashMap.size(old), { ...state, heartbeats }] as const)
+    })
+  })
+
+  return WorkerHeartbeatRepo.WorkerHeartbeatRepo.of({ beat, list, prune })
+}
+
+const environments: ReadonlyArray<Partner.Environment> = ["sandbox", "production"]
+
+/** The earlier of two instants, either possibly missing. */
+const earliest = (a: DateTime.Utc | null, b: DateTime.Utc): DateTime.Utc =>
+  a === null || b.epochMilliseconds < a.epochMilliseconds ? b : a
+
+export const makeBacklogRepo = (ref: StateRef): BacklogRepo.BacklogRepoShape => {
+  const backlog = Effect.fn("MemoryStore.backlog")(function* () {
+    return yield* read(ref, (state) =>
+      environments.map((environment) => {
+        const counts: {
+          -readonly [K in keyof BacklogRepo.EnvironmentBacklog]: BacklogRepo.EnvironmentBacklog[K]
+        } = {
+          environment,
+          undeliveredEvents: 0,
+          oldestUndeliveredAt: null,
+          payoutsAwaitingConfirmation: 0,
+          oldestAwaitingPayoutAt: null,
+          payoutsFailed: 0,
+          unmatchedFunds: 0
+        }
+        for (const { row } of HashMap.values(state.outgoing)) {
+          if (row.environment !== environment || (row.status !== "pending" && row.status !== "retrying")) continue
+          counts.undeliveredEvents++
+          counts.oldestUndeliveredAt = earliest(counts.oldestUndeliveredAt, row.createdAt)
+        }
+        for (const { row } of HashMap.values(state.payouts)) {
+          if (row.environment !== environment) continue
+          if (row.status === "failed") counts.payoutsFailed++
+          else if (row.status === "pending" || row.status === "prepared") {
+            counts.payoutsAwaitingConfirmation++
+            counts.oldestAwaitingPayoutAt = earliest(counts.oldestAwaitingPayoutAt, row.createdAt)
+          }
+        }
+        for (const transfer of HashMap.values(state.unmatched)) {
+          if (transfer.environment === environment) counts.unmatchedFunds++
+        }
+        return counts
+      })
+    )
+  })
+
+  return BacklogRepo.BacklogRepo.of({ backlog })
+}

@@ -1,0 +1,159 @@
+/**
+ * The host's metrics: HTTP requests on both listeners, the rate limiter's refusals, the market
+ * feed's failures, and gauges sampled from the store (backlogs per environment, the market
+ * snapshot's age). The lifecycle's own metrics are recorded by core's programs (core's
+ * `Metrics.ts`). `/metrics` on the operator listener shows them all (Effect's `PrometheusMetrics`),
+ * and the OTLP exporter, when on, pushes the same. The README's table lists every name and label.
+ *
+ * Counters are per process (Prometheus sums them across processes); the sampled gauges are the
+ * database's, the same in every process (take their `max`, not their `sum`).
+ */
+import {
+  BacklogRepo,
+  MarketSnapshotRepo,
+  Metrics as CoreMetrics,
+  OperatorStatus,
+  type StoreError
+} from "@ratelock/core"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+
+const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
+
+export const requests = counter(
+  "ratelock_http_requests_total",
+  "HTTP requests answered, by listener (partner or operator), method, route template (unmatched: no route) and status"
+)
+
+export const requestDuration = Metric.histogram("ratelock_http_request_duration_seconds", {
+  description: "Time to answer an HTTP request, by listener, method and route template",
+  boundaries: CoreMetrics.secondsBoundaries
+})
+
+export const rateLimited = counter(
+  "ratelock_rate_limited_total",
+  "Requests refused with 429 by the per-key rate limit, by partner and environment"
+)
+
+/** Market feed polls that failed: unreachable, an HTTP error, not JSON, or a document refused. */
+export const marketFeedFailures = counter(
+  "ratelock_market_feed_failures_total",
+  "Market feed polls that failed or served a refused document"
+)
+
+const gauge = (name: string, description: string) => Metric.gauge(name, { description })
+
+export const outboxUndelivered = gauge(
+  "ratelock_outbox_undelivered_events",
+  "Outbound webhook events not yet delivered (pending or retrying), by environment"
+)
+export const outboxOldestAge = gauge(
+  "ratelock_outbox_oldest_undelivered_age_seconds",
+  "Age of the oldest undelivered outbound webhook event, by environment (0 when none)"
+)
+export const payoutsAwaiting = gauge(
+  "ratelock_payouts_awaiting_confirmation",
+  "Payouts not yet confirmed on-chain (pending or prepared), by environment"
+)
+export const payoutsOldestAge = gauge(
+  "ratelock_payouts_oldest_awaiting_age_seconds",
+  "Age of the oldest payout awaiting confirmation, by environment (0 when none)"
+)
+export const payoutsFailed = gauge(
+  "ratelock_payouts_failed",
+  "Payouts given up on after the retry schedule (an operator's to settle), by environment"
+)
+export const unmatchedFunds = gauge(
+  "ratelock_unmatched_funds",
+  "Transfers recorded as unmatched (to refund: ratelock funds unmatched), by environment"
+)
+export const marketSnapshotAge = gauge(
+  "ratelock_market_snapshot_age_seconds",
+  "Age of the market snapshot in force (its as_of); +Inf before the first import"
+)
+
+/** Sets the sampled gauges from the store, now. */
+export const sample: Effect.Effect<
+  void,
+  StoreError.StoreError,
+  BacklogRepo.BacklogRepo | MarketSnapshotRepo.MarketSnapshotRepo
+> = Effect.gen(function* () {
+  const backlog = yield* (yield* BacklogRepo.BacklogRepo).backlog()
+  const latest = yield* (yield* MarketSnapshotRepo.MarketSnapshotRepo).latest()
+  const now = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
+  const age = (at: DateTime.Utc | null) => (at === null ? 0 : OperatorStatus.ageSeconds(at, now))
+  for (const b of backlog) {
+    const labels = { environment: b.environment }
+    const set = (metric: Metric.Gauge<number>, value: number) =>
+      Metric.update(Metric.withAttributes(metric, labels), value)
+    yield* set(outboxUndelivered, b.undeliveredEvents)
+    yield* set(outboxOldestAge, age(b.oldestUndeliveredAt))
+    yield* set(payoutsAwaiting, b.payoutsAwaitingConfirmation)
+    yield* set(payoutsOldestAge, age(b.oldestAwaitingPayoutAt))
+    yield* set(payoutsFailed, b.payoutsFailed)
+    yield* set(unmatchedFunds, b.unmatchedFunds)
+  }
+  yield* Metric.update(
+    marketSnapshotAge,
+    Option.match(latest, {
+      onNone: () => Number.POSITIVE_INFINITY,
+      onSome: (snapshot) => (now.epochMilliseconds - snapshot.asOf.epochMilliseconds) / 1000
+    })
+  )
+})
+
+/** How often the gauges are sampled between scrapes (what an OTLP push reads). */
+export const sampleEvery = Duration.seconds(15)
+
+/** `sample` every `sampleEvery` for the layer's lifetime; a failed sample is logged, the loop goes on. */
+export const layerSampler: Layer.Layer<never, never, BacklogRepo.BacklogRepo | MarketSnapshotRepo.MarketSnapshotRepo> =
+  Layer.effectDiscard(
+    sample.pipe(
+      Effect.catchCause((cause) => Effect.logWarning("metrics: sampling the store failed", cause)),
+      Effect.repeat(Schedule.spaced(sampleEvery)),
+      Effect.forkScoped
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Requests: the route template is known inside the route only; the outer middleware records it
+
+/** Per request: the template of the route it matched, written by `routeTemplate` inside the route. */
+class MatchedRoute extends Context.Service<MatchedRoute, { template: string | undefined }>()(
+  "@ratelock/http/MatchedRoute"
+) {}
+
+/**
+ * Route middleware (provide it to the layers that add routes): notes the matched route's template
+ * (`/api/v1/fx/quotes/:quote_id`, never the path itself, which may carry ids and references).
+ */
+export const routeTemplate = HttpRouter.middleware((handler) =>
+  Effect.contextWith((context: Context.Context<never>) => {
+    const cell = Context.getOrUndefined(context as Context.Context<MatchedRoute>, MatchedRoute)
+    const route = Context.getOrUndefined(context as Context.Context<HttpRouter.RouteContext>, HttpRouter.RouteContext)
+    if (cell !== undefined && route !== undefined) cell.template = route.route.path
+    return handler
+  })
+).layer
+
+/** Server middleware: counts and times every request of `listener` once it is answered. */
+export const measureRequests =
+  (listener: "partner" | "operator") =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    E,
+    Exclude<R, MatchedRoute> | HttpServerRequest.HttpServerRequest
+  > =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const cell = { template: undefined as string | undefined }
+      const started = yield* Clock.currentTimeNanos
+      const response = yield* Effect.provideService(app, MatchedRoute, cell)
+      const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
+      const labels = { listener, method: request.method, route: cell.template ?? "unmatched" }
+      yield* Metric.update(Metric.withAttributes(requests, { ...labels, status: String(response.status) }), 1)
+      yield* Metric.update(Metric.withAttributes(requestDuration, labels), seconds)
+      return response
+    })

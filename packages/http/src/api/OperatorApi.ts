@@ -1,0 +1,159 @@
+/**
+ * The operator API (issue 16), served on its own listener (`RATELOCK_OPERATOR_PORT`), never on the
+ * partner API's: the service's health for whoever is on call (`/operator/v1/status`), the market
+ * data in force and its import, Prometheus metrics (`/metrics`), and this API's OpenAPI document
+ * (`/operator/openapi.json`). Every route needs `Authorization: Bearer <operator token>`
+ * (`ratelock operator token create`); errors have the partner API's `error: {code, message}` envelope.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Corridor, MarketOverview, Partner } from "@ratelock/core"
+import { InternalError, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
+import { OperatorAuth } from "./OperatorSecurity.ts"
+
+const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** An instant as the API writes it (RFC 3339, UTC, milliseconds). */
+const Instant = Schema.String.annotate({ format: "date-time" })
+
+export const MarketStatus = Schema.Struct({
+  snapshot_id: Schema.String,
+  as_of: Instant,
+  source: Schema.String,
+  imported_at: Instant,
+  age_seconds: Seconds,
+  max_age_seconds: Seconds,
+  fresh: Schema.Boolean.annotate({ description: "Whether production may price from it now" })
+}).annotate({ identifier: "OperatorMarketStatus" })
+
+export const EnvironmentStatus = Schema.Struct({
+  environment: Partner.Environment,
+  outbox: Schema.Struct({ undelivered: Seconds, oldest_undelivered_age_seconds: Schema.NullOr(Seconds) }),
+  payouts: Schema.Struct({
+    awaiting_confirmation: Seconds,
+    oldest_awaiting_age_seconds: Schema.NullOr(Seconds),
+    failed: Seconds
+  }),
+  unmatched_funds: Seconds
+}).annotate({ identifier: "OperatorEnvironmentStatus" })
+
+export const WorkerStatus = Schema.Struct({
+  owner: Schema.String,
+  last_seen_at: Instant,
+  age_seconds: Seconds,
+  passes: Schema.Array(
+    Schema.Struct({ pass: Schema.String, last_pass_at: Instant, age_seconds: Seconds, ok: Schema.Boolean })
+  )
+}).annotate({ identifier: "OperatorWorkerStatus" })
+
+export const Status = Schema.Struct({
+  checked_at: Instant,
+  versions: Schema.Struct({ ratelock: Schema.String, node: Schema.String, effect: Schema.String }),
+  process: Schema.Struct({
+    name: Schema.String,
+    role: Schema.Literals(["api", "worker"]),
+    started_at: Instant,
+    uptime_seconds: Seconds
+  }),
+  database: Schema.Struct({
+    kind: Schema.Literals(["postgresql", "embedded", "memory"]),
+    migrations: Schema.Array(Schema.String)
+  }),
+  market: Schema.NullOr(MarketStatus),
+  environments: Schema.Array(EnvironmentStatus),
+  workers: Schema.Array(WorkerStatus)
+}).annotate({ identifier: "OperatorStatus" })
+
+const MarketSnapshotInfo = Schema.Struct({
+  snapshot_id: Schema.String,
+  hash: Schema.String,
+  as_of: Instant,
+  source: Schema.String,
+  imported_at: Instant,
+  age_seconds: Seconds
+})
+
+const CorridorFigures = Schema.Struct({
+  corridor: Corridor.Direction,
+  spot: Schema.String,
+  points: Schema.Array(
+    Schema.Struct({
+      tenor: Schema.Literals(MarketOverview.tenors.map((t) => t.label)),
+      forward: Schema.String,
+      atm_vol: Schema.String
+    })
+  )
+})
+
+/** What `ratelock market show --json` prints: the snapshot in force with its corridors, or none. */
+export const MarketView = Schema.Union([
+  Schema.Struct({ snapshot: MarketSnapshotInfo, corridors: Schema.Array(CorridorFigures) }),
+  Schema.Struct({ snapshot: Schema.Null })
+]).annotate({ identifier: "OperatorMarket" })
+
+const imported = { snapshot_id: Schema.String, hash: Schema.String, as_of: Instant, source: Schema.String }
+
+/** What `ratelock market import --json` prints, for a document stored now: 201. */
+export const CreatedSnapshot = Schema.Struct({ ...imported, created: Schema.Literal(true) }).annotate({
+  identifier: "OperatorCreatedSnapshot"
+})
+
+/** The same, for a document stored already (the same snapshot id as then): 200. */
+export const ExistingSnapshot = Schema.Struct({ ...imported, created: Schema.Literal(false) }).annotate({
+  identifier: "OperatorExistingSnapshot"
+})
+
+const always = [Unauthorized, ValidationFailed, InternalError] as const
+
+export class OperatorGroup extends HttpApiGroup.make("operator")
+  .add(
+    HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always }).annotate(
+      OpenApi.Summary,
+      "The service at a glance: versions, database, market data in force, backlogs per environment, workers"
+    ),
+    HttpApiEndpoint.get("market", "/v1/market", { success: MarketView, error: always }).annotate(
+      OpenApi.Summary,
+      "The market snapshot in force, its age, and per corridor spot, forwards and ATM vols"
+    ),
+    HttpApiEndpoint.post("importSnapshot", "/v1/market/snapshots", {
+      // the document's text, validated whole as `ratelock market import` does (docs/market)
+      payload: Schema.String.annotate({
+        description:
+          "A market snapshot document (docs/market/README.md, its JSON Schema docs/market/snapshot.schema.json), as JSON"
+      }).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
+      success: [CreatedSnapshot.pipe(HttpApiSchema.status(201)), ExistingSnapshot],
+      error: [...always, PayloadTooLarge]
+    }).annotate(
+      OpenApi.Summary,
+      "Import a market snapshot document: 201 stored, 200 the same document was stored already, 422 every rule it breaks"
+    ),
+    HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always }).annotate(
+      OpenApi.Summary,
+      "This API's OpenAPI document"
+    )
+  )
+  .middleware(OperatorAuth)
+  .prefix("/operator")
+  .annotate(OpenApi.Description, "The operator's view of the service") {}
+
+export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain; version=0.0.4; charset=utf-8" })),
+      error: always
+    }).annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)")
+  )
+  .middleware(OperatorAuth)
+  .annotate(OpenApi.Description, "Prometheus scrapes this, with an operator token") {}
+
+export class OperatorApi extends HttpApi.make("ratelock-operator")
+  .add(OperatorGroup)
+  .add(MetricsGroup)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Ratelock Operator API",
+      version: "0.1.0",
+      description:
+        "The operator's side of Ratelock, on its own listener: status, market data, metrics. Every route needs Authorization: Bearer <operator token>.",
+      servers: [{ url: "/" }]
+    })
+  ) {}

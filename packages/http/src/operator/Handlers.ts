@@ -1,0 +1,92 @@
+/**
+ * The operator API's handlers, each over one core program: the status (`OperatorStatus`, plus what
+ * only this host knows), the market in force and its import (`MarketSnapshots`, the same JSON as
+ * `ratelock market show --json` / `market import --json`), Prometheus metrics (the store's gauges
+ * sampled first, then Effect's `PrometheusMetrics` text) and this API's OpenAPI document.
+ */
+import {
+  type BacklogRepo,
+  type IdGenerator,
+  type MarketSnapshotRepo,
+  MarketSnapshots,
+  OperatorStatus,
+  type WorkerHeartbeatRepo
+} from "@ratelock/core"
+import { DateTime, Effect, Layer, Option, Version } from "effect"
+import type { Digest } from "effect/crypto"
+import { type HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, type HttpApiGroup, OpenApi } from "effect/http-api"
+import { PrometheusMetrics } from "effect/observability"
+import { OperatorApi } from "../api/OperatorApi.ts"
+import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import * as Format from "../internal/operatorFormat.ts"
+import * as Metrics from "../Metrics.ts"
+import { mapErrors } from "../server/HttpErrors.ts"
+import { Readiness } from "../server/Readiness.ts"
+import { version } from "../Version.ts"
+import { OperatorInfo } from "./OperatorInfo.ts"
+
+const status = Effect.gen(function* () {
+  const info = yield* OperatorInfo
+  const migrations = yield* (yield* Readiness).migrations
+  const current = yield* OperatorStatus.status({ marketMaxAge: info.marketMaxAge })
+  const now = yield* DateTime.now
+  return {
+    checked_at: current.checked_at,
+    versions: { ratelock: version, node: process.version, effect: Version.getCurrentVersion() },
+    process: {
+      name: info.processName,
+      role: info.role,
+      started_at: DateTime.formatIso(DateTime.makeUnsafe(info.startedAt)),
+      uptime_seconds: Math.max(0, Math.floor((now.epochMilliseconds - info.startedAt) / 1000))
+    },
+    database: { kind: info.database, migrations },
+    market: current.market,
+    environments: current.environments,
+    workers: current.workers
+  }
+})
+
+/** The document, its `servers` the origin the request reached (as the partner API's `/openapi.json`). */
+const openApiDocument = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+  const document = OpenApi.fromApi(OperatorApi)
+  const servers = Option.match(HttpServerRequest.toURL(request), {
+    onNone: () => document.servers,
+    onSome: (url) => [{ url: url.origin }]
+  })
+  return HttpServerResponse.jsonUnsafe({ ...document, servers })
+})
+
+/** What the operator routes read: the store's repositories and the crypto of an import. */
+export type Requirements =
+  | MarketSnapshotRepo.MarketSnapshotRepo
+  | BacklogRepo.BacklogRepo
+  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
+  | IdGenerator.IdGenerator
+  | Digest.Digest
+  | Readiness
+
+export const layer: Layer.Layer<
+  HttpApiGroup.Service<"ratelock-operator", "operator"> | HttpApiGroup.Service<"ratelock-operator", "metrics">,
+  never,
+  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+> = Layer.merge(
+  HttpApiBuilder.group(OperatorApi, "operator", (handlers) =>
+    handlers
+      .handle("status", () => mapErrors(status))
+      .handle("market", () => mapErrors(Effect.map(MarketSnapshots.inForce(), Format.marketJson)))
+      .handle("importSnapshot", ({ payload }) =>
+        mapErrors(Effect.map(MarketSnapshots.importJson(payload), Format.importedSnapshotJson))
+      )
+      .handle("openapi", () => openApiDocument)
+  ),
+  HttpApiBuilder.group(OperatorApi, "metrics", (handlers) =>
+    handlers.handle("metrics", () =>
+      Metrics.sample.pipe(
+        // a store that cannot be read leaves the gauges as last sampled: the counters still matter
+        Effect.catchCause((cause) => Effect.logWarning("metrics: sampling the store failed", cause)),
+        Effect.andThen(PrometheusMetrics.format())
+      )
+    )
+  )
+)

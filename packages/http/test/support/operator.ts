@@ -1,0 +1,48 @@
+/**
+ * The operator listener for end-to-end tests, as the host composes it: `operator/Server.ts` on an
+ * ephemeral loopback port of its own, over the store and crypto of the layer below it, with one
+ * live operator token made by core's program (what `ratelock operator token create` runs).
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { type IdGenerator, type OperatorTokenRepo, OperatorTokens } from "@ratelock/core"
+import { Context, Duration, Effect, Layer } from "effect"
+import type { SecureRandom } from "effect/crypto"
+import { createServer } from "node:http"
+import { OperatorInfo } from "../../src/operator/OperatorInfo.ts"
+import * as OperatorServer from "../../src/operator/Server.ts"
+
+export class Operator extends Context.Service<Operator, { readonly url: string; readonly token: string }>()(
+  "test/Operator"
+) {}
+
+export const layer: Layer.Layer<
+  Operator,
+  never,
+  OperatorServer.Ports | OperatorTokenRepo.OperatorTokenRepo | IdGenerator.IdGenerator | SecureRandom.SecureRandom
+> = Layer.effect(
+  Operator,
+  Effect.gen(function* () {
+    const { url } = yield* OperatorServer.OperatorListener
+    const created = yield* OperatorTokens.create("tests").pipe(Effect.orDie)
+    return { url, token: created.token }
+  })
+).pipe(
+  Layer.provide(
+    OperatorServer.layer.pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provide(
+        Layer.succeed(OperatorInfo, {
+          role: "api",
+          processName: "operator-test:1",
+          startedAt: Date.now(),
+          database: "embedded",
+          marketMaxAge: Duration.seconds(900)
+        })
+      ),
+      Layer.orDie
+    )
+  )
+)
+
+/** The operator token's `Authorization` header. */
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
