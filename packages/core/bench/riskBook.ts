@@ -30,12 +30,19 @@ const random = (seed: number) => {
 const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
 const uuid = (n: number) => `0190a1b2-${hex(Math.floor(n / 0x10000) % 0x10000, 4)}-7${hex(n % 0x1000, 3)}-8000-${hex(n, 12)}`
 
-export const makeBook = (input: {
-  readonly openLocks: number
-  readonly snapshot: MarketSnapshot.MarketSnapshot
-  readonly now: number
-  readonly seed?: number
-}): Book => {
+/**
+ * The book, contract by contract, as a host pages through its store: `visit` sees each contract once and keeps
+ * what it needs (the benchmark keeps the open locks' terms, not 100,000 records). Answers the payout rows.
+ */
+export const eachContract = (
+  input: {
+    readonly openLocks: number
+    readonly snapshot: MarketSnapshot.MarketSnapshot
+    readonly now: number
+    readonly seed?: number
+  },
+  visit: (contract: BookContract) => void
+): ReadonlyArray<BookPayout> => {
   const next = random(input.seed ?? 17)
   const spotOf = (direction: Direction): Money.Decimal => {
     const spot = Option.getOrThrow(MarketSnapshot.spot(input.snapshot, marketPairKey(direction)))
@@ -43,7 +50,6 @@ export const makeBook = (input: {
   }
   const spots = new Map(directions.map((d) => [d, Money.toModel(spotOf(d))]))
   const partners = Array.from({ length: 25 }, (_, i) => uuid(0xfff000 + i))
-  const contracts: Array<BookContract> = []
   const payouts: Array<BookPayout> = []
   const committed = Math.floor(input.openLocks / 20)
   const exercised = Math.floor(input.openLocks / 100)
@@ -70,7 +76,7 @@ export const makeBook = (input: {
             payoutCurrency: "USDC" as const
           }
         : null
-    contracts.push({
+    visit({
       id,
       partnerId: partners[Math.floor(next() * partners.length)]!,
       environment: next() < 0.1 ? "sandbox" : "production",
@@ -90,5 +96,12 @@ export const makeBook = (input: {
       payouts.push({ contractId: id, chain: "solana", currency: "USDC", amount: Money.unsafe("1234.560000"), status: "pending" })
     }
   }
+  return payouts
+}
+
+/** The whole book in memory. */
+export const makeBook = (input: Parameters<typeof eachContract>[0]): Book => {
+  const contracts: Array<BookContract> = []
+  const payouts = eachContract(input, (c) => contracts.push(c))
   return { contracts, payouts }
 }

@@ -84,12 +84,13 @@ export const figures = (plan: RiskPlan, lock: LockTerms, values: Float64Array): 
     const down = mtmAt(moveIndex.spotDown)
     // in the direction's terms, +1 % of the pair is the direction's spot / 1.01 (inverted): a divided difference
     const directionSpot = pair.directions.get(lock.direction)!.spot
+    const delta = (up - down) / (2 * spotBump * spot)
     const corridorDelta = lock.inverted
       ? (n * (values[moveIndex.spotUp]! - values[moveIndex.spotDown]!)) /
         (directionSpot / (1 - spotBump) - directionSpot / (1 + spotBump))
-      : (n * (values[moveIndex.spotDown]! - values[moveIndex.spotUp]!)) / (2 * spotBump * directionSpot)
+      : delta
     greeks = {
-      delta: (up - down) / (2 * spotBump * spot),
+      delta,
       gamma: (up - 2 * mtm + down) / (spotBump * spot),
       vega: mtmAt(moveIndex.vol) - mtm,
       theta: mtmAt(moveIndex.nextDay) - mtm,

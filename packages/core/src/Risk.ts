@@ -9,19 +9,20 @@
  * - `stress`: the book fully revalued under each scenario, the `mtm` change in USD, worst first.
  * - `report`: both in one pass (what the operator's report shows).
  *
- * Hosts that revalue large books on several threads call the steps themselves: `RiskBook.openLocks`, then
- * `plan` and `valueLocks` on slices of the locks (each thread makes the same plan), then `reportFrom` on all
- * the results.
+ * Hosts that revalue large books on several threads call the steps themselves: `RiskBook.openLocks` (or
+ * `RiskBook.lockTerms` page by page), `plan` and `sumLocks` on slices of the locks (each thread makes the same
+ * plan from the same inputs), then `mergeSums` and `reportFrom`.
  */
 import type { DateTime } from "effect"
 import { figures, type LockRisk, unitValues } from "./LockRisk.ts"
 import type * as MarketSnapshot from "./MarketSnapshot.ts"
 import type { Environment } from "./Partner.ts"
-import * as RiskAggregate from "./RiskAggregate.ts"
 import { type Book, type LockTerms, openLocks } from "./RiskBook.ts"
+import * as RiskFigures from "./RiskFigures.ts"
 import * as RiskPlan from "./RiskPlan.ts"
 import type { BookReport, BookRisk, BookStress } from "./RiskReport.ts"
 import type { Scenario } from "./RiskScenario.ts"
+import * as RiskSums from "./RiskSums.ts"
 
 export interface Options {
   /** The environments to report, each apart (default: production, then sandbox). */
@@ -40,70 +41,72 @@ export const plan = (input: {
   readonly scenarios: ReadonlyArray<Scenario>
 }): RiskPlan.RiskPlan => RiskPlan.make({ ...input, now: input.now.epochMilliseconds })
 
-/**
- * Revalues open locks under the plan: a slice of a book is revalued as it would be in the whole. Locks with the
- * same direction, strike and window (from now on) are priced once.
- */
-export const valueLocks = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): ReadonlyArray<LockRisk> => {
+/** Revalues each lock under `riskPlan` (`f(lock)`), pricing locks of the same direction, strike and window once. */
+const eachValued = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>, f: (risk: LockRisk) => void) => {
   const priced = new Map<string, Float64Array>()
-  return locks.map((lock) => {
+  for (const lock of locks) {
+    // the window from now on is what prices: windows open before now are the same window
     const key = `${lock.direction}|${lock.strike}|${Math.max(lock.windowStart, riskPlan.now)}|${lock.windowEnd}`
     let values = priced.get(key)
     if (values === undefined) {
       values = unitValues(riskPlan, lock)
       priced.set(key, values)
     }
-    return figures(riskPlan, lock, values)
-  })
+    f(figures(riskPlan, lock, values))
+  }
 }
 
-const headerOf = (
-  environment: Environment,
-  snapshot: MarketSnapshot.MarketSnapshot,
-  now: DateTime.Utc,
-  options: Options
-): RiskAggregate.Header => ({
-  environment,
-  as_of: now,
-  snapshot_as_of: snapshot.as_of,
-  snapshot_id: options.snapshotId ?? null
-})
+/** Each open lock's model figures under the plan, in the order given. */
+export const valueLocks = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): ReadonlyArray<LockRisk> => {
+  const risks: Array<LockRisk> = []
+  eachValued(riskPlan, locks, (risk) => risks.push(risk))
+  return risks
+}
 
 /**
- * The reports of `book` from its open locks revalued under `riskPlan` (by `valueLocks`, in any order and any
- * slices): the figures, and the scenarios' results when the plan has scenarios.
+ * Revalues a slice of the book's open locks and adds them up (without keeping each lock's figures): what a
+ * worker thread computes. Slices' sums merge exactly with `mergeSums`, in any order.
+ */
+export const sumLocks = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): RiskSums.BookSums => {
+  const sums = RiskSums.empty()
+  eachValued(riskPlan, locks, (risk) => RiskSums.add(sums, riskPlan, risk))
+  return sums
+}
+
+/** Adds the sums of slices (as `sumLocks` made them, possibly on other threads) into one. */
+export const mergeSums = (riskPlan: RiskPlan.RiskPlan, slices: ReadonlyArray<RiskSums.BookSums>): RiskSums.BookSums => {
+  const sums = RiskSums.empty()
+  for (const slice of slices) RiskSums.merge(sums, slice, riskPlan)
+  return sums
+}
+
+/**
+ * The reports of `book` from the sums of its open locks revalued under `plan` (`sumLocks`, `mergeSums`): the
+ * figures, and the scenarios' results when the plan has scenarios. The committed locks and the payouts due
+ * are read from `book.contracts` and `book.payouts` (its open contracts may be left out: their sums are given).
  */
 export const reportFrom = (input: {
   readonly book: Book
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: DateTime.Utc
   readonly plan: RiskPlan.RiskPlan
-  readonly locks: ReadonlyArray<LockRisk>
+  readonly sums: RiskSums.BookSums
   readonly options?: Options | undefined
 }): ReadonlyArray<BookReport> => {
   const options = input.options ?? {}
-  const environments = options.environments ?? allEnvironments
-  const sums = RiskAggregate.sums({ ...input, environments })
-  return environments.map((environment) => {
-    const env = sums.get(environment)!
+  return (options.environments ?? allEnvironments).map((environment) => {
+    const env = input.sums.get(environment) ?? RiskSums.emptyEnvironment(input.plan)
+    const header: RiskFigures.Header = {
+      environment,
+      as_of: input.now,
+      snapshot_as_of: input.snapshot.as_of,
+      snapshot_id: options.snapshotId ?? null
+    }
     return {
-      ...RiskAggregate.bookRisk(input.plan, env, headerOf(environment, input.snapshot, input.now, options), input.snapshot),
-      stress: RiskAggregate.stressResults(input.plan, env)
+      ...RiskFigures.bookRisk({ plan: input.plan, env, book: input.book, header, snapshot: input.snapshot }),
+      stress: RiskFigures.stressResults(input.plan, env)
     }
   })
-}
-
-const run = (
-  book: Book,
-  snapshot: MarketSnapshot.MarketSnapshot,
-  now: DateTime.Utc,
-  scenarios: ReadonlyArray<Scenario>,
-  greeks: boolean,
-  options: Options
-) => {
-  const riskPlan = plan({ snapshot, now, greeks, scenarios })
-  const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? allEnvironments))
-  return { riskPlan, locks, reports: reportFrom({ book, snapshot, now, plan: riskPlan, locks, options }) }
 }
 
 export interface Revaluation {
@@ -120,8 +123,25 @@ export const revalue = (
   now: DateTime.Utc,
   options: Options = {}
 ): Revaluation => {
-  const { locks, reports } = run(book, snapshot, now, [], true, options)
+  const riskPlan = plan({ snapshot, now, greeks: true, scenarios: [] })
+  const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? allEnvironments))
+  const sums = RiskSums.empty()
+  for (const risk of locks) RiskSums.add(sums, riskPlan, risk)
+  const reports = reportFrom({ book, snapshot, now, plan: riskPlan, sums, options })
   return { books: reports.map(({ stress: _, ...risk }) => risk), locks }
+}
+
+const reportWith = (
+  book: Book,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  scenarios: ReadonlyArray<Scenario>,
+  greeks: boolean,
+  options: Options
+): ReadonlyArray<BookReport> => {
+  const riskPlan = plan({ snapshot, now, greeks, scenarios })
+  const sums = sumLocks(riskPlan, openLocks(book, options.environments ?? allEnvironments))
+  return reportFrom({ book, snapshot, now, plan: riskPlan, sums, options })
 }
 
 /** The book fully revalued under each scenario: per environment, the `mtm` change in USD, worst first. */
@@ -132,7 +152,7 @@ export const stress = (
   scenarios: ReadonlyArray<Scenario>,
   options: Options = {}
 ): ReadonlyArray<BookStress> =>
-  run(book, snapshot, now, scenarios, false, options).reports.map((r) => ({
+  reportWith(book, snapshot, now, scenarios, false, options).map((r) => ({
     environment: r.environment,
     as_of: r.as_of,
     snapshot_as_of: r.snapshot_as_of,
@@ -147,4 +167,4 @@ export const report = (
   now: DateTime.Utc,
   scenarios: ReadonlyArray<Scenario>,
   options: Options = {}
-): ReadonlyArray<BookReport> => run(book, snapshot, now, scenarios, true, options).reports
+): ReadonlyArray<BookReport> => reportWith(book, snapshot, now, scenarios, true, options)

@@ -46,9 +46,11 @@ export * as SettlementRails from "./SettlementRails.ts"
 export * as LockRisk from "./LockRisk.ts"
 export * as Risk from "./Risk.ts"
 export * as RiskBook from "./RiskBook.ts"
+export * as RiskFigures from "./RiskFigures.ts"
 export * as RiskPlan from "./RiskPlan.ts"
 export * as RiskReport from "./RiskReport.ts"
 export * as RiskScenario from "./RiskScenario.ts"
+export * as RiskSums from "./RiskSums.ts"
 
 // Contract lifecycle
 export * as ContractMachine from "./ContractMachine.ts"

@@ -1,0 +1,128 @@
+/**
+ * The book's revaluation benchmark (issue 17): a synthetic book (`riskBook.ts`) of 10,000 to 100,000 open locks
+ * over every corridor served, revalued from the example snapshot with delta, gamma, vega, theta and the eight
+ * default scenarios (`Risk.report`'s work), on worker threads (default 2, one per core) or on the main thread.
+ *
+ * Timed per size: reading the book (generating it contract by contract and keeping the open locks' terms, as a
+ * host paging through its store would), the revaluation (plan and `Risk.sumLocks` on each thread's share, the
+ * transfer both ways and the merge included), and the figures (`Risk.reportFrom`, then the JSON of the
+ * reports). The worker
+ * pool is started once, before the timings, as a host keeps it. Peak RSS is the whole process's (threads
+ * included), read after each size; sizes run in increasing order, so each is that size's peak.
+ *
+ * Run: `pnpm bench:risk` (= `node bench/risk.ts` in packages/core). Options: `--threads N` (0: the main thread
+ * only), `--sizes 10000,100000`.
+ */
+import { readFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { join } from "node:path"
+import { Worker } from "node:worker_threads"
+import { DateTime, Result, Schema } from "effect"
+import * as MarketSnapshot from "../src/MarketSnapshot.ts"
+import * as Money from "../src/Money.ts"
+import * as Risk from "../src/Risk.ts"
+import * as RiskBook from "../src/RiskBook.ts"
+import * as RiskReport from "../src/RiskReport.ts"
+import * as RiskScenario from "../src/RiskScenario.ts"
+import * as RiskSums from "../src/RiskSums.ts"
+import { eachContract } from "./riskBook.ts"
+import type { Job } from "./riskWorker.ts"
+
+const option = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i < 0 ? undefined : process.argv[i + 1]
+}
+const threads = Number(option("threads") ?? Math.min(2, availableParallelism()))
+const sizes = (option("sizes") ?? "10000,25000,50000,100000").split(",").map(Number)
+
+const examplePath = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
+const nowMs = Date.parse("2026-03-02T20:05:00Z") // the example's as_of + 5 min
+const now = DateTime.makeUnsafe(nowMs)
+const snapshot = Result.getOrThrow(MarketSnapshot.validateJson(readFileSync(examplePath, "utf8"), { now: nowMs }))
+const snapshotDocument = Schema.encodeSync(MarketSnapshot.MarketSnapshot)(snapshot)
+const scenarios = RiskScenario.defaults
+const encodeReports = Schema.encodeSync(Schema.Array(RiskReport.BookReport))
+
+/** A pool of threads that each revalue a share of the locks and answer its sums. */
+const startPool = async (size: number) => {
+  const workers = Array.from({ length: size }, () => new Worker(new URL("./riskWorker.ts", import.meta.url)))
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once("online", resolve))))
+  const run = (worker: Worker, locks: ReadonlyArray<RiskBook.LockTerms>) =>
+    new Promise<RiskSums.BookSums>((resolve, reject) => {
+      worker.once("message", resolve)
+      worker.once("error", reject)
+      const job: Job = {
+        snapshot: snapshotDocument,
+        now: nowMs,
+        scenarios: scenarios.map((s) => RiskScenario.encode(s)),
+        locks
+      }
+      worker.postMessage(job)
+    })
+  return {
+    /** Lock i goes to thread i mod n: window lengths (the cost) spread evenly. */
+    sums: (locks: ReadonlyArray<RiskBook.LockTerms>): Promise<ReadonlyArray<RiskSums.BookSums>> =>
+      Promise.all(workers.map((worker, w) => run(worker, locks.filter((_, i) => i % workers.length === w)))),
+    close: () => Promise.all(workers.map((w) => w.terminate()))
+  }
+}
+
+const poolStart = performance.now()
+const pool = threads > 0 ? await startPool(threads) : undefined
+const poolMillis = performance.now() - poolStart
+
+console.log(
+  `Risk.report work: greeks (±1 % spot, +1 vol point, +1 day) and ${scenarios.length} scenarios; ` +
+    (pool ? `${threads} worker threads (started in ${poolMillis.toFixed(0)} ms)` : "main thread only")
+)
+console.log(
+  "open locks".padStart(10) +
+    "prices".padStart(11) +
+    "read s".padStart(9) +
+    "revalue s".padStart(11) +
+    "figures s".padStart(11) +
+    "total s".padStart(9) +
+    "µs/lock".padStart(9) +
+    "peak RSS MB".padStart(13)
+)
+
+for (const size of sizes) {
+  globalThis.gc?.()
+  // the book as a host reads it page by page: open locks kept as their terms, the rest as contracts
+  const t0 = performance.now()
+  const locks: Array<RiskBook.LockTerms> = []
+  const others: Array<RiskBook.BookContract> = []
+  const payouts = eachContract({ openLocks: size, snapshot, now: nowMs }, (contract) => {
+    if (RiskBook.standing(contract) === "open") locks.push(RiskBook.lockTerms(contract))
+    else others.push(contract)
+  })
+  const book: RiskBook.Book = { contracts: others, payouts }
+  const t1 = performance.now()
+  const plan = Risk.plan({ snapshot, now, greeks: true, scenarios })
+  const sums = pool ? Risk.mergeSums(plan, await pool.sums(locks)) : Risk.sumLocks(plan, locks)
+  const t2 = performance.now()
+  const reports = Risk.reportFrom({ book, snapshot, now, plan, sums })
+  const json = JSON.stringify(encodeReports(reports))
+  const t3 = performance.now()
+  const prices = locks.reduce((n, lock) => n + plan.pairs.get(lock.pair)!.moves.length, 0)
+  const rss = process.resourceUsage().maxRSS / 1024
+  console.log(
+    size.toLocaleString("en-US").padStart(10) +
+      prices.toLocaleString("en-US").padStart(11) +
+      ((t1 - t0) / 1000).toFixed(2).padStart(9) +
+      ((t2 - t1) / 1000).toFixed(2).padStart(11) +
+      ((t3 - t2) / 1000).toFixed(2).padStart(11) +
+      ((t3 - t0) / 1000).toFixed(2).padStart(9) +
+      (((t3 - t0) * 1000) / size).toFixed(0).padStart(9) +
+      rss.toFixed(0).padStart(13)
+  )
+  if (size === sizes[sizes.length - 1]) {
+    const production = reports.find((r) => r.environment === "production")!
+    console.log(
+      `production: ${production.open_locks} open locks, mtm ${Money.format(production.mtm_usd)} USD (JSON ${(json.length / 1024).toFixed(0)} KB); ` +
+        `worst scenario ${production.stress[0]!.name} ${Money.format(production.stress[0]!.mtm_change_usd)} USD`
+    )
+  }
+}
+console.log("targets: 100,000 locks under 10 s (stretch 3 s on both cores), peak RSS under 512 MB")
+await pool?.close()
