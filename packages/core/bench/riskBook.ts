@@ -28,7 +28,8 @@ const random = (seed: number) => {
 }
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, "0")
-const uuid = (n: number) => `0190a1b2-${hex(Math.floor(n / 0x10000) % 0x10000, 4)}-7${hex(n % 0x1000, 3)}-8000-${hex(n, 12)}`
+const uuid = (n: number) =>
+  `0190a1b2-${hex(Math.floor(n / 0x10000) % 0x10000, 4)}-7${hex(n % 0x1000, 3)}-8000-${hex(n, 12)}`
 
 /**
  * The book, contract by contract, as a host pages through its store: `visit` sees each contract once and keeps
@@ -56,7 +57,13 @@ export const eachContract = (
   const total = input.openLocks + committed + exercised
   for (let i = 0; i < total; i++) {
     const status: ContractStatus =
-      i < input.openLocks ? "active" : i < input.openLocks + committed ? (i % 2 ? "funds_in_route" : "quote_created") : "exercised"
+      i < input.openLocks
+        ? "active"
+        : i < input.openLocks + committed
+          ? i % 2
+            ? "funds_in_route"
+            : "quote_created"
+          : "exercised"
     const direction = directions[Math.floor(next() * directions.length)]!
     const { base, quote } = pair(direction)
     // NGN is a corridor currency only: an NGN_TO_USD notional is in USD
@@ -93,7 +100,13 @@ export const eachContract = (
     })
     // half the exercised locks already have their payout row
     if (exercise !== null && i % 2 === 0) {
-      payouts.push({ contractId: id, chain: "solana", currency: "USDC", amount: Money.unsafe("1234.560000"), status: "pending" })
+      payouts.push({
+        contractId: id,
+        chain: "solana",
+        currency: "USDC",
+        amount: Money.unsafe("1234.560000"),
+        status: "pending"
+      })
     }
   }
   return payouts

@@ -41,25 +41,47 @@ export const plan = (input: {
   readonly scenarios: ReadonlyArray<Scenario>
 }): RiskPlan.RiskPlan => RiskPlan.make({ ...input, now: input.now.epochMilliseconds })
 
-/** Revalues each lock under `riskPlan` (`f(lock)`), pricing locks of the same direction, strike and window once. */
-const eachValued = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>, f: (risk: LockRisk) => void) => {
-  const priced = new Map<string, Float64Array>()
-  for (const lock of locks) {
-    // the window from now on is what prices: windows open before now are the same window
-    const key = `${lock.direction}|${lock.strike}|${Math.max(lock.windowStart, riskPlan.now)}|${lock.windowEnd}`
-    let values = priced.get(key)
-    if (values === undefined) {
-      values = unitValues(riskPlan, lock)
-      priced.set(key, values)
-    }
-    f(figures(riskPlan, lock, values))
+/**
+ * Revalues each lock under `riskPlan` (`f(lock, index)`, in the order of direction, strike and window), pricing
+ * locks with the same direction, strike and window from now on once: sorted, such locks are neighbours, so no
+ * table of prices is kept.
+ */
+const eachValued = (
+  riskPlan: RiskPlan.RiskPlan,
+  locks: ReadonlyArray<LockTerms>,
+  f: (risk: LockRisk, index: number) => void
+) => {
+  // a window opened before now is the window from now on
+  const start = (lock: LockTerms) => Math.max(lock.windowStart, riskPlan.now)
+  const order = locks.map((_, i) => i)
+  order.sort((i, j) => {
+    const a = locks[i]!
+    const b = locks[j]!
+    if (a.direction !== b.direction) return a.direction < b.direction ? -1 : 1
+    return a.strike - b.strike || start(a) - start(b) || a.windowEnd - b.windowEnd
+  })
+  let previous: LockTerms | undefined
+  let values: Float64Array = new Float64Array(0)
+  for (const i of order) {
+    const lock = locks[i]!
+    const same =
+      previous !== undefined &&
+      previous.direction === lock.direction &&
+      previous.strike === lock.strike &&
+      start(previous) === start(lock) &&
+      previous.windowEnd === lock.windowEnd
+    if (!same) values = unitValues(riskPlan, lock)
+    previous = lock
+    f(figures(riskPlan, lock, values), i)
   }
 }
 
 /** Each open lock's model figures under the plan, in the order given. */
 export const valueLocks = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): ReadonlyArray<LockRisk> => {
-  const risks: Array<LockRisk> = []
-  eachValued(riskPlan, locks, (risk) => risks.push(risk))
+  const risks = new Array<LockRisk>(locks.length)
+  eachValued(riskPlan, locks, (risk, i) => {
+    risks[i] = risk
+  })
   return risks
 }
 

@@ -90,9 +90,7 @@ export const lockTerms = (contract: BookContract): LockTerms => ({
 
 /** The terms of the book's open locks in `environments`, in the book's order. */
 export const openLocks = (book: Book, environments: ReadonlyArray<Environment>): ReadonlyArray<LockTerms> =>
-  book.contracts
-    .filter((c) => standing(c) === "open" && environments.includes(c.environment))
-    .map(lockTerms)
+  book.contracts.filter((c) => standing(c) === "open" && environments.includes(c.environment)).map(lockTerms)
 
 /**
  * `N_b` in the pair's BASE: as it is for a direction in the pair's order, at the locked rate for an inverted

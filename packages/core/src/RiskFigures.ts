@@ -157,7 +157,10 @@ const payoutsDue = (
   snapshot: MarketSnapshot.MarketSnapshot
 ): ReadonlyArray<PayoutDue> => {
   const stored = new Map((book.payouts ?? []).map((p) => [p.contractId, p]))
-  const groups = new Map<string, { token: FundsCurrency; chain: PayoutDue["chain"]; count: number; amount: Money.Decimal }>()
+  const groups = new Map<
+    string,
+    { token: FundsCurrency; chain: PayoutDue["chain"]; count: number; amount: Money.Decimal }
+  >()
   for (const contract of book.contracts) {
     if (contract.environment !== environment || standing(contract) !== "payout_due") continue
     const due = payoutOf(contract, stored.get(contract.id), snapshot)
@@ -248,7 +251,11 @@ export const stressResults = (plan: RiskPlan, env: RiskSums.EnvironmentSums): Re
           name: scenario.name,
           description: scenario.description,
           mtm_change_usd: figure(total),
-          pairs: changes.map((c) => ({ pair: c.pair, mtm_change: figure(c.change), mtm_change_usd: figure(c.changeUsd) }))
+          pairs: changes.map((c) => ({
+            pair: c.pair,
+            mtm_change: figure(c.change),
+            mtm_change_usd: figure(c.changeUsd)
+          }))
         }
       }
     })

@@ -100,7 +100,11 @@ export const validate = (input: unknown): Result.Result<ReadonlyArray<Scenario>,
   const duplicates: Array<ValidationIssue> = []
   many.success.forEach((scenario, i) => {
     if (seen.has(scenario.name)) {
-      duplicates.push({ loc: [i, "name"], msg: `a scenario named ${scenario.name} comes earlier`, type: "duplicate_name" })
+      duplicates.push({
+        loc: [i, "name"],
+        msg: `a scenario named ${scenario.name} comes earlier`,
+        type: "duplicate_name"
+      })
     }
     seen.add(scenario.name)
   })

@@ -89,13 +89,22 @@ export const add = (book: BookSums, plan: RiskPlan, risk: LockRisk): void => {
   const { lock } = risk
   const env = getOr(book, lock.environment, () => emptyEnvironment(plan))
   addToPair(getOr(env.pairs, lock.pair, pairSums), risk)
-  addToPair(getOr(getOr(env.partners, lock.partnerId, () => new Map()), lock.pair, pairSums), risk)
+  addToPair(
+    getOr(
+      getOr(env.partners, lock.partnerId, () => new Map()),
+      lock.pair,
+      pairSums
+    ),
+    risk
+  )
   const corridor = getOr(env.corridors, lock.direction, corridorSums)
   corridor.locks++
   ExactSum.add(corridor.notional, lock.notionalBase)
   ExactSum.add(corridor.mtm, risk.corridorMtm)
   if (risk.greeks !== null) ExactSum.add(corridor.delta, risk.greeks.corridorDelta)
-  risk.scenarioMtm.forEach((mtm, s) => ExactSum.add(getOr(env.scenarios[s]!, lock.pair, ExactSum.make), mtm))
+  risk.scenarioMtm.forEach((mtm, s) => {
+    ExactSum.add(getOr(env.scenarios[s]!, lock.pair, ExactSum.make), mtm)
+  })
 }
 
 const mergePair = (into: PairSums, from: PairSums): void => {
@@ -114,14 +123,21 @@ export const merge = (into: BookSums, from: BookSums, plan: RiskPlan): void => {
   for (const [environment, source] of from) {
     const env = getOr(into, environment, () => emptyEnvironment(plan))
     mergeMap(env.pairs, source.pairs, pairSums, mergePair)
-    mergeMap(env.partners, source.partners, () => new Map(), (a, b) => mergeMap(a, b, pairSums, mergePair))
+    mergeMap(
+      env.partners,
+      source.partners,
+      () => new Map(),
+      (a, b) => mergeMap(a, b, pairSums, mergePair)
+    )
     mergeMap(env.corridors, source.corridors, corridorSums, (a, b) => {
       a.locks += b.locks
       ExactSum.merge(a.notional, b.notional)
       ExactSum.merge(a.mtm, b.mtm)
       ExactSum.merge(a.delta, b.delta)
     })
-    source.scenarios.forEach((byPair, s) => mergeMap(env.scenarios[s]!, byPair, ExactSum.make, ExactSum.merge))
+    source.scenarios.forEach((byPair, s) => {
+      mergeMap(env.scenarios[s]!, byPair, ExactSum.make, ExactSum.merge)
+    })
   }
 }
 

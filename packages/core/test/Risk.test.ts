@@ -173,7 +173,15 @@ describe("Risk.revalue: one lock", () => {
 describe("Risk.revalue: the book", () => {
   const mixed: ReadonlyArray<LockSpec> = [
     { id: "m1", direction: "USD_TO_BRL", notional: "100000", strike: "5.45", from: 0, to: 30 },
-    { id: "m2", direction: "USD_TO_BRL", notional: "540000", notionalCurrency: "BRL", strike: "5.3", from: 10, to: 120 },
+    {
+      id: "m2",
+      direction: "USD_TO_BRL",
+      notional: "540000",
+      notionalCurrency: "BRL",
+      strike: "5.3",
+      from: 10,
+      to: 120
+    },
     { id: "m3", direction: "BRL_TO_USD", notional: "80000", notionalCurrency: "USD", strike: "0.18", from: -3, to: 15 },
     { id: "m4", direction: "EUR_TO_USD", notional: "70000", strike: "1.18", from: 0, to: 170 },
     { id: "m5", direction: "NGN_TO_USD", notional: "20000", strike: "0.00065", from: 1, to: 40 },
@@ -210,7 +218,11 @@ describe("Risk.revalue: the book", () => {
     const report = production(Risk.revalue(book(now, mixed), flat, now).books)
     const exposure = (c: string) => report.currencies.find((e) => e.currency === c)!
     const delta = (pair: string) => num(pairOf(report, pair).delta)
-    assert.closeTo(num(exposure("USD").net_exposure), delta("USD/BRL") - delta("EUR/USD") * 1.17 + delta("USD/NGN"), 0.03)
+    assert.closeTo(
+      num(exposure("USD").net_exposure),
+      delta("USD/BRL") - delta("EUR/USD") * 1.17 + delta("USD/NGN"),
+      0.03
+    )
     assert.closeTo(num(exposure("EUR").net_exposure), delta("EUR/USD"), 0.011)
     assert.closeTo(num(exposure("BRL").net_exposure), -delta("USD/BRL") * 5.4 + delta("BRL/MXN"), 0.06)
     assert.closeTo(num(exposure("BRL").net_exposure_usd), num(exposure("BRL").net_exposure) / 5.4, 0.011)
@@ -238,16 +250,59 @@ describe("Risk.revalue: the book", () => {
     const b: RiskBook.Book = {
       contracts: [
         lockAt(now, { id: "o1", direction: "USD_TO_BRL", notional: "10000", strike: "5.4", from: 0, to: 30 }),
-        lockAt(now, { id: "c1", direction: "USD_TO_BRL", notional: "20000", strike: "5.4", from: 0, to: 30, status: "quote_created" }),
-        lockAt(now, { id: "c2", direction: "BRL_TO_USD", notional: "5000", notionalCurrency: "USD", strike: "0.185", from: 0, to: 30, status: "funds_in_route" }),
+        lockAt(now, {
+          id: "c1",
+          direction: "USD_TO_BRL",
+          notional: "20000",
+          strike: "5.4",
+          from: 0,
+          to: 30,
+          status: "quote_created"
+        }),
+        lockAt(now, {
+          id: "c2",
+          direction: "BRL_TO_USD",
+          notional: "5000",
+          notionalCurrency: "USD",
+          strike: "0.185",
+          from: 0,
+          to: 30,
+          status: "funds_in_route"
+        }),
         // contract.ts's exercise: 10,000 USD locked at 5.4424, live 5.1234, paid in USDC (pricing.md: 622.633407)
-        lockAt(now, { id: "x1", direction: "USD_TO_BRL", notional: "10000", strike: "5.4424", from: -5, to: 5, status: "exercised" }),
-        lockAt(now, { id: "x2", direction: "USD_TO_BRL", notional: "10000", strike: "5.4424", from: -5, to: 5, status: "exercised" }),
+        lockAt(now, {
+          id: "x1",
+          direction: "USD_TO_BRL",
+          notional: "10000",
+          strike: "5.4424",
+          from: -5,
+          to: 5,
+          status: "exercised"
+        }),
+        lockAt(now, {
+          id: "x2",
+          direction: "USD_TO_BRL",
+          notional: "10000",
+          strike: "5.4424",
+          from: -5,
+          to: 5,
+          status: "exercised"
+        }),
         ...(["settled", "expired", "failed", "defaulted", "deposit_forfeited"] as const).map((status, i) =>
-          lockAt(now, { id: `z${i}`, direction: "USD_TO_BRL", notional: "99999", strike: "5.4", from: 0, to: 30, status })
+          lockAt(now, {
+            id: `z${i}`,
+            direction: "USD_TO_BRL",
+            notional: "99999",
+            strike: "5.4",
+            from: 0,
+            to: 30,
+            status
+          })
         )
       ],
-      payouts: [{ contractId: "x2", chain: "solana", currency: "USDC", amount: Money.unsafe("10.500000"), status: "pending" }]
+      payouts: [
+        { contractId: "x2", chain: "solana", currency: "USDC", amount: Money.unsafe("10.500000"), status: "pending" }
+      ]
     }
     const report = production(Risk.revalue(b, flat, now).books)
     assert.strictEqual(report.open_locks, 1)
@@ -301,7 +356,10 @@ describe("Risk.stress", () => {
       environments: ["production"]
     })
     const totals = report!.stress.map((s) => num(s.mtm_change_usd))
-    assert.deepStrictEqual(totals, [...totals].sort((x, y) => x - y))
+    assert.deepStrictEqual(
+      totals,
+      [...totals].sort((x, y) => x - y)
+    )
     for (const s of report!.stress) {
       assert.closeTo(
         s.pairs.reduce((sum, p) => sum + num(p.mtm_change_usd), 0),

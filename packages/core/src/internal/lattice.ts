@@ -164,7 +164,13 @@ export const lattice = (input: LatticeInput, steps: number, smooth: boolean, con
         s *= ratio
       }
     }
-    for (; k <= end; k++) v[k] = wa * v[k]! + wb * v[k + 1]!
+    // the continuation, each successor read once (the upper one is the next node's lower)
+    let upper = v[k]!
+    for (; k <= end; k++) {
+      const lower = upper
+      upper = v[k + 1]!
+      v[k] = wa * lower + wb * upper
+    }
     if (control && i === exerciseLayer) {
       const t = split < 0 ? i * dt : t1
       europeanLayer(v, i, base, ratio, input, years - t, "subtract")
