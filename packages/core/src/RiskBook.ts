@@ -74,8 +74,11 @@ export interface LockTerms {
   readonly windowEnd: number
 }
 
-/** A contract's terms for the model: `N_b` is `Settlement.notionalBaseModel` (what a payout is paid on). */
-export const lockTerms = (contract: BookContract): LockTerms => ({
+/** What `lockTerms` reads: a contract's, or a quote's (a `QuoteRecord` has them too, for a lock not yet made). */
+export type Terms = Omit<BookContract, "status" | "chain" | "exercise">
+
+/** A lock's terms for the model: `N_b` is `Settlement.notionalBaseModel` (what a payout is paid on). */
+export const lockTerms = (contract: Terms): LockTerms => ({
   id: contract.id,
   partnerId: contract.partnerId,
   environment: contract.environment,

@@ -20,6 +20,7 @@ import {
   RiskScenario
 } from "@ratelock/core"
 import { dayMs, type LockSpec, lockAt } from "./fixtures/book.ts"
+import { quoteOf } from "./fixtures/contract.ts"
 import { exampleDocument, exampleNow } from "./fixtures/marketSnapshot.ts"
 
 const now = DateTime.makeUnsafe("2026-11-23T12:00:00Z")
@@ -458,6 +459,23 @@ describe("Risk: environments and determinism", () => {
     assert.strictEqual(p2.open_locks, 2)
     assert.closeTo(num(p2.delta), 2 * num(p1.delta), 0.011)
     assert.closeTo(num(p2.mtm), 2 * num(p1.mtm), 0.011)
+  })
+
+  it("a quote's terms are its lock's: a lock not yet made can be revalued (its delta, against a limit)", () => {
+    const contract = lockAt(now, {
+      id: "q1",
+      direction: "BRL_TO_USD",
+      notional: "5000",
+      notionalCurrency: "USD",
+      strike: "0.185",
+      from: 0,
+      to: 30
+    })
+    const quote = quoteOf(contract)
+    assert.deepStrictEqual({ ...RiskBook.lockTerms(quote), id: contract.id }, RiskBook.lockTerms(contract))
+    const plan = Risk.plan({ snapshot: flat, now, greeks: true, scenarios: [] })
+    const [risk] = Risk.valueLocks(plan, [RiskBook.lockTerms(quote)])
+    assert.isAbove(risk!.greeks!.corridorDelta, 0)
   })
 
   it("a lock whose window ended (not yet expired by the worker) is worth its intrinsic value", () => {
