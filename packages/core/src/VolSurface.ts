@@ -187,6 +187,17 @@ export interface Smile {
 export const minimumVol = Money.toModel(MarketSnapshot.minVol)
 
 /**
+ * The surface with every pillar's ATM vol moved by `shift` (absolute: `0.01` is one vol point), risk reversals
+ * and butterflies unchanged, so the whole smile moves with it: how the book's vega and vol scenarios bump the
+ * market (risk.md). A vol pushed to `minimumVol` or below stays at `minimumVol`.
+ */
+export const shifted = (surface: VolSurface, shift: number): VolSurface => {
+  if (shift === 0) return surface
+  const atm = surface.atm.map((v) => Math.max(v + shift, minimumVol))
+  return { ...surface, atm, variance: atm.map((v, i) => v * v * surface.years[i]!) }
+}
+
+/**
  * The smile at `t` around the pair's forward: `σ(25Δ put) = atm + bf − rr/2`, `σ(ATM) = atm`,
  * `σ(25Δ call) = atm + bf + rr/2`; deltas are forward deltas, premium not included; ATM is the forward (ATMF);
  * each wing's strike is `strikeFromDelta` with its own vol. Wings never go below `minimumVol`.

@@ -43,6 +43,16 @@ export * as RateCurve from "./RateCurve.ts"
 export * as Settlement from "./Settlement.ts"
 export * as SettlementRails from "./SettlementRails.ts"
 
+// The book: revaluation, greeks and stress
+export * as LockRisk from "./LockRisk.ts"
+export * as Risk from "./Risk.ts"
+export * as RiskBook from "./RiskBook.ts"
+export * as RiskFigures from "./RiskFigures.ts"
+export * as RiskPlan from "./RiskPlan.ts"
+export * as RiskReport from "./RiskReport.ts"
+export * as RiskScenario from "./RiskScenario.ts"
+export * as RiskSums from "./RiskSums.ts"
+
 // Contract lifecycle
 export * as ContractMachine from "./ContractMachine.ts"
 export * as Ledger from "./Ledger.ts"

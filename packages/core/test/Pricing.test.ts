@@ -253,4 +253,26 @@ describe("Pricing", () => {
       assert.closeTo(Pricing.windowOption({ ...call, windowStartYears: 0, windowEndYears: 2 * peak }), best, 1e-15)
     })
   })
+
+  describe("the lattice's all-zero tail", () => {
+    // windowOption's values before the lattice stopped computing the nodes whose successors are all 0: the
+    // skip changes no value, bit for bit (stored quotes reprice exactly). Open and forward-starting windows,
+    // inverted and NGN pairs, a one-hour window, and vols under 1 % (where the lattice drifts with the forward).
+    const golden: ReadonlyArray<readonly [number, number, number, number, number, number, number, number]> = [
+      [5.4, 5.45, 0.14, 0.037, 0.14, 0, 30 / 365, 0.094785229296362],
+      [5.4, 5.2, 0.14, 0.037, 0.14, 10 / 365, 120 / 365, 0.048599433441842116],
+      [0.185, 0.18, 0.037, 0.14, 0.14, 0, 180 / 365, 0.009085682850210525],
+      [1500, 1450, 0.27, 0.0375, 0.2, 7 / 365, 60 / 365, 14.167722176081764],
+      [1.17, 1.2, 0.0375, 0.02, 0.075, 45 / 365, (45 + 1 / 24) / 365, 0.030591799689087797],
+      [8.67, 8.56, 0.0416, 0.1625, 0.00008, 0.0535, 0.1412, 0.03653487390688222],
+      [10.04, 10.05, 0.2467, 0.1843, 0.0027, 0.1755, 0.3315, 2.5597327911424468e-36],
+      [3.43, 3.3, 0.07, 0.1425, 0.13, 90 / 365, 180 / 365, 0.11169025499692388]
+    ]
+    it("leaves every value as it was, to the last bit", () => {
+      for (const [spot, strike, domesticRate, foreignRate, volatility, t1, t2, value] of golden) {
+        const input = { spot, strike, domesticRate, foreignRate, volatility, kind: "put" as const }
+        assert.strictEqual(Pricing.windowOption({ ...input, windowStartYears: t1, windowEndYears: t2 }), value)
+      }
+    })
+  })
 })

@@ -228,6 +228,23 @@ describe("VolSurface", () => {
     }
   })
 
+  it("shifted: every pillar's ATM moves (the smile with it), never below the floor", () => {
+    const surface = VolSurface.make({
+      pair: "USD/BRL",
+      pillars: [
+        { tenorDays: 30, atm: 0.12, rr25: 0.01, bf25: 0.003 },
+        { tenorDays: 180, atm: 0.15, rr25: 0.02, bf25: 0.004 }
+      ]
+    })
+    const up = VolSurface.shifted(surface, 0.05)
+    assert.deepStrictEqual([...up.atm], [0.12 + 0.05, 0.15 + 0.05])
+    assert.deepStrictEqual([...up.rr25], [...surface.rr25])
+    assert.closeTo(VolSurface.atmVol(up, 30 / 365), 0.17, 1e-15)
+    assert.strictEqual(VolSurface.shifted(surface, 0), surface)
+    const down = VolSurface.shifted(surface, -0.5)
+    assert.deepStrictEqual([...down.atm], [VolSurface.minimumVol, VolSurface.minimumVol])
+  })
+
   describe("inverted directions", () => {
     it("read the pair's smile at 1/K around 1/F (a BRL put on BRL_TO_USD is a USD call)", () => {
       const pair = surfaceOf(example, "USD/BRL")

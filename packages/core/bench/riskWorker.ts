@@ -1,0 +1,31 @@
+/**
+ * A worker thread of `pnpm bench:risk`: makes the revaluation's plan from the snapshot document, the instant
+ * and the scenario documents it is sent (the same plan as every other thread's), revalues the slice of open
+ * locks it receives and answers their sums (`Risk.sumLocks`), a few hundred numbers whatever the slice's size.
+ */
+import { parentPort } from "node:worker_threads"
+import { DateTime, Schema } from "effect"
+import * as MarketSnapshot from "../src/MarketSnapshot.ts"
+import * as Risk from "../src/Risk.ts"
+import type { LockTerms } from "../src/RiskBook.ts"
+import * as RiskScenario from "../src/RiskScenario.ts"
+
+export interface Job {
+  readonly snapshot: MarketSnapshot.MarketSnapshotEncoded
+  readonly now: number
+  readonly scenarios: ReadonlyArray<RiskScenario.ScenarioEncoded>
+  readonly locks: ReadonlyArray<LockTerms>
+}
+
+const decodeSnapshot = Schema.decodeUnknownSync(MarketSnapshot.MarketSnapshot)
+const decodeScenario = Schema.decodeUnknownSync(RiskScenario.Scenario)
+
+parentPort!.on("message", (job: Job) => {
+  const plan = Risk.plan({
+    snapshot: decodeSnapshot(job.snapshot),
+    now: DateTime.makeUnsafe(job.now),
+    greeks: true,
+    scenarios: job.scenarios.map((s) => decodeScenario(s))
+  })
+  parentPort!.postMessage(Risk.sumLocks(plan, job.locks))
+})
