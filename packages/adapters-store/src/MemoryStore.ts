@@ -19,6 +19,8 @@ import {
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
+  RiskRevaluationRepo,
+  RiskScenarioRepo,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
@@ -33,6 +35,7 @@ import { makeBacklogRepo, makeOperatorTokenRepo, makeWorkerHeartbeatRepo } from 
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
+import { makeRiskRevaluationRepo, makeRiskScenarioRepo } from "./internal/memory/risk.ts"
 import * as State from "./internal/memory/state.ts"
 
 /** Every repository, sharing one fresh, empty state per build of the layer. */
@@ -51,6 +54,8 @@ export const layerMemory: Layer.Layer<
   | OperatorTokenRepo.OperatorTokenRepo
   | WorkerHeartbeatRepo.WorkerHeartbeatRepo
   | BacklogRepo.BacklogRepo
+  | RiskScenarioRepo.RiskScenarioRepo
+  | RiskRevaluationRepo.RiskRevaluationRepo
 > = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
@@ -67,7 +72,9 @@ export const layerMemory: Layer.Layer<
       Context.add(HedgeOrderRepo.HedgeOrderRepo, makeHedgeOrderRepo(ref)),
       Context.add(OperatorTokenRepo.OperatorTokenRepo, makeOperatorTokenRepo(ref)),
       Context.add(WorkerHeartbeatRepo.WorkerHeartbeatRepo, makeWorkerHeartbeatRepo(ref)),
-      Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref))
+      Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref)),
+      Context.add(RiskScenarioRepo.RiskScenarioRepo, makeRiskScenarioRepo(ref)),
+      Context.add(RiskRevaluationRepo.RiskRevaluationRepo, makeRiskRevaluationRepo(ref))
     )
   })
 )

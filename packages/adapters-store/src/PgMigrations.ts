@@ -687,6 +687,24 @@ const operatorTokens: ReadonlyArray<string> = [
   `CREATE INDEX payouts_failed ON payouts (environment) WHERE status = 'failed'`
 ]
 
+/**
+ * The book (issue 17): the operator's stress scenarios, one row per name, and the workers' current
+ * revaluation, one row per environment, each document kept as its encoded JSON.
+ */
+const risk: ReadonlyArray<string> = [
+  `CREATE TABLE risk_scenarios (
+    name text PRIMARY KEY,
+    document jsonb NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE TABLE risk_revaluations (
+    ${environment} PRIMARY KEY,
+    computed_at timestamptz(3) NOT NULL,
+    snapshot_id uuid REFERENCES market_snapshots (id),
+    report jsonb NOT NULL
+  )`
+]
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -699,7 +717,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "9_market_snapshots": marketSnapshots,
   "10_operator_tokens": statements(operatorTokens),
   "12_corridor_limits": corridorLimits,
-  "13_hedging": statements(hedging)
+  "13_hedging": statements(hedging),
+  "14_risk": statements(risk)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

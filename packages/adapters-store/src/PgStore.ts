@@ -17,6 +17,8 @@ import type {
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
+  RiskRevaluationRepo,
+  RiskScenarioRepo,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
@@ -35,6 +37,7 @@ import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
+import * as PgRiskRepos from "./PgRiskRepos.ts"
 import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
 import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
 
@@ -54,6 +57,8 @@ export type Repos =
   | OperatorTokenRepo.OperatorTokenRepo
   | WorkerHeartbeatRepo.WorkerHeartbeatRepo
   | BacklogRepo.BacklogRepo
+  | RiskScenarioRepo.RiskScenarioRepo
+  | RiskRevaluationRepo.RiskRevaluationRepo
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -91,7 +96,9 @@ export const layer: Layer.Layer<
   PgHedgeOrderRepo.layer,
   PgOperatorTokenRepo.layer,
   PgWorkerHeartbeatRepo.layer,
-  PgBacklogRepo.layer
+  PgBacklogRepo.layer,
+  PgRiskRepos.layerScenarios,
+  PgRiskRepos.layerRevaluations
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

@@ -10,7 +10,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import {
   BacklogRepo,
   type Contract,
@@ -34,6 +34,10 @@ import {
   type Partner,
   PayoutRepo,
   type Quote,
+  Risk,
+  RiskRevaluationRepo,
+  RiskScenario,
+  RiskScenarioRepo,
   QuoteRepo,
   type StoreError,
   WebhookInboxRepo,
@@ -56,6 +60,8 @@ export type Repos =
   | CorridorLimitRepo.CorridorLimitRepo
   | HedgePolicyRepo.HedgePolicyRepo
   | HedgeOrderRepo.HedgeOrderRepo
+  | RiskScenarioRepo.RiskScenarioRepo
+  | RiskRevaluationRepo.RiskRevaluationRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -2340,6 +2346,67 @@ const openNotional = (environment: Partner.Environment, direction: Corridor.Dire
     (c) => Money.format(BigDecimal.normalize(c.openNotional))
   )
 
+// ---------------------------------------------------------------------------------------------
+// The book: the operator's scenarios and the current revaluation
+// ---------------------------------------------------------------------------------------------
+
+const scenarioNamed = (name: string, shock: string) =>
+  Schema.decodeUnknownSync(RiskScenario.Scenario)({ name, spot_shocks: { "USD/BRL": shock }, vol_shift: "0.01" })
+
+/** An empty book's report of `environment`, revalued at `at`. */
+const emptyReport = (environment: Partner.Environment, at: DateTime.Utc) =>
+  Risk.report({ contracts: [] }, R.snapshotDocument(at), at, [], { environments: [environment] })[0]!
+
+const riskTests = (it: It) =>
+  describe("RiskScenarioRepo and RiskRevaluationRepo", () => {
+    it.effect("scenarios are stored by name, a second put of a name replaces it, the list is by name", () =>
+      Effect.gen(function* () {
+        const repo = yield* RiskScenarioRepo.RiskScenarioRepo
+        const prefix = `t${R.uuid().slice(0, 8)}`
+        const [b, a] = [scenarioNamed(`${prefix}_b`, "0.2"), scenarioNamed(`${prefix}_a`, "-0.1")]
+        yield* repo.put([
+          { scenario: b, updatedAt: R.base },
+          { scenario: a, updatedAt: R.base }
+        ])
+        const replaced = scenarioNamed(`${prefix}_b`, "0.3")
+        yield* repo.put([{ scenario: replaced, updatedAt: R.plus(R.base, "1 second") }])
+        const mine = (yield* repo.list()).filter((s) => s.scenario.name.startsWith(prefix))
+        assert.deepStrictEqual(
+          R.plain(mine),
+          R.plain([
+            { scenario: a, updatedAt: R.base },
+            { scenario: replaced, updatedAt: R.plus(R.base, "1 second") }
+          ])
+        )
+      })
+    )
+
+    it.effect(
+      "one revaluation per environment, its report decoded as stored; an older one never replaces a newer",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* RiskRevaluationRepo.RiskRevaluationRepo
+          const at = R.workerEpoch()
+          const newer = {
+            environment: "production" as const,
+            computedAt: R.plus(at, "1 minute"),
+            snapshotId: null,
+            report: emptyReport("production", at)
+          }
+          yield* repo.save(newer)
+          yield* repo.save({ ...newer, computedAt: at })
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* repo.latest("production"))), R.plain(newer))
+          const sandbox = { ...newer, environment: "sandbox" as const, report: emptyReport("sandbox", at) }
+          yield* repo.save(sandbox)
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* repo.latest("sandbox"))), R.plain(sandbox))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* repo.latest("production"))), R.plain(newer))
+          const later = { ...newer, computedAt: R.plus(at, "2 minutes") }
+          yield* repo.save(later)
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* repo.latest("production"))), R.plain(later))
+        })
+    )
+  })
+
 /** Runs `body`, then puts every limit of the corridor back to its default, whatever happened. */
 const withLimits = <A, E, R>(
   direction: Corridor.Direction,
@@ -2577,4 +2644,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     operatorTokenTests(it)
     heartbeatTests(it)
     backlogTests(it)
+    riskTests(it)
   })

@@ -3,42 +3,43 @@
  * `limits show`): set a corridor's limits, and list every corridor's limits with what its locks
  * hold. Figures are decimal strings in the corridor's BASE; hosts only parse and print.
  */
-import { BigDecimal, Data, DateTime, Effect, Option } from "effect"
-import { type Currency, type Direction, directions, marketPair, marketPairKey } from "./Corridor.ts"
+import { BigDecimal, Data, DateTime, Effect, Option, Schema } from "effect"
+import { Currency, Direction, directions, marketPair, marketPairKey } from "./Corridor.ts"
 import * as CorridorLimit from "./CorridorLimit.ts"
 import { CorridorLimitRepo } from "./CorridorLimitRepo.ts"
 import { defaultNotionalLimits, type NotionalLimits } from "./MarketData.ts"
 import * as Money from "./Money.ts"
-import type { Environment } from "./Partner.ts"
+import { Environment } from "./Partner.ts"
 
 export const environments: ReadonlyArray<Environment> = ["sandbox", "production"]
 
 export class LimitError extends Data.TaggedError("LimitError")<{ readonly message: string }> {}
 
 /** One corridor as the operator reads it. Every amount is in `currency`, the corridor's BASE, unless named. */
-export interface CorridorListing {
-  readonly environment: Environment
-  readonly corridor: Direction
-  readonly currency: Currency
+export const CorridorListing = Schema.Struct({
+  environment: Environment,
+  corridor: Direction,
+  currency: Currency,
   /** Set by an operator; null: the default below. */
-  readonly max_lock_notional: string | null
+  max_lock_notional: Schema.NullOr(Schema.String),
   /**
    * The table's limit for the corridor's market pair, in that pair's BASE: for an inverted corridor
    * (`BRL_TO_USD` on USD/BRL) it is converted at the spot of the snapshot that prices each quote.
    */
-  readonly default_max_lock_notional: { readonly amount: string; readonly currency: Currency } | null
+  default_max_lock_notional: Schema.NullOr(Schema.Struct({ amount: Schema.String, currency: Currency })),
   /** Null: unlimited. */
-  readonly max_open_notional: string | null
+  max_open_notional: Schema.NullOr(Schema.String),
   /** Null: unlimited. */
-  readonly max_net_delta: string | null
+  max_net_delta: Schema.NullOr(Schema.String),
   /** Σ N_b of the corridor's contracts in `quote_created`, `funds_in_route` and `active`. */
-  readonly open_notional: string
+  open_notional: Schema.String,
   /** What the checks hold under `max_net_delta`: a window put's |delta| is at most its notional. */
-  readonly net_delta_bound: string
+  net_delta_bound: Schema.String,
   /** What is left under the tighter of `max_open_notional` and `max_net_delta`; null: unlimited. */
-  readonly headroom: string | null
-  readonly updated_at: string | null
-}
+  headroom: Schema.NullOr(Schema.String),
+  updated_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "CorridorLimitListing" })
+export type CorridorListing = typeof CorridorListing.Type
 
 const decimal = (value: Money.Decimal): string => Money.format(BigDecimal.normalize(value))
 

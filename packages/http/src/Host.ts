@@ -12,7 +12,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
-import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners } from "@ratelock/core"
+import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners, RiskDesk } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -76,6 +76,8 @@ const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
     hedgeVenue(settings),
+    // the hedger hedges the delta of the workers' latest revaluation
+    RiskDesk.bookDelta,
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql
@@ -143,7 +145,10 @@ const workers = (settings: HostConfig.Settings) =>
           pollInterval: settings.workerPoll,
           concurrency: settings.workerConcurrency,
           owner: processName()
-        }).pipe(Layer.provide(WebhookClient.layer)),
+        }).pipe(
+          Layer.provide(WebhookClient.layer),
+          Layer.provide(Layer.succeed(RiskDesk.Settings, { interval: settings.riskInterval }))
+        ),
         marketFeed(settings)
       )
     : Layer.empty

@@ -73,6 +73,11 @@ export interface Settings {
   readonly hedging: HedgingMode
   /** `RATELOCK_HEDGE_SPREAD_BPS`: the simulated venue's spread around the mid, in basis points. */
   readonly hedgeSpreadBps: Money.Decimal
+  /**
+   * `RATELOCK_RISK_INTERVAL_SECONDS`: how old the workers let the book's revaluation grow (a new
+   * snapshot revalues it at once).
+   */
+  readonly riskInterval: Duration.Duration
 }
 
 export const HedgingMode = Schema.Literals(["off", "manual", "simulated"])
@@ -163,7 +168,8 @@ export const settings: Config.Config<Settings> = Config.all({
   hedging: Config.schema(HedgingMode, "RATELOCK_HEDGING").pipe(Config.withDefault("off" as const)),
   hedgeSpreadBps: Config.schema(Money.NonNegativeDecimalString, "RATELOCK_HEDGE_SPREAD_BPS").pipe(
     Config.withDefault(Money.unsafe("5"))
-  )
+  ),
+  riskInterval: seconds("RATELOCK_RISK_INTERVAL_SECONDS", 30)
 })
 
 /** The settings, read once, for handlers and workers that need them. */

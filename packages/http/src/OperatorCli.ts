@@ -14,11 +14,15 @@ import {
   OperatorTokens,
   Partners,
   QuoteExplain,
-  QuotePolicy
+  QuotePolicy,
+  RiskDesk,
+  RiskDeskReport,
+  RiskScenario,
+  RiskScenarioRepo
 } from "@ratelock/core"
 import { PgStore, SimulatedHedgeVenue } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
-import { Console, Effect, Layer, Option, References } from "effect"
+import { Console, Effect, Layer, Option, References, Result } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { readFile } from "node:fs/promises"
 import { text as readAll } from "node:stream/consumers"
@@ -26,6 +30,7 @@ import * as HostConfig from "./HostConfig.ts"
 import * as Host from "./Host.ts"
 import * as HedgeFormat from "./internal/hedgeFormat.ts"
 import * as Format from "./internal/operatorFormat.ts"
+import * as RiskFormat from "./internal/riskFormat.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as UnmatchedFunds from "./UnmatchedFunds.ts"
@@ -533,6 +538,84 @@ const hedge = Command.make("hedge").pipe(
   Command.withSubcommands([hedgePolicy, hedgeOrders, hedgeFill, hedgeReject, hedgeSimulate])
 )
 
+const riskReport = Command.make(
+  "report",
+  {
+    environment: environmentFlag.pipe(Flag.withDefault("production" as const)),
+    fresh: Flag.Boolean("fresh").pipe(
+      Flag.withDescription("Revalue the book now instead of reading the workers' latest revaluation"),
+      Flag.withDefault(false)
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(RiskDesk.report(input.environment, { fresh: input.fresh }), (report) =>
+        print(input.json, RiskDeskReport.encode(report), () => RiskFormat.report(report))
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "The book of an environment (production unless named): per pair mtm, greeks and hedge, exposure, stress, payouts due, limits"
+  )
+)
+
+const scenarioSet = Command.make(
+  "set",
+  {
+    file: Argument.String("file").pipe(
+      Argument.withDescription("A scenario (JSON object) or an array of them, or - for standard input")
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.gen(function* () {
+        const validated = RiskScenario.validateJson(yield* readDocument(input.file))
+        if (Result.isFailure(validated)) {
+          return yield* new CliError.UserError({
+            cause: validated.failure,
+            userMessage: Format.refusedSnapshot(validated.failure, "Scenarios")
+          })
+        }
+        const stored = yield* RiskDesk.setScenarios(validated.success)
+        yield* print(
+          input.json,
+          { stored: stored.map((s) => s.name) },
+          () =>
+            `Stored ${stored.length} scenario${stored.length === 1 ? "" : "s"}: ${stored.map((s) => s.name).join(", ")}`
+        )
+      })
+    )
+).pipe(
+  Command.withDescription("Store operator stress scenarios beside the defaults (one named like a default replaces it)")
+)
+
+const scenarioList = Command.make("list", { json: jsonFlag }, (input) =>
+  onStore(
+    Effect.gen(function* () {
+      const all = yield* RiskDesk.scenarios()
+      const operator = new Set((yield* (yield* RiskScenarioRepo.RiskScenarioRepo).list()).map((s) => s.scenario.name))
+      yield* print(
+        input.json,
+        all.map((s) => ({ ...RiskScenario.encode(s), source: operator.has(s.name) ? "operator" : "default" })),
+        () => RiskFormat.scenarios(all, operator)
+      )
+    })
+  )
+).pipe(Command.withDescription("Every stress scenario the report runs: the defaults and the operator's"))
+
+const risk = Command.make("risk").pipe(
+  Command.withDescription("The book: revaluation, greeks, stress and limits (risk.md)"),
+  Command.withSubcommands([
+    riskReport,
+    Command.make("scenario").pipe(
+      Command.withDescription("Stress scenarios"),
+      Command.withSubcommands([scenarioSet, scenarioList])
+    )
+  ])
+)
+
 const tokenCreate = Command.make(
   "create",
   {
@@ -585,7 +668,7 @@ const worker = Command.make("worker", {}, () =>
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, hedge, operator, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, risk, hedge, operator, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -53,6 +53,7 @@ describe("settings", () => {
       assert.strictEqual(s.workerConcurrency, 16)
       assert.strictEqual(s.hedging, "off")
       assert.strictEqual(Money.format(s.hedgeSpreadBps), "5")
+      assert.strictEqual(Duration.toSeconds(s.riskInterval), 30)
     })
   )
 
@@ -73,6 +74,7 @@ describe("settings", () => {
         RATELOCK_WORKER_CONCURRENCY: "4",
         RATELOCK_HEDGING: "simulated",
         RATELOCK_HEDGE_SPREAD_BPS: "2.5",
+        RATELOCK_RISK_INTERVAL_SECONDS: "5",
         RATELOCK_LOG_LEVEL: "debug",
         LOG_LEVEL: "error"
       })
@@ -89,6 +91,7 @@ describe("settings", () => {
       assert.strictEqual(s.logLevel, "Debug")
       assert.strictEqual(s.workerConcurrency, 4)
       assert.deepStrictEqual([s.hedging, Money.format(s.hedgeSpreadBps)], ["simulated", "2.5"])
+      assert.strictEqual(Duration.toSeconds(s.riskInterval), 5)
       const policy = HostConfig.quotePolicy(s)
       assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
       assert.strictEqual(Duration.toSeconds(policy.maxRateAge), 60)

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Corridor, MarketOverview, Partner } from "@ratelock/core"
+import { Corridor, HedgeOrder, MarketOverview, Partner, RiskDeskReport } from "@ratelock/core"
 import { InternalError, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
@@ -104,6 +104,16 @@ export const ExistingSnapshot = Schema.Struct({ ...imported, created: Schema.Lit
 
 const always = [Unauthorized, ValidationFailed, InternalError] as const
 
+/** `?environment=` of the book's routes: production unless named. */
+const BookQuery = {
+  environment: Schema.optionalKey(Partner.Environment).annotate({ description: "sandbox or production (default)" })
+}
+
+/** The hedge orders, newest first (`ratelock hedge orders --json`). */
+export const HedgeOrders = Schema.Struct({
+  items: Schema.Array(Schema.toEncoded(HedgeOrder.HedgeOrderView))
+}).annotate({ identifier: "OperatorHedgeOrders" })
+
 export class OperatorGroup extends HttpApiGroup.make("operator")
   .add(
     HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always }).annotate(
@@ -126,6 +136,30 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       OpenApi.Summary,
       "Import a market snapshot document: 201 stored, 200 the same document was stored already, 422 every rule it breaks"
     ),
+    HttpApiEndpoint.get("risk", "/v1/risk", {
+      query: {
+        ...BookQuery,
+        fresh: Schema.optionalKey(Schema.Literals(["true", "false"])).annotate({
+          description: "true: revalue the book now instead of reading the workers' latest revaluation"
+        })
+      },
+      success: RiskDeskReport.DeskReport,
+      error: always
+    }).annotate(
+      OpenApi.Summary,
+      "The book of an environment: per pair mtm, greeks and hedge; currency exposure; stress; payouts due; limits"
+    ),
+    HttpApiEndpoint.get("hedgeOrders", "/v1/hedge/orders", {
+      query: {
+        ...BookQuery,
+        status: Schema.optionalKey(Schema.Literals(["pending", ...HedgeOrder.HedgeOrderStatus.literals])),
+        limit: Schema.optionalKey(
+          Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))
+        )
+      },
+      success: HedgeOrders,
+      error: always
+    }).annotate(OpenApi.Summary, "Hedge orders, newest first (pending: intended or sent)"),
     HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always }).annotate(
       OpenApi.Summary,
       "This API's OpenAPI document"

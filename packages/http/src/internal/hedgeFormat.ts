@@ -4,19 +4,7 @@
  */
 import { type HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
 import { DateTime } from "effect"
-
-/** Rows as columns padded to their widest cell, the header first. */
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd()
-    )
-    .join("\n")
-}
+import { table } from "./table.ts"
 
 const instrumentOf = (p: { readonly instrument: string; readonly valueDays: number | null }) =>
   p.instrument === "forward" ? `forward ${p.valueDays}d` : "spot"

@@ -107,9 +107,9 @@ export const importedSnapshot = (imported: ReturnType<typeof importedSnapshotJso
   ].join("\n")
 
 /** Every rule a refused document broke, one line each with its path. */
-export const refusedSnapshot = (detail: ReadonlyArray<ApiError.ValidationIssue>): string =>
+export const refusedSnapshot = (detail: ReadonlyArray<ApiError.ValidationIssue>, what = "Snapshot"): string =>
   [
-    `Snapshot refused, nothing stored: ${detail.length} problem${detail.length === 1 ? "" : "s"}`,
+    `${what} refused, nothing stored: ${detail.length} problem${detail.length === 1 ? "" : "s"}`,
     ...detail.map(
       (issue) => `  ${issue.loc.length === 0 ? "(document)" : issue.loc.join(".")}: ${issue.msg} [${issue.type}]`
     )

@@ -6,6 +6,16 @@
  */
 import {
   type BacklogRepo,
+  type ContractRepo,
+  type CorridorLimitRepo,
+  HedgeDesk,
+  HedgeOrder,
+  type HedgeOrderRepo,
+  type HedgePolicyRepo,
+  type PayoutRepo,
+  RiskDesk,
+  type RiskRevaluationRepo,
+  type RiskScenarioRepo,
   type IdGenerator,
   type MarketSnapshotRepo,
   MarketSnapshots,
@@ -65,6 +75,13 @@ export type Requirements =
   | IdGenerator.IdGenerator
   | Digest.Digest
   | Readiness
+  | ContractRepo.ContractRepo
+  | PayoutRepo.PayoutRepo
+  | CorridorLimitRepo.CorridorLimitRepo
+  | HedgePolicyRepo.HedgePolicyRepo
+  | HedgeOrderRepo.HedgeOrderRepo
+  | RiskScenarioRepo.RiskScenarioRepo
+  | RiskRevaluationRepo.RiskRevaluationRepo
 
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "operator"> | HttpApiGroup.Service<"ratelock-operator", "metrics">,
@@ -77,6 +94,17 @@ export const layer: Layer.Layer<
       .handle("market", () => mapErrors(Effect.map(MarketSnapshots.inForce(), Format.marketJson)))
       .handle("importSnapshot", ({ payload }) =>
         mapErrors(Effect.map(MarketSnapshots.importJson(payload), Format.importedSnapshotJson))
+      )
+      .handle("risk", ({ query }) =>
+        mapErrors(RiskDesk.report(query.environment ?? "production", { fresh: query.fresh === "true" }))
+      )
+      .handle("hedgeOrders", ({ query }) =>
+        mapErrors(
+          Effect.map(
+            HedgeDesk.orders({ environment: query.environment, status: query.status, limit: query.limit ?? 100 }),
+            (orders) => ({ items: orders.map(HedgeOrder.view) })
+          )
+        )
       )
       .handle("openapi", () => openApiDocument)
   ),

@@ -17,6 +17,8 @@ import type {
   OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
+  RiskRevaluationRepo,
+  RiskScenarioRepo,
   Quote,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
@@ -72,6 +74,10 @@ export interface State {
   readonly operatorTokens: HashMap.HashMap<string, OperatorTokenRepo.OperatorTokenRecord>
   /** `owner|pass` → its latest heartbeat. */
   readonly heartbeats: HashMap.HashMap<string, WorkerHeartbeatRepo.WorkerHeartbeat>
+  /** name → the operator's scenario. */
+  readonly riskScenarios: HashMap.HashMap<string, RiskScenarioRepo.StoredScenario>
+  /** environment → the book's current revaluation. */
+  readonly riskRevaluations: HashMap.HashMap<string, RiskRevaluationRepo.StoredRevaluation>
 }
 
 export const empty: State = {
@@ -100,7 +106,9 @@ export const empty: State = {
   hedgeOrders: HashMap.empty(),
   hedgeLedger: HashMap.empty(),
   operatorTokens: HashMap.empty(),
-  heartbeats: HashMap.empty()
+  heartbeats: HashMap.empty(),
+  riskScenarios: HashMap.empty(),
+  riskRevaluations: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>

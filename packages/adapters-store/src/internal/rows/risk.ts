@@ -1,0 +1,60 @@
+/**
+ * `risk_scenarios` and `risk_revaluations` rows: the one place their columns are named. Documents
+ * (a scenario, a revaluation's report) are kept as their encoded JSON and decoded through core's
+ * schemas on read.
+ */
+import { RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
+import { Schema, SchemaGetter } from "effect"
+import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+
+const ScenarioColumns = Schema.Struct({
+  name: Schema.String,
+  document: Schema.toEncoded(RiskScenario.Scenario),
+  updated_at: Timestamp
+})
+
+const encodeScenario = Schema.encodeSync(RiskScenario.Scenario)
+
+export const scenarioRow = (s: RiskScenarioRepo.StoredScenario) => ({
+  name: s.scenario.name,
+  document: json(encodeScenario(s.scenario)),
+  updated_at: timestamp(s.updatedAt)
+})
+
+export const ScenarioRow = ScenarioColumns.pipe(
+  Schema.decodeTo(RiskScenarioRepo.StoredScenario, {
+    decode: SchemaGetter.transform((r): typeof RiskScenarioRepo.StoredScenario.Encoded => ({
+      scenario: r.document,
+      updatedAt: utc(r.updated_at)
+    })),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "ScenarioRow" })
+
+const RevaluationColumns = Schema.Struct({
+  environment: Schema.String,
+  computed_at: Timestamp,
+  snapshot_id: Schema.NullOr(Schema.String),
+  report: Schema.toEncoded(RiskReport.BookReport)
+})
+
+const encodeReport = Schema.encodeSync(RiskReport.BookReport)
+
+export const revaluationRow = (r: RiskRevaluationRepo.StoredRevaluation) => ({
+  environment: r.environment,
+  computed_at: timestamp(r.computedAt),
+  snapshot_id: r.snapshotId,
+  report: json(encodeReport(r.report))
+})
+
+export const RevaluationRow = RevaluationColumns.pipe(
+  Schema.decodeTo(RiskRevaluationRepo.StoredRevaluation, {
+    decode: SchemaGetter.transform((r): typeof RiskRevaluationRepo.StoredRevaluation.Encoded => ({
+      environment: r.environment as typeof RiskRevaluationRepo.StoredRevaluation.Encoded.environment,
+      computedAt: utc(r.computed_at),
+      snapshotId: r.snapshot_id,
+      report: r.report
+    })),
+    encode: writtenByMapping()
+  })
+).annotate({ identifier: "RevaluationRow" })
