@@ -24,6 +24,7 @@ import { type Fill, HedgeVenue, type HedgeVenueShape } from "./HedgeVenue.ts"
 import { IdGenerator } from "./IdGenerator.ts"
 import * as Lease from "./Lease.ts"
 import * as Ledger from "./Ledger.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Money from "./Money.ts"
 
 const logOrder = (message: string, order: HedgeOrder) =>
@@ -52,7 +53,10 @@ export const recordFill = Effect.fn("Hedging.recordFill")(function* (order: Hedg
     updatedAt: yield* DateTime.now
   }
   const written = yield* (yield* HedgeOrderRepo).update(filled, order, Ledger.hedgeFillEntries(filled))
-  if (written) yield* logOrder(`hedge order filled at ${Money.format(fill.rate)}`, filled)
+  if (written) {
+    yield* logOrder(`hedge order filled at ${Money.format(fill.rate)}`, filled)
+    yield* Metrics.hedgeOrder(filled, "filled")
+  }
   return written ? Option.some(filled) : Option.none<HedgeOrder>()
 })
 
@@ -60,7 +64,10 @@ export const recordFill = Effect.fn("Hedging.recordFill")(function* (order: Hedg
 export const recordRejection = Effect.fn("Hedging.recordRejection")(function* (order: HedgeOrder, reason: string) {
   const rejected: HedgeOrder = { ...order, status: "rejected", rejectionReason: reason, updatedAt: yield* DateTime.now }
   const written = yield* (yield* HedgeOrderRepo).update(rejected, order)
-  if (written) yield* logOrder(`hedge order rejected: ${reason}`, rejected)
+  if (written) {
+    yield* logOrder(`hedge order rejected: ${reason}`, rejected)
+    yield* Metrics.hedgeOrder(rejected, "rejected")
+  }
   return written ? Option.some(rejected) : Option.none<HedgeOrder>()
 })
 
@@ -161,6 +168,7 @@ const hedgePair = Effect.fnUntraced(function* (
   }
   // stored before it is sent; not at all if the lease went to another worker meanwhile
   if (!(yield* orders.insertIntended(order, lease))) return 0
+  yield* Metrics.hedgeOrder(order, "placed")
   yield* logOrder("hedge order placed", order)
   yield* send(venue, order)
   return 1

@@ -82,6 +82,25 @@ export const fundingWatched = (rail: Rail, count: number) =>
     count
   )
 
+export const hedgeOrders = counter(
+  "ratelock_hedge_orders_total",
+  "Hedge orders by outcome (placed: stored and sent to the venue; filled; rejected), venue, pair and environment"
+)
+
+export const hedgeOrder = (
+  order: { readonly venue: string; readonly pair: string; readonly environment: Environment },
+  outcome: "placed" | "filled" | "rejected"
+) =>
+  Metric.update(
+    Metric.withAttributes(hedgeOrders, {
+      outcome,
+      venue: order.venue,
+      pair: order.pair,
+      environment: order.environment
+    }),
+    1
+  )
+
 export const quotes = counter(
   "ratelock_quotes_total",
   "Quote requests by environment and outcome (created, failed: priced as failed, refused: invalid request) with the failure reason (none when created)"

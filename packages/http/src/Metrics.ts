@@ -10,7 +10,14 @@
  */
 import {
   BacklogRepo,
+  type CorridorLimitRepo,
+  CorridorLimits,
+  HedgeOrderRepo,
+  HedgePolicy,
   MarketSnapshotRepo,
+  Money,
+  RiskDesk,
+  RiskRevaluationRepo,
   Metrics as CoreMetrics,
   OperatorStatus,
   type StoreError
@@ -72,12 +79,83 @@ export const marketSnapshotAge = gauge(
   "Age of the market snapshot in force (its as_of); +Inf before the first import"
 )
 
+export const bookMtm = gauge(
+  "ratelock_book_mtm_usd",
+  "The book's mark-to-market in USD (the value to the service of its open locks, at most 0), by environment, from the workers' latest revaluation"
+)
+export const pairDelta = gauge(
+  "ratelock_book_delta",
+  "The book's delta per market pair in its BASE units (positive: the service loses when BASE falls), by environment and pair"
+)
+export const worstStress = gauge(
+  "ratelock_book_worst_stress_usd",
+  "The book's worst stress result: the mtm change in USD of the worst scenario (negative: a loss), by environment"
+)
+export const residualDelta = gauge(
+  "ratelock_hedge_residual_delta",
+  "The delta left once hedged (delta + hedge position), BASE units, by environment and pair"
+)
+export const limitUsage = gauge(
+  "ratelock_corridor_limit_usage_ratio",
+  "Open notional over the corridor's tightest of max_open_notional and max_net_delta (absent: unlimited), by environment and corridor"
+)
+export const revaluationAge = gauge(
+  "ratelock_book_revaluation_age_seconds",
+  "Age of the workers' latest revaluation of the book, by environment (+Inf before the first)"
+)
+
+/** The book's gauges from the stored revaluation, the hedge positions and the corridors' limits. */
+const sampleBook = Effect.gen(function* () {
+  const now = yield* DateTime.now
+  const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+  const { corridors } = yield* CorridorLimits.show()
+  for (const environment of RiskDesk.environments) {
+    const stored = yield* (yield* RiskRevaluationRepo.RiskRevaluationRepo).latest(environment)
+    const labels = { environment }
+    yield* Metric.update(
+      Metric.withAttributes(revaluationAge, labels),
+      Option.match(stored, {
+        onNone: () => Number.POSITIVE_INFINITY,
+        onSome: (r) => (now.epochMilliseconds - r.computedAt.epochMilliseconds) / 1000
+      })
+    )
+    if (Option.isNone(stored)) continue
+    const report = stored.value.report
+    yield* Metric.update(Metric.withAttributes(bookMtm, labels), Money.toModel(report.mtm_usd))
+    yield* Metric.update(
+      Metric.withAttributes(worstStress, labels),
+      report.stress.length === 0 ? 0 : Money.toModel(report.stress[0]!.mtm_change_usd)
+    )
+    for (const pair of report.pairs) {
+      const pairLabels = { environment, pair: pair.pair }
+      const position = yield* orders.position(environment, pair.pair)
+      yield* Metric.update(Metric.withAttributes(pairDelta, pairLabels), Money.toModel(pair.delta))
+      yield* Metric.update(
+        Metric.withAttributes(residualDelta, pairLabels),
+        Money.toModel(HedgePolicy.residual(pair.delta, position))
+      )
+    }
+  }
+  for (const c of corridors) {
+    const limits = [c.max_open_notional, c.max_net_delta].filter((l) => l !== null).map(Number)
+    const tightest = limits.length === 0 ? null : Math.min(...limits)
+    if (tightest === null) continue
+    yield* Metric.update(
+      Metric.withAttributes(limitUsage, { environment: c.environment, corridor: c.corridor }),
+      tightest === 0 ? Number.POSITIVE_INFINITY : Number(c.open_notional) / tightest
+    )
+  }
+})
+
 /** Sets the sampled gauges from the store, now. */
-export const sample: Effect.Effect<
-  void,
-  StoreError.StoreError,
-  BacklogRepo.BacklogRepo | MarketSnapshotRepo.MarketSnapshotRepo
-> = Effect.gen(function* () {
+export type SampleRequirements =
+  | BacklogRepo.BacklogRepo
+  | MarketSnapshotRepo.MarketSnapshotRepo
+  | RiskRevaluationRepo.RiskRevaluationRepo
+  | HedgeOrderRepo.HedgeOrderRepo
+  | CorridorLimitRepo.CorridorLimitRepo
+
+export const sample: Effect.Effect<void, StoreError.StoreError, SampleRequirements> = Effect.gen(function* () {
   const backlog = yield* (yield* BacklogRepo.BacklogRepo).backlog()
   const latest = yield* (yield* MarketSnapshotRepo.MarketSnapshotRepo).latest()
   const now = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
@@ -100,20 +178,20 @@ export const sample: Effect.Effect<
       onSome: (snapshot) => (now.epochMilliseconds - snapshot.asOf.epochMilliseconds) / 1000
     })
   )
+  yield* sampleBook
 })
 
 /** How often the gauges are sampled between scrapes (what an OTLP push reads). */
 export const sampleEvery = Duration.seconds(15)
 
 /** `sample` every `sampleEvery` for the layer's lifetime; a failed sample is logged, the loop goes on. */
-export const layerSampler: Layer.Layer<never, never, BacklogRepo.BacklogRepo | MarketSnapshotRepo.MarketSnapshotRepo> =
-  Layer.effectDiscard(
-    sample.pipe(
-      Effect.catchCause((cause) => Effect.logWarning("metrics: sampling the store failed", cause)),
-      Effect.repeat(Schedule.spaced(sampleEvery)),
-      Effect.forkScoped
-    )
+export const layerSampler: Layer.Layer<never, never, SampleRequirements> = Layer.effectDiscard(
+  sample.pipe(
+    Effect.catchCause((cause) => Effect.logWarning("metrics: sampling the store failed", cause)),
+    Effect.repeat(Schedule.spaced(sampleEvery)),
+    Effect.forkScoped
   )
+)
 
 // ---------------------------------------------------------------------------------------------
 // Requests: the route template is known inside the route only; the outer middleware records it

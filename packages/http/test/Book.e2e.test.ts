@@ -1,0 +1,166 @@
+/**
+ * The book end to end on PostgreSQL, with an API process and a worker process as deployed: a
+ * snapshot and a hedge policy set with the CLI, a burst of sandbox locks funded, then the workers
+ * revalue the book (`RATELOCK_RISK_INTERVAL_SECONDS=1`) and hedge it on the simulated venue. Once
+ * they have run, every pair's residual delta is within its band; the operator API's risk report is
+ * the CLI's; production's book holds no sandbox lock; the orders route lists the fills the
+ * position is made of; `/metrics` carries the book's gauges. Skipped without `DATABASE_URL`.
+ */
+import { freePort } from "@ratelock/test-support/Processes"
+import { databaseUrl } from "@ratelock/test-support/Postgres"
+import { Effect } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "vitest"
+import { newKey, quoteBody, type Reply, request } from "./support/http.ts"
+import { withCluster } from "./support/cluster/setup.ts"
+import { cliJson } from "./support/processes.ts"
+
+const example = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8")
+)
+
+const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
+
+/** Polls `test` until it answers something, or fails after `timeoutMs` with the last answer seen. */
+const poll = async <A>(test: () => Promise<A | undefined>, what: () => string, timeoutMs = 60_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await test()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+const band = 2_000
+
+describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the workers", () => {
+  it("keeps every pair's residual delta within its band and reports it alike everywhere", { timeout: 170_000 }, () =>
+    withCluster(
+      databaseUrl!,
+      { prefix: "ratelock_book", env: { RATELOCK_HEDGING: "simulated", RATELOCK_RISK_INTERVAL_SECONDS: "1" } },
+      async ({ db, cluster, partner }) => {
+        const snapshotFile = join(tmpdir(), `ratelock-book-${newKey()}.json`)
+        writeFileSync(snapshotFile, JSON.stringify({ ...example, as_of: new Date().toISOString() }))
+        const snapshot = await cliJson(db.url, "market", "import", snapshotFile)
+        await cliJson(
+          db.url,
+          "hedge",
+          "policy",
+          "set",
+          "--environment",
+          "sandbox",
+          "--pair",
+          "USD/BRL",
+          "--band",
+          String(band),
+          "--instrument",
+          "spot"
+        )
+        const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
+        const operatorPort = await freePort()
+        const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
+        await cluster.startWorker("worker")
+        const operator = (path: string) =>
+          run(
+            request(`http://127.0.0.1:${operatorPort}`, "GET", path, { headers: { authorization: `Bearer ${token}` } })
+          )
+        const key = { keyId: partner.keyId, secret: partner.secret, environment: "sandbox" }
+        const post = (path: string, body?: unknown) =>
+          run(
+            request(baseUrl, "POST", path, {
+              key,
+              ...(body === undefined ? {} : { body }),
+              headers: { "Idempotency-Key": newKey() }
+            })
+          )
+
+        // a burst: 12 USD_TO_BRL locks of 50,000 USD and 4 BRL_TO_USD of 100,000 BRL, all funded
+        const lock = async (body: Record<string, unknown>) => {
+          const quote = await post(
+            "/api/v1/fx/quotes",
+            await run(quoteBody({ customer_reference_id: `cust-${newKey()}`, ...body }))
+          )
+          assert.strictEqual(quote.json?.status, "created", quote.text)
+          const contract = await post("/api/v1/fx/contracts", { quote_id: quote.json.id })
+          assert.strictEqual(contract.status, 201, contract.text)
+          const funded = await post(`/api/v1/sandbox/contracts/${contract.json.id}/fund`)
+          assert.strictEqual(funded.status, 202, funded.text)
+          return contract.json.id as string
+        }
+        await Promise.all([
+          ...Array.from({ length: 12 }, () => lock({ notional_amount: "50000" })),
+          ...Array.from({ length: 4 }, () =>
+            lock({
+              direction: "BRL_TO_USD",
+              notional_currency: "BRL",
+              notional_amount: "100000",
+              provider_rate: "0.1848",
+              market_rate: "0.1848"
+            })
+          )
+        ])
+
+        let last: Reply | undefined
+        const settled = await poll(
+          async () => {
+            last = await operator("/operator/v1/risk?environment=sandbox")
+            const usdBrl = last.json?.pairs?.find((p: { pair: string }) => p.pair === "USD/BRL")
+            if (usdBrl?.open_locks !== 16 || usdBrl.hedge.pending_order !== null) return undefined
+            if (Math.abs(Number(usdBrl.hedge.residual_delta)) > band || Number(usdBrl.hedge.position) === 0)
+              return undefined
+            return last.json
+          },
+          () => `the USD/BRL hedge within ${band}: ${last?.text.slice(0, 2_000)}`
+        )
+        const usdBrl = settled.pairs.find((p: { pair: string }) => p.pair === "USD/BRL")
+        assert.strictEqual(settled.snapshot_id, snapshot.snapshot_id)
+        // short puts on USD: the book is long USD delta; the hedge sells USD
+        assert.isAbove(Number(usdBrl.delta), 0)
+        assert.isBelow(Number(usdBrl.hedge.position), 0)
+        assert.strictEqual(usdBrl.hedge.order_needed, null)
+        assert.deepStrictEqual(usdBrl.hedge.policy, {
+          target_ratio: "1",
+          band: String(band),
+          instrument: "spot",
+          value_days: null
+        })
+        assert.isAbove(settled.stress.length, 7)
+        assert.strictEqual(settled.limits.length, 18 / 2)
+
+        // the CLI reads the same stored revaluation (or a newer one of the same book)
+        const cli = await cliJson(db.url, "risk", "report", "--environment", "sandbox")
+        assert.strictEqual(cli.environment, "sandbox")
+        assert.deepStrictEqual(
+          cli.pairs.map((p: { pair: string; open_locks: number }) => [p.pair, p.open_locks]),
+          settled.pairs.map((p: { pair: string; open_locks: number }) => [p.pair, p.open_locks])
+        )
+
+        // production's book holds none of the sandbox's locks
+        const production = await operator("/operator/v1/risk?environment=production")
+        assert.strictEqual(production.status, 200, production.text)
+        assert.strictEqual(production.json.open_locks, 0)
+        for (const p of production.json.pairs) assert.strictEqual(p.open_locks, 0, p.pair)
+
+        // the position is the sum of the filled orders the orders route lists
+        const orders = await operator("/operator/v1/hedge/orders?environment=sandbox")
+        assert.strictEqual(orders.status, 200, orders.text)
+        const fills = orders.json.items.filter((o: { status: string }) => o.status === "filled")
+        assert.isAbove(fills.length, 0)
+        const sum = fills.reduce(
+          (total: number, o: { side: string; fill_amount: string }) =>
+            total + (o.side === "buy" ? 1 : -1) * Number(o.fill_amount),
+          0
+        )
+        assert.closeTo(sum, Number(usdBrl.hedge.position), 1e-6)
+
+        const metrics = await operator("/metrics")
+        assert.include(metrics.text, 'ratelock_book_delta{environment="sandbox",pair="USD/BRL"}')
+        assert.include(metrics.text, "ratelock_hedge_residual_delta")
+        assert.include(metrics.text, "ratelock_book_worst_stress_usd")
+      }
+    )
+  )
+})
