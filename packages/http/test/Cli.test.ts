@@ -530,6 +530,56 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.include(armed.stdout, "RATELOCK_HEDGING is off")
   })
 
+  it("risk scenario set stores the operator's scenarios beside the defaults; risk report prints the book with them", async () => {
+    const dir = tempDataDir()
+    const file = join(dir, "..", `scenarios-${Date.now()}.json`)
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: "mxn_minus_20", description: "MXN sells off", spot_shocks: { "USD/MXN": "0.20" } },
+        { name: "vol_plus_5", description: "vols up ten points instead", vol_shift: "0.10" }
+      ])
+    )
+    const stored = await cliJson(dir, "risk", "scenario", "set", file)
+    assert.deepStrictEqual(stored, { stored: ["mxn_minus_20", "vol_plus_5"] })
+    const listed = await cliJson(dir, "risk", "scenario", "list")
+    assert.strictEqual(listed.length, 9, "eight defaults, one replaced, one added")
+    const byName = Object.fromEntries(listed.map((s: { name: string }) => [s.name, s]))
+    assert.strictEqual(byName.mxn_minus_20.source, "operator")
+    assert.deepStrictEqual([byName.vol_plus_5.source, byName.vol_plus_5.vol_shift], ["operator", "0.10"])
+    assert.strictEqual(byName.brl_minus_15.source, "default")
+
+    // refused whole, every problem listed, nothing stored
+    writeFileSync(file, JSON.stringify([{ name: "Bad Name", spot_shocks: { "USD/XXX": "lots" } }]))
+    const refused = await cli(dir, "risk", "scenario", "set", file)
+    assert.strictEqual(refused.code, 1)
+    assert.match(refused.stderr, /Scenarios refused, nothing stored: [2-9] problems/)
+    assert.strictEqual((await cliJson(dir, "risk", "scenario", "list")).length, 9)
+
+    // an empty book: every pair at zero, the operator's scenarios in the stress, every corridor's limits
+    const report = await cliJson(dir, "risk", "report", "--environment", "sandbox")
+    assert.strictEqual(report.environment, "sandbox")
+    assert.strictEqual(report.snapshot_id, null, "no snapshot imported: the built-in illustrative one")
+    assert.strictEqual(report.pairs.length, 6)
+    for (const pair of report.pairs) {
+      assert.deepStrictEqual(
+        [pair.open_locks, pair.mtm, pair.delta, pair.hedge.position],
+        [0, "0.00", "0.00", "0"],
+        pair.pair
+      )
+    }
+    assert.includeMembers(
+      report.stress.map((s: { name: string }) => s.name),
+      ["mxn_minus_20", "vol_plus_5", "brl_minus_15", "crash_combo"]
+    )
+    assert.strictEqual(report.limits.length, 9)
+    const text = await cli(dir, "risk", "report")
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.match(text.stdout, /^Book of production as of /)
+    assert.match(text.stdout, /\nStress, worst first\n/)
+    assert.match(text.stdout, /\nUSD\/BRL +5\.4 +0 /)
+  })
+
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {
     const lockFile = join(dataDir, DataDirLock.fileName)
     // a running process holds it (this test's own process stands in for the server)
