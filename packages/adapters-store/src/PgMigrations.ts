@@ -503,6 +503,16 @@ const marketSnapshots = Effect.gen(function* () {
   yield* sql`UPDATE quotes SET snapshot_id = ${illustrativeSnapshotId} WHERE status = 'created'`
 })
 
+/**
+ * Trace context kept with webhook events (core's `TraceContext`): the W3C `traceparent` of the
+ * span that recorded an incoming event or committed the transition that queued an outgoing one,
+ * null when the service was not traced. A delivery attempt's span links to it.
+ */
+const eventTraceContext: ReadonlyArray<string> = [
+  `ALTER TABLE webhook_events ADD COLUMN trace_context text
+    CHECK (trace_context ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$')`
+]
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -512,7 +522,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "6_checks_on_domains": statements(checksOnDomains),
   "7_api_replicas": statements(apiReplicas),
   "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox),
-  "9_market_snapshots": marketSnapshots
+  "9_market_snapshots": marketSnapshots,
+  "11_event_trace_context": statements(eventTraceContext)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -86,3 +86,6 @@ export * as SandboxRules from "./SandboxRules.ts"
 export * as WebhookEvents from "./WebhookEvents.ts"
 export * as WebhookInbox from "./WebhookInbox.ts"
 export * as WorkerPasses from "./WorkerPasses.ts"
+
+// Tracing across the outbox
+export * as TraceContext from "./TraceContext.ts"
