@@ -51,3 +51,21 @@ export const linkCurrent = (
       if (found.length > 0) span.addLinks(found)
     }
   })
+
+/** Who a job or request is for, as span attributes: ids only, never a secret, a body or a customer's reference. */
+export const attributes = (of: {
+  readonly partnerId: string
+  readonly environment: string
+  readonly contractId?: string | undefined
+}): Record<string, string> => ({
+  "ratelock.partner_id": of.partnerId,
+  "ratelock.environment": of.environment,
+  ...(of.contractId === undefined ? {} : { "ratelock.contract_id": of.contractId })
+})
+
+/** A contract's ids under the names `attributes` takes. */
+export const contractIds = (contract: {
+  readonly id: string
+  readonly partnerId: string
+  readonly environment: string
+}) => ({ partnerId: contract.partnerId, environment: contract.environment, contractId: contract.id })

@@ -16,8 +16,10 @@ import * as Format from "./internal/operatorFormat.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as UnmatchedFunds from "./UnmatchedFunds.ts"
+import { version } from "./Version.ts"
 
-export const version = "0.1.0"
+/** This release (`--version`). */
+export { version }
 
 /** Anything a command can fail with, as one message for the operator (no stack, no SQL). */
 const userMessage = (error: unknown): string => {

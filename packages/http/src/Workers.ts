@@ -5,7 +5,7 @@
  * worker's work is picked up again once its lease ends.
  */
 import { Lease, WorkerPasses } from "@ratelock/core"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Duration, Effect, Layer, Schedule } from "effect"
 
 export interface WorkerSettings {
   /** Pause between passes of each loop. */
@@ -21,12 +21,19 @@ export interface WorkerSettings {
   readonly leaseFor?: Duration.Duration | undefined
 }
 
-/** One worker loop: a pass, a pause, forever; a failed pass is logged and the loop goes on. */
-const loop = <E, R>(name: string, pass: Effect.Effect<unknown, E, R>, every: Duration.Duration) =>
+/**
+ * One worker loop: a pass, a pause, forever; a failed pass is logged and the loop goes on. Each
+ * pass is a trace of its own (`worker.<name>`, with how many jobs it took), its jobs its children.
+ */
+const loop = <E, R>(name: string, pass: Effect.Effect<number, E, R>, every: Duration.Duration, owner: string) =>
   pass.pipe(
-    Effect.catchCause((cause) => Effect.logError(`worker ${name}: pass failed`, cause)),
-    Effect.repeat(Schedule.spaced(every)),
-    Effect.withSpan(`worker.${name}`)
+    Effect.tap((jobs) => Effect.annotateCurrentSpan("ratelock.jobs", jobs)),
+    Effect.tapCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(`worker ${name}: pass failed`, cause)
+    ),
+    Effect.withSpan(`worker.${name}`, { root: true, attributes: { "ratelock.worker": owner } }),
+    Effect.ignoreCause,
+    Effect.repeat(Schedule.spaced(every))
   )
 
 /** What the worker programs run on. */
@@ -38,7 +45,7 @@ export const layer = (settings: WorkerSettings): Layer.Layer<never, never, Requi
     Effect.gen(function* () {
       const every = settings.pollInterval
       for (const pass of WorkerPasses.passes) {
-        yield* Effect.forkScoped(loop(pass.name, pass.run, WorkerPasses.interval(pass, every)))
+        yield* Effect.forkScoped(loop(pass.name, pass.run, WorkerPasses.interval(pass, every), settings.owner))
       }
       yield* Effect.logInfo(`workers running as ${settings.owner}, every ${Duration.format(every)}`)
     }).pipe(

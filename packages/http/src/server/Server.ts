@@ -48,6 +48,7 @@ import * as SandboxInboxHandlers from "./SandboxInboxHandlers.ts"
 import * as SandboxOnlyLayer from "./SandboxOnly.ts"
 import * as SchemaErrors from "./SchemaErrors.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
+import * as Tracing from "./Tracing.ts"
 import * as WebhooksHandlers from "./WebhooksHandlers.ts"
 
 /** What the host provides for the routes. */
@@ -109,7 +110,10 @@ export const layerRoutes: Layer.Layer<
   )
 )
 
-/** The routes served on the `HttpServer`, with the envelope middleware around every request. */
+/**
+ * The routes served on the `HttpServer`, with the envelope middleware around every request; each
+ * request a span once a tracer is installed (`Tracing.ts`).
+ */
 export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.serve(
   Layer.mergeAll(layerRoutes, ResponseEnvelope.layer),
   {
@@ -118,7 +122,7 @@ export const layer: Layer.Layer<never, never, Ports | Platform> = HttpRouter.ser
     disableLogger: true,
     middleware: RequestLog.middleware
   }
-)
+).pipe(Layer.provide(Tracing.layer))
 
 /**
  * The crypto the server needs (and `IdGenerator.layer` on top of it): SHA-256 and HMAC (the

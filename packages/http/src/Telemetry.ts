@@ -1,0 +1,197 @@
+/**
+ * OpenTelemetry export over OTLP/HTTP (Effect's `OtlpTracer`, `OtlpMetrics`, `OtlpLogger`), set
+ * up from the standard `OTEL_*` variables as every OpenTelemetry SDK reads them: setting
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` alone turns traces, metrics and logs on, as service `ratelock`.
+ * (Effect's own `Otlp.layerFromConfig` also wants `OTEL_TRACES_EXPORTER=otlp` and
+ * `OTEL_SERVICE_NAME`; this module is built on its per-signal layers instead, with our defaults.)
+ *
+ * - Endpoints: `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, `/v1/metrics`, `/v1/logs`; a
+ *   signal's own `OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT` is used as written.
+ * - A signal is off with `OTEL_<SIGNAL>_EXPORTER=none`; all are off with `OTEL_SDK_DISABLED=true`.
+ * - `OTEL_SERVICE_NAME` (else `service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else `ratelock`),
+ *   `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS` (and per signal),
+ *   `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/json`, the default, or `http/protobuf`),
+ *   `OTEL_EXPORTER_OTLP_COMPRESSION`, `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`,
+ *   `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_BLRP_SCHEDULE_DELAY`.
+ *
+ * With no endpoint nothing is installed: Effect's built-in tracer records nothing and the HTTP
+ * server skips request spans entirely.
+ */
+import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { OtlpExporter, OtlpLogger, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
+import { version } from "./Version.ts"
+
+export type Signal = "traces" | "metrics" | "logs"
+
+const signals: ReadonlyArray<Signal> = ["traces", "metrics", "logs"]
+
+export interface Settings {
+  /** Where each signal on goes: a full OTLP/HTTP URL. */
+  readonly endpoints: Partial<Record<Signal, string>>
+  readonly protocol: "http/json" | "http/protobuf"
+  /** Per signal, the headers sent with each export (authentication for a vendor's endpoint). */
+  readonly headers: Record<Signal, Record<string, string>>
+  readonly compression: "gzip" | "none"
+  readonly serviceName: string
+  readonly serviceVersion: string
+  /** Batching: how often spans, logs and metrics are sent; spans at most this many per export. */
+  readonly tracesInterval: Duration.Duration
+  readonly logsInterval: Duration.Duration
+  readonly metricsInterval: Duration.Duration
+  readonly maxBatchSize: number
+}
+
+const upper = (signal: Signal) => signal.toUpperCase()
+
+/** A signal's endpoint: its own variable as written, else the base endpoint with `/v1/<signal>`. */
+const endpoint = (signal: Signal) =>
+  Config.URL(`OTEL_EXPORTER_OTLP_${upper(signal)}_ENDPOINT`).pipe(
+    Config.map((url) => url.href),
+    Config.orElse(() =>
+      Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+        Config.map((url) => {
+          url.pathname = `${url.pathname.replace(/\/$/, "")}/v1/${signal}`
+          return url.href
+        })
+      )
+    ),
+    Config.option
+  )
+
+/** `OTEL_<SIGNAL>_EXPORTER`: the signal is exported unless its list leaves out `otlp` (`none`). */
+const exported = (signal: Signal) =>
+  Config.String(`OTEL_${upper(signal)}_EXPORTER`).pipe(
+    Config.map((list) => list.split(",").some((name) => name.trim().toLowerCase() === "otlp")),
+    Config.withDefault(true)
+  )
+
+/** `k1=v1,k2=v2`, values percent-decoded, as the specification writes headers and attributes; none is `{}`. */
+const keyValues = (name: string) =>
+  Config.Record(Schema.String, Schema.StringFromUriComponent, name, { trim: true }).pipe(
+    Config.map((record): Record<string, string> => ({ ...record })),
+    Config.withDefault<Record<string, string>>({})
+  )
+
+const headers = (signal: Signal) =>
+  Effect.gen(function* () {
+    const base = yield* keyValues("OTEL_EXPORTER_OTLP_HEADERS")
+    const own = yield* keyValues(`OTEL_EXPORTER_OTLP_${upper(signal)}_HEADERS`)
+    return { ...base, ...own }
+  })
+
+const millis = (name: string, fallback: Duration.Duration) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(
+    Config.map(Duration.millis),
+    Config.withDefault(fallback)
+  )
+
+/** The service's name: `OTEL_SERVICE_NAME`, else the resource attributes' `service.name`, else `ratelock`. */
+const serviceName = Effect.gen(function* () {
+  const named = yield* Config.option(Config.NonEmptyString("OTEL_SERVICE_NAME"))
+  if (Option.isSome(named)) return named.value
+  const resource = yield* keyValues("OTEL_RESOURCE_ATTRIBUTES")
+  return resource["service.name"] || "ratelock"
+})
+
+const serviceVersion = Effect.gen(function* () {
+  const given = yield* Config.option(Config.NonEmptyString("OTEL_SERVICE_VERSION"))
+  if (Option.isSome(given)) return given.value
+  const resource = yield* keyValues("OTEL_RESOURCE_ATTRIBUTES")
+  return resource["service.version"] || version
+})
+
+/** The settings from the environment; none when nothing is to be exported. */
+export const settings: Effect.Effect<Option.Option<Settings>, Config.ConfigError> = Effect.gen(function* () {
+  if (yield* Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))) return Option.none()
+  const endpoints: Partial<Record<Signal, string>> = {}
+  for (const signal of signals) {
+    const url = yield* endpoint(signal)
+    if (Option.isSome(url) && (yield* exported(signal))) endpoints[signal] = url.value
+  }
+  if (Object.keys(endpoints).length === 0) return Option.none()
+  return Option.some<Settings>({
+    endpoints,
+    protocol: yield* Config.Literals(["http/json", "http/protobuf"], "OTEL_EXPORTER_OTLP_PROTOCOL").pipe(
+      Config.withDefault("http/json" as const)
+    ),
+    headers: { traces: yield* headers("traces"), metrics: yield* headers("metrics"), logs: yield* headers("logs") },
+    compression: yield* Config.Literals(["gzip", "none"], "OTEL_EXPORTER_OTLP_COMPRESSION").pipe(
+      Config.withDefault("none" as const)
+    ),
+    serviceName: yield* serviceName,
+    serviceVersion: yield* serviceVersion,
+    tracesInterval: yield* millis("OTEL_BSP_SCHEDULE_DELAY", Duration.seconds(5)),
+    logsInterval: yield* millis("OTEL_BLRP_SCHEDULE_DELAY", Duration.seconds(1)),
+    metricsInterval: yield* millis("OTEL_METRIC_EXPORT_INTERVAL", Duration.seconds(60)),
+    maxBatchSize: yield* Config.schema(
+      Schema.Int.check(Schema.isGreaterThan(0)),
+      "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"
+    ).pipe(Config.withDefault(512))
+  })
+})
+
+/**
+ * The exporters of `settings`: the tracer every span goes to, the logger added beside the
+ * console's (each log line carries the trace and span of the fiber that wrote it), and the
+ * metrics of the default registry (every `Metric` the service defines) sent on an interval.
+ * Each flushes what it holds when the layer closes (the service's last layer to close); the
+ * `Flusher` sends everything now.
+ */
+export const layer = (settings: Settings): Layer.Layer<OtlpExporter.Flusher> => {
+  // the service name and version win over the attributes' (read again by Effect from the environment)
+  const resource = { serviceName: settings.serviceName, serviceVersion: settings.serviceVersion }
+  const common = { resource, compression: settings.compression }
+  const { traces, metrics, logs } = settings.endpoints
+  return Layer.mergeAll(
+    traces === undefined
+      ? OtlpExporter.layerFlusher
+      : OtlpTracer.layer({
+          ...common,
+          url: traces,
+          headers: settings.headers.traces,
+          exportInterval: settings.tracesInterval,
+          maxBatchSize: settings.maxBatchSize
+        }),
+    metrics === undefined
+      ? OtlpExporter.layerFlusher
+      : OtlpMetrics.layer({
+          ...common,
+          url: metrics,
+          headers: settings.headers.metrics,
+          exportInterval: settings.metricsInterval
+        }),
+    logs === undefined
+      ? OtlpExporter.layerFlusher
+      : OtlpLogger.layer({
+          ...common,
+          url: logs,
+          headers: settings.headers.logs,
+          exportInterval: settings.logsInterval,
+          maxBatchSize: settings.maxBatchSize
+        })
+  ).pipe(
+    Layer.provide(
+      settings.protocol === "http/protobuf" ? OtlpSerialization.layerProtobuf : OtlpSerialization.layerJson
+    ),
+    Layer.provide(FetchHttpClient.layer)
+  )
+}
+
+/** What is exported where, for the start-up log. */
+export const describe = (settings: Settings): string => {
+  const on = signals.filter((signal) => settings.endpoints[signal] !== undefined)
+  const where = [...new Set(on.map((signal) => new URL(settings.endpoints[signal]!).origin))].join(", ")
+  return `OpenTelemetry: ${on.join(", ")} to ${where} as ${settings.serviceName} (${settings.protocol})`
+}
+
+/** `layer` from the environment, with its start-up line; nothing (a flusher with nothing to flush) when no endpoint is set. */
+export const layerConfig: Layer.Layer<OtlpExporter.Flusher, Config.ConfigError> = Layer.unwrap(
+  Effect.map(
+    settings,
+    Option.match({
+      onNone: () => OtlpExporter.layerFlusher,
+      onSome: (s) => Layer.merge(layer(s), Layer.effectDiscard(Effect.logInfo(describe(s))))
+    })
+  )
+)
