@@ -12,14 +12,16 @@
  *   `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS` (and per signal),
  *   `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/json`, the default, or `http/protobuf`),
  *   `OTEL_EXPORTER_OTLP_COMPRESSION`, `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`,
- *   `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_BLRP_SCHEDULE_DELAY`.
+ *   `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_BLRP_SCHEDULE_DELAY`, `OTEL_TRACES_SAMPLER` and
+ *   `OTEL_TRACES_SAMPLER_ARG` (every trace by default; `internal/traceSampler.ts`).
  *
  * With no endpoint nothing is installed: Effect's built-in tracer records nothing and the HTTP
  * server skips request spans entirely.
  */
-import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, Duration, Effect, Layer, Option, Schema, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpExporter, OtlpLogger, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
+import * as TraceSampler from "./internal/traceSampler.ts"
 import { version } from "./Version.ts"
 
 export type Signal = "traces" | "metrics" | "logs"
@@ -40,24 +42,28 @@ export interface Settings {
   readonly logsInterval: Duration.Duration
   readonly metricsInterval: Duration.Duration
   readonly maxBatchSize: number
+  /** Which traces are recorded (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`): all by default. */
+  readonly sampler: TraceSampler.Sampler
 }
 
 const upper = (signal: Signal) => signal.toUpperCase()
 
+/** An OTLP/HTTP endpoint: an absolute http or https URL. */
+const HttpUrl = Schema.URL.check(
+  Schema.makeFilter((url) => url.protocol === "http:" || url.protocol === "https:" || "an http:// or https:// URL")
+)
+
 /** A signal's endpoint: its own variable as written, else the base endpoint with `/v1/<signal>`. */
 const endpoint = (signal: Signal) =>
-  Config.URL(`OTEL_EXPORTER_OTLP_${upper(signal)}_ENDPOINT`).pipe(
-    Config.map((url) => url.href),
-    Config.orElse(() =>
-      Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
-        Config.map((url) => {
-          url.pathname = `${url.pathname.replace(/\/$/, "")}/v1/${signal}`
-          return url.href
-        })
-      )
-    ),
-    Config.option
-  )
+  Effect.gen(function* () {
+    const own = yield* Config.option(Config.schema(HttpUrl, `OTEL_EXPORTER_OTLP_${upper(signal)}_ENDPOINT`))
+    if (Option.isSome(own)) return Option.some(own.value.href)
+    const base = yield* Config.option(Config.schema(HttpUrl, "OTEL_EXPORTER_OTLP_ENDPOINT"))
+    return Option.map(base, (url) => {
+      url.pathname = `${url.pathname.replace(/\/$/, "")}/v1/${signal}`
+      return url.href
+    })
+  })
 
 /** `OTEL_<SIGNAL>_EXPORTER`: the signal is exported unless its list leaves out `otlp` (`none`). */
 const exported = (signal: Signal) =>
@@ -124,12 +130,44 @@ export const settings: Effect.Effect<Option.Option<Settings>, Config.ConfigError
     tracesInterval: yield* millis("OTEL_BSP_SCHEDULE_DELAY", Duration.seconds(5)),
     logsInterval: yield* millis("OTEL_BLRP_SCHEDULE_DELAY", Duration.seconds(1)),
     metricsInterval: yield* millis("OTEL_METRIC_EXPORT_INTERVAL", Duration.seconds(60)),
+    sampler: {
+      name: yield* Config.Literals(TraceSampler.names, "OTEL_TRACES_SAMPLER").pipe(
+        Config.withDefault("parentbased_always_on" as const)
+      ),
+      ratio: yield* Config.schema(
+        Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })),
+        "OTEL_TRACES_SAMPLER_ARG"
+      ).pipe(Config.withDefault(1))
+    },
     maxBatchSize: yield* Config.schema(
       Schema.Int.check(Schema.isGreaterThan(0)),
       "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"
     ).pipe(Config.withDefault(512))
   })
 })
+
+/** `OtlpTracer.layer`, its tracer behind the sampler unless every trace is kept. */
+const tracer = (options: {
+  readonly url: string
+  readonly resource: { readonly serviceName: string; readonly serviceVersion: string }
+  readonly compression: "gzip" | "none"
+  readonly settings: Settings
+}) =>
+  Layer.effect(
+    Tracer.Tracer,
+    Effect.map(
+      OtlpTracer.make({
+        url: options.url,
+        resource: options.resource,
+        compression: options.compression,
+        headers: options.settings.headers.traces,
+        exportInterval: options.settings.tracesInterval,
+        maxBatchSize: options.settings.maxBatchSize
+      }),
+      (otlp) =>
+        TraceSampler.isAlwaysOn(options.settings.sampler) ? otlp : TraceSampler.sampled(otlp, options.settings.sampler)
+    )
+  ).pipe(Layer.provideMerge(OtlpExporter.layerFlusher))
 
 /**
  * The exporters of `settings`: the tracer every span goes to, the logger added beside the
@@ -144,15 +182,7 @@ export const layer = (settings: Settings): Layer.Layer<OtlpExporter.Flusher> => 
   const common = { resource, compression: settings.compression }
   const { traces, metrics, logs } = settings.endpoints
   return Layer.mergeAll(
-    traces === undefined
-      ? OtlpExporter.layerFlusher
-      : OtlpTracer.layer({
-          ...common,
-          url: traces,
-          headers: settings.headers.traces,
-          exportInterval: settings.tracesInterval,
-          maxBatchSize: settings.maxBatchSize
-        }),
+    traces === undefined ? OtlpExporter.layerFlusher : tracer({ ...common, url: traces, settings }),
     metrics === undefined
       ? OtlpExporter.layerFlusher
       : OtlpMetrics.layer({
@@ -182,7 +212,10 @@ export const layer = (settings: Settings): Layer.Layer<OtlpExporter.Flusher> => 
 export const describe = (settings: Settings): string => {
   const on = signals.filter((signal) => settings.endpoints[signal] !== undefined)
   const where = [...new Set(on.map((signal) => new URL(settings.endpoints[signal]!).origin))].join(", ")
-  return `OpenTelemetry: ${on.join(", ")} to ${where} as ${settings.serviceName} (${settings.protocol})`
+  const sampled = TraceSampler.isAlwaysOn(settings.sampler)
+    ? ""
+    : `; traces sampled ${settings.sampler.name}${settings.sampler.name.endsWith("ratio") ? ` ${settings.sampler.ratio}` : ""}`
+  return `OpenTelemetry: ${on.join(", ")} to ${where} as ${settings.serviceName} (${settings.protocol}${sampled})`
 }
 
 /** `layer` from the environment, with its start-up line; nothing (a flusher with nothing to flush) when no endpoint is set. */
