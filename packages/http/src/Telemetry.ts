@@ -22,6 +22,7 @@ import { Config, Duration, Effect, Layer, Option, Schema, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpExporter, OtlpLogger, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
 import * as TraceSampler from "./internal/traceSampler.ts"
+import * as WorkerTraces from "./internal/workerTraces.ts"
 import { version } from "./Version.ts"
 
 export type Signal = "traces" | "metrics" | "logs"
@@ -146,7 +147,10 @@ export const settings: Effect.Effect<Option.Option<Settings>, Config.ConfigError
   })
 })
 
-/** `OtlpTracer.layer`, its tracer behind the sampler unless every trace is kept. */
+/**
+ * `OtlpTracer.layer`, without the traces of idle worker passes (`internal/workerTraces.ts`),
+ * behind the sampler unless every trace is kept.
+ */
 const tracer = (options: {
   readonly url: string
   readonly resource: { readonly serviceName: string; readonly serviceVersion: string }
@@ -164,8 +168,12 @@ const tracer = (options: {
         exportInterval: options.settings.tracesInterval,
         maxBatchSize: options.settings.maxBatchSize
       }),
-      (otlp) =>
-        TraceSampler.isAlwaysOn(options.settings.sampler) ? otlp : TraceSampler.sampled(otlp, options.settings.sampler)
+      (otlp) => {
+        const working = WorkerTraces.withoutIdlePasses(otlp)
+        return TraceSampler.isAlwaysOn(options.settings.sampler)
+          ? working
+          : TraceSampler.sampled(working, options.settings.sampler)
+      }
     )
   ).pipe(Layer.provideMerge(OtlpExporter.layerFlusher))
 

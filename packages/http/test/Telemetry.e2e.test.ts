@@ -5,7 +5,8 @@
  * span with its route, status, partner and environment; no key, secret or body reaches the
  * receiver; a contract funded through an inbound `funds_in_route` has its `funds_received`
  * delivery linked back (through the commit of the funding job) to that request, and the webhook
- * carries the delivery's `traceparent`; log records carry their request's trace.
+ * carries the delivery's `traceparent`; idle worker passes are not exported; log records carry
+ * their request's trace.
  */
 import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
@@ -228,6 +229,15 @@ describe("OpenTelemetry export", () => {
       assert.strictEqual(post_.name, "webhook POST")
       assert.strictEqual(post_.parentSpanId, attempt.spanId)
       assert.strictEqual(post_.attributes["http.response.status_code"], 204)
+
+      // passes that found nothing to do (expiry, every 250 ms here) are not exported
+      assert.isUndefined(otlp.spans().find((s) => s.name === "worker.expiry"))
+      for (const root of otlp.spans().filter((s) => s.name.startsWith("worker."))) {
+        const worked =
+          (root.attributes["ratelock.jobs"] as number) > 0 ||
+          otlp.spans().some((s) => s.traceId === root.traceId && s.attributes["ratelock.contract_id"] !== undefined)
+        assert.isTrue(worked, `${root.name} exported without work`)
+      }
 
       // log records carry the trace of the request that wrote them
       const logged = await eventually(

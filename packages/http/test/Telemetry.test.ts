@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Option, Tracer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import * as TraceSampler from "../src/internal/traceSampler.ts"
+import * as WorkerTraces from "../src/internal/workerTraces.ts"
 import { spanName } from "../src/server/Tracing.ts"
 import * as Telemetry from "../src/Telemetry.ts"
 
@@ -186,6 +187,76 @@ describe("head sampling", () => {
       assert.isBelow(kept, 300)
       assert.isTrue(TraceSampler.isAlwaysOn({ name: "parentbased_traceidratio", ratio: 1 }))
       assert.isFalse(TraceSampler.isAlwaysOn({ name: "parentbased_traceidratio", ratio: 0.5 }))
+    })
+  )
+})
+
+describe("idle worker passes", () => {
+  /** What reaches the tracer underneath: the names of the spans ended there. */
+  const exporting = () => {
+    const made: Array<Tracer.NativeSpan> = []
+    const tracer = WorkerTraces.withoutIdlePasses(
+      Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          made.push(span)
+          return span
+        }
+      })
+    )
+    const ended = () =>
+      made
+        .filter((s) => s.status._tag === "Ended")
+        .map((s) => s.name)
+        .sort()
+    return { tracer, ended }
+  }
+  /** A pass as `Workers.ts` runs one: its program's span, a statement, and what `job` adds. */
+  const pass = (tracer: Tracer.Tracer, jobs: number, job: Effect.Effect<void, string> = Effect.void) =>
+    Effect.succeed(jobs).pipe(
+      Effect.tap(() => Effect.void.pipe(Effect.withSpan("claim", { kind: "client" }))),
+      Effect.tap(() => job),
+      Effect.withSpan("Deliveries.deliverDue"),
+      Effect.tap((n) => Effect.annotateCurrentSpan("ratelock.jobs", n)),
+      Effect.withSpan("worker.deliveries", { root: true }),
+      Effect.provideService(Tracer.Tracer, tracer),
+      Effect.exit
+    )
+
+  it.effect("a pass that found nothing is not exported; one that worked or failed is, whole", () =>
+    Effect.gen(function* () {
+      const idle = exporting()
+      yield* pass(idle.tracer, 0)
+      assert.deepStrictEqual(idle.ended(), [])
+
+      const took = exporting()
+      yield* pass(took.tracer, 2)
+      assert.deepStrictEqual(took.ended(), ["Deliveries.deliverDue", "claim", "worker.deliveries"])
+
+      const touched = exporting()
+      const attempt = Effect.void.pipe(
+        Effect.withSpan("Deliveries.attempt", { attributes: { "ratelock.contract_id": "c-1" } })
+      )
+      yield* pass(touched.tracer, 0, attempt)
+      assert.deepStrictEqual(touched.ended(), [
+        "Deliveries.attempt",
+        "Deliveries.deliverDue",
+        "claim",
+        "worker.deliveries"
+      ])
+
+      const failed = exporting()
+      yield* pass(failed.tracer, 0, Effect.fail("store down"))
+      assert.deepStrictEqual(failed.ended(), ["Deliveries.deliverDue", "claim", "worker.deliveries"])
+
+      // anything else goes straight through
+      const request = exporting()
+      yield* Effect.void.pipe(
+        Effect.withSpan("child"),
+        Effect.withSpan("GET /api/v1/partners/me"),
+        Effect.provideService(Tracer.Tracer, request.tracer)
+      )
+      assert.deepStrictEqual(request.ended(), ["GET /api/v1/partners/me", "child"])
     })
   )
 })
