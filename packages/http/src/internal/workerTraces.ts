@@ -82,7 +82,10 @@ class HeldSpan implements T.Span {
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
     const trace = this.trace
     // a span outliving its pass follows the pass's verdict
-    if (trace.done) return trace.keep ? this.inner.end(endTime, exit) : undefined
+    if (trace.done) {
+      if (trace.keep) this.inner.end(endTime, exit)
+      return
+    }
     trace.held.push({ span: this.inner, endTime, exit })
     if (!this.root) return
     trace.done = true
