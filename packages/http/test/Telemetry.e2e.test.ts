@@ -6,7 +6,7 @@
  * receiver; a contract funded through an inbound `funds_in_route` has its `funds_received`
  * delivery linked back (through the commit of the funding job) to that request, and the webhook
  * carries the delivery's `traceparent`; idle worker passes are not exported; log records carry
- * their request's trace.
+ * their request's trace. `ratelock worker` exports too, under the service name it is given.
  */
 import { Requests } from "@ratelock/core"
 import { DateTime } from "effect"
@@ -15,7 +15,17 @@ import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 import { afterAll, assert, describe, it } from "vitest"
 import * as Otlp from "./support/otlpReceiver.ts"
-import { baseUrlOf, cliJson, eventually, removeTempDirs, start, tempDataDir } from "./support/process.ts"
+import { start as spawn, stop } from "@ratelock/test-support/Processes"
+import {
+  baseUrlOf,
+  cli,
+  cliJson,
+  eventually,
+  packageDir,
+  removeTempDirs,
+  start,
+  tempDataDir
+} from "./support/process.ts"
 
 afterAll(removeTempDirs)
 
@@ -270,6 +280,35 @@ describe("OpenTelemetry export", () => {
       service.child.kill("SIGTERM")
       await service.exited
       hooks.close()
+      await otlp.close()
+    }
+  })
+
+  it("`ratelock worker` exports as well, under OTEL_SERVICE_NAME", { timeout: 120_000 }, async () => {
+    const otlp = await Otlp.start()
+    const dataDir = tempDataDir()
+    assert.strictEqual((await cli(dataDir, "migrate")).code, 0)
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      RATELOCK_DATA_DIR: dataDir,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_SERVICE_NAME: "ratelock-worker",
+      OTEL_METRIC_EXPORT_INTERVAL: "200"
+    }
+    delete env.DATABASE_URL
+    const worker = spawn(process.execPath, ["--conditions=source", "src/cli.ts", "worker"], { cwd: packageDir, env })
+    try {
+      // an idle worker sends no trace, but its metrics export runs on its interval
+      const metrics = await eventually(
+        () => otlp.metrics()[0],
+        60_000,
+        () => `a metrics export (${worker.output()})`
+      )
+      assert.strictEqual(metrics.resource["service.name"], "ratelock-worker")
+      assert.isUndefined(otlp.spans().find((s) => s.name.startsWith("worker.")))
+      assert.include(worker.stdout(), "Running the lifecycle workers (the embedded database")
+    } finally {
+      await stop(worker.child, "SIGTERM")
       await otlp.close()
     }
   })
