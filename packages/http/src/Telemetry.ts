@@ -93,19 +93,16 @@ const millis = (name: string, fallback: Duration.Duration) =>
     Config.withDefault(fallback)
   )
 
-/** The service's name: `OTEL_SERVICE_NAME`, else the resource attributes' `service.name`, else `ratelock`. */
-const serviceName = Effect.gen(function* () {
-  const named = yield* Config.option(Config.NonEmptyString("OTEL_SERVICE_NAME"))
-  if (Option.isSome(named)) return named.value
+/** `OTEL_SERVICE_NAME`, else the resource attributes' `service.name`, else ours (and so for the version). */
+const serviceIdentity = Effect.gen(function* () {
+  // read (and checked) even when both are named, as Effect's exporters read it again
   const resource = yield* keyValues("OTEL_RESOURCE_ATTRIBUTES")
-  return resource["service.name"] || "ratelock"
-})
-
-const serviceVersion = Effect.gen(function* () {
+  const name = yield* Config.option(Config.NonEmptyString("OTEL_SERVICE_NAME"))
   const given = yield* Config.option(Config.NonEmptyString("OTEL_SERVICE_VERSION"))
-  if (Option.isSome(given)) return given.value
-  const resource = yield* keyValues("OTEL_RESOURCE_ATTRIBUTES")
-  return resource["service.version"] || version
+  return {
+    serviceName: Option.getOrElse(name, () => resource["service.name"] || "ratelock"),
+    serviceVersion: Option.getOrElse(given, () => resource["service.version"] || version)
+  }
 })
 
 /** The settings from the environment; none when nothing is to be exported. */
@@ -126,8 +123,7 @@ export const settings: Effect.Effect<Option.Option<Settings>, Config.ConfigError
     compression: yield* Config.Literals(["gzip", "none"], "OTEL_EXPORTER_OTLP_COMPRESSION").pipe(
       Config.withDefault("none" as const)
     ),
-    serviceName: yield* serviceName,
-    serviceVersion: yield* serviceVersion,
+    ...(yield* serviceIdentity),
     tracesInterval: yield* millis("OTEL_BSP_SCHEDULE_DELAY", Duration.seconds(5)),
     logsInterval: yield* millis("OTEL_BLRP_SCHEDULE_DELAY", Duration.seconds(1)),
     metricsInterval: yield* millis("OTEL_METRIC_EXPORT_INTERVAL", Duration.seconds(60)),

@@ -112,7 +112,8 @@ describe("settings", () => {
         ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "not a url"],
         ["OTEL_TRACES_SAMPLER_ARG", "2"],
         ["OTEL_TRACES_SAMPLER", "jaeger_remote"],
-        ["OTEL_BSP_SCHEDULE_DELAY", "soon"]
+        ["OTEL_BSP_SCHEDULE_DELAY", "soon"],
+        ["OTEL_RESOURCE_ATTRIBUTES", "team=%E0%A4%A"]
       ] as const) {
         const exit = yield* Effect.exit(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", [name]: value }))
         assert.isTrue(Exit.isFailure(exit), name)

@@ -75,7 +75,8 @@ const reportsRead = 20
 /**
  * When traced, the span committing an outbound event links to the requests of the partner's
  * reports it follows from (a worker commits most events, in a trace of its own): so the trace of
- * a delivery leads back, through the commit, to the request that started it.
+ * a delivery leads back, through the commit, to the request that started it. A failed read links
+ * nothing: tracing never decides a transition.
  */
 const linkReports = Effect.fnUntraced(
   function* (event: OutgoingEvent) {
@@ -93,7 +94,7 @@ const linkReports = Effect.fnUntraced(
     yield* TraceContext.linkCurrent(reports, { "ratelock.link": "partner_report" })
   },
   (self) => Effect.ignore(self)
-) // tracing never decides a transition
+)
 
 export interface Cause {
   /** The inbound event that caused the transition, recorded in the same commit. */
