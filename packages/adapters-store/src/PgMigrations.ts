@@ -705,6 +705,16 @@ const risk: ReadonlyArray<string> = [
   )`
 ]
 
+/**
+ * Trace context kept with webhook events (core's `TraceContext`): the W3C `traceparent` of the
+ * span that recorded an incoming event or committed the transition that queued an outgoing one,
+ * null when the service was not traced. A delivery attempt's span links to it.
+ */
+const eventTraceContext: ReadonlyArray<string> = [
+  `ALTER TABLE webhook_events ADD COLUMN trace_context text
+    CHECK (trace_context ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$')`
+]
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -716,6 +726,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "8_sandbox_webhook_inbox": statements(sandboxWebhookInbox),
   "9_market_snapshots": marketSnapshots,
   "10_operator_tokens": statements(operatorTokens),
+  "11_event_trace_context": statements(eventTraceContext),
   "12_corridor_limits": corridorLimits,
   "13_hedging": statements(hedging),
   "14_risk": statements(risk)

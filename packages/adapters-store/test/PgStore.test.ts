@@ -182,7 +182,8 @@ const outgoingEvent = (
     nextAttemptAt: when,
     createdAt: when,
     deliveredAt: null,
-    lastBody: null
+    lastBody: null,
+    traceContext: null
   }
 }
 
@@ -196,7 +197,8 @@ const incomingEvent = (c: Contract.ContractRecord, key: string, when: DateTime.U
   status: "processed",
   payload: { event_type: "funds_in_route", fx_contract_id: c.id, amount: "10.5" },
   createdAt: when,
-  processedAt: when
+  processedAt: when,
+  traceContext: null
 })
 
 const entry = (

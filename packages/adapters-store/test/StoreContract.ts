@@ -1051,6 +1051,46 @@ const eventTests = (it: It) =>
       })
     )
 
+    it.effect("trace contexts are kept as written, through claims and delivery updates; none stays none", () =>
+      Effect.gen(function* () {
+        const contracts = yield* ContractRepo.ContractRepo
+        const events = yield* EventRepo.EventRepo
+        const scope = yield* newScope()
+        const t = R.workerEpoch()
+        const c = yield* seedContract(scope, { createdAt: t })
+        const t1 = R.plus(t, Duration.minutes(1))
+        const request = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        const commit = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
+        const funded = R.moved(c, "active", t1, { eventSequence: 1 })
+        const out = R.outgoing(funded, { createdAt: t1, nextAttemptAt: t1, traceContext: commit })
+        const inc = R.incoming(funded, { createdAt: t1, processedAt: t1, traceContext: request })
+        yield* contracts.commit(R.change(c, funded, { outgoing: out, incoming: inc }))
+        const [, untraced] = yield* emit(funded, R.plus(t1, Duration.seconds(1)))
+
+        const claimed = (yield* events.claimOutgoing(claimAt(R.plus(t1, Duration.minutes(1)), "tracer"))).filter(
+          (e) => e.contractId === c.id
+        )
+        assert.deepStrictEqual(
+          claimed.map((e) => e.traceContext),
+          [commit]
+        )
+        // a delivery (or a redelivery) never rewrites where the event came from
+        yield* events.updateOutgoing([{ ...claimed[0]!, status: "delivered", attempts: 1, traceContext: null }])
+        yield* events.updateIncoming({ ...inc, status: "queued", traceContext: null })
+        assert.strictEqual(Option.getOrThrow(yield* events.findOutgoing(scope, out.id)).traceContext, commit)
+        assert.strictEqual(
+          Option.getOrThrow(yield* events.findIncoming(scope, inc.idempotencyKey)).traceContext,
+          request
+        )
+        assert.isNull(Option.getOrThrow(yield* events.findOutgoing(scope, untraced.id)).traceContext)
+        const listed = yield* events.list(scope, { limit: 10, contractId: c.id })
+        assert.deepStrictEqual(
+          sorted(listed.map((v) => `${v._tag} ${v.event.traceContext}`)),
+          sorted([`outgoing ${commit}`, "outgoing null", `incoming ${request}`])
+        )
+      })
+    )
+
     it.effect(
       "list: both directions newest first with ties, chained pages, direction and contract filters, scoped",
       () =>

@@ -9,6 +9,7 @@ import { EventRepo, type OutgoingEvent } from "./EventRepo.ts"
 import * as Lease from "./Lease.ts"
 import * as Metrics from "./Metrics.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
+import * as TraceContext from "./TraceContext.ts"
 import { PartnerRepo, type WebhookEndpoint, type WebhookSecret } from "./PartnerRepo.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
@@ -74,32 +75,46 @@ const attempt = Effect.fnUntraced(function* (
 
 /**
  * One attempt of one claimed event, to the endpoint given (read once for a pass's events of one
- * partner), else to the one stored now: the event as its outcome is to be recorded.
+ * partner), else to the one stored now: the event as its outcome is to be recorded. Its span links
+ * to the span that committed the transition which queued the event (`TraceContext`).
  */
-const attemptOne = Effect.fnUntraced(function* (event: OutgoingEvent, endpoint?: Endpoint) {
-  const now = yield* DateTime.now
-  const sent = body(event, now)
-  const outcome = yield* (endpoint === undefined ? endpointOf(event) : Effect.succeed(endpoint)).pipe(
-    Effect.flatMap((found) => attempt(event, now, sent, found)),
-    Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
-  )
-  const attempts = event.attempts + 1
-  const next = outcome.ok ? null : yield* nextAttemptAt(event, attempts, now)
-  const recorded: OutgoingEvent = {
-    ...event,
-    attempts,
-    lastBody: sent,
-    status: outcome.ok ? "delivered" : next === null ? "failed" : "retrying",
-    deliveredAt: outcome.ok ? now : event.deliveredAt,
-    lastError: outcome.ok ? null : outcome.error,
-    nextAttemptAt: next ?? now
-  }
-  yield* Metrics.delivery(
-    event,
-    recorded.status === "delivered" || recorded.status === "failed" ? recorded.status : "retrying"
-  )
-  return recorded
-})
+const attemptOne = Effect.fnUntraced(
+  function* (event: OutgoingEvent, endpoint?: Endpoint) {
+    const now = yield* DateTime.now
+    const sent = body(event, now)
+    const outcome = yield* (endpoint === undefined ? endpointOf(event) : Effect.succeed(endpoint)).pipe(
+      Effect.flatMap((found) => attempt(event, now, sent, found)),
+      Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, error: e.message }))
+    )
+    const attempts = event.attempts + 1
+    const next = outcome.ok ? null : yield* nextAttemptAt(event, attempts, now)
+    const recorded: OutgoingEvent = {
+      ...event,
+      attempts,
+      lastBody: sent,
+      status: outcome.ok ? "delivered" : next === null ? "failed" : "retrying",
+      deliveredAt: outcome.ok ? now : event.deliveredAt,
+      lastError: outcome.ok ? null : outcome.error,
+      nextAttemptAt: next ?? now
+    }
+    yield* Effect.annotateCurrentSpan("ratelock.outcome", recorded.status)
+    yield* Metrics.delivery(
+      event,
+      recorded.status === "delivered" || recorded.status === "failed" ? recorded.status : "retrying"
+    )
+    return recorded
+  },
+  Effect.withSpan("Deliveries.attempt", (event: OutgoingEvent) => ({
+    kind: "producer",
+    links: TraceContext.links([event.traceContext], { "ratelock.link": "queued_by" }),
+    attributes: {
+      ...TraceContext.attributes(event),
+      "ratelock.event_id": event.eventId,
+      "ratelock.event_type": event.eventType,
+      "ratelock.attempt": event.attempts + 1
+    }
+  }))
+)
 
 /**
  * One pass: claims due events and attempts them, contracts in parallel, each contract in order;

@@ -31,7 +31,9 @@ export const IncomingEvent = Schema.Struct({
   /** The body exactly as the partner sent it. */
   payload: Schema.Unknown,
   createdAt: Schema.DateTimeUtc,
-  processedAt: Schema.NullOr(Schema.DateTimeUtc)
+  processedAt: Schema.NullOr(Schema.DateTimeUtc),
+  /** The `traceparent` of the request that recorded it (`TraceContext`), when it was traced. */
+  traceContext: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "IncomingEvent" })
 export type IncomingEvent = typeof IncomingEvent.Type
 
@@ -60,7 +62,12 @@ export const OutgoingEvent = Schema.Struct({
   createdAt: Schema.DateTimeUtc,
   deliveredAt: Schema.NullOr(Schema.DateTimeUtc),
   /** The body of the last attempt, as sent. */
-  lastBody: Schema.NullOr(Schema.String)
+  lastBody: Schema.NullOr(Schema.String),
+  /**
+   * The `traceparent` of the span that committed the transition which queued it (`TraceContext`),
+   * when it was traced: each delivery attempt's span links to it.
+   */
+  traceContext: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "OutgoingEvent" })
 export type OutgoingEvent = typeof OutgoingEvent.Type
 

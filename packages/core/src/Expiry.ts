@@ -8,6 +8,7 @@ import type { PartnerScope } from "./Partner.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import * as Lease from "./Lease.ts"
+import * as TraceContext from "./TraceContext.ts"
 
 /** One pass; returns how many contracts expired. */
 export const expireDue = Effect.fn("Expiry.expireDue")(function* () {
@@ -21,7 +22,8 @@ export const expireDue = Effect.fn("Expiry.expireDue")(function* () {
       Effect.catchTags({
         StaleContract: () => Effect.succeed(false),
         InvalidContractState: () => Effect.succeed(false)
-      })
+      }),
+      Effect.withSpan("Expiry.windowEnded", { attributes: TraceContext.attributes(TraceContext.contractIds(contract)) })
     )
     if (done) expired++
   }

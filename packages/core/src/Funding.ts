@@ -15,6 +15,7 @@ import { forEachPage } from "./internal/forEachPage.ts"
 import * as Lease from "./Lease.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Money from "./Money.ts"
+import * as TraceContext from "./TraceContext.ts"
 
 /**
  * Records a transfer that does not fund its contract (the store keeps one row per chain identity)
@@ -151,6 +152,17 @@ const takeObservation = Effect.fnUntraced(function* (watch: FundingWatch, observ
   return activated
 })
 
+/**
+ * A watch's observation as a worker job: its own span when the chain reported something (most
+ * watches, most passes, have nothing new and do nothing, so they are not a job).
+ */
+const observationJob = (watch: FundingWatch, observation: FundingObservation) => {
+  const job = takeObservation(watch, observation)
+  const news =
+    observation.transfers.length > 0 || (observation.stray?.length ?? 0) > 0 || observation.cursor !== watch.cursor
+  return news ? Effect.withSpan(job, "Funding.observation", { attributes: TraceContext.attributes(watch) }) : job
+}
+
 /** Observes one contract's funding address from its stored cursor; true when it became active. */
 export const observe = Effect.fn("Funding.observe")(function* (contract: ContractRecord) {
   const cursor = yield* (yield* ContractRepo).fundingCursor(contract.id)
@@ -195,7 +207,7 @@ const observePages = Effect.fnUntraced(function* (
       yield* Effect.forEach(
         watches,
         (watch, i) =>
-          Effect.map(takeObservation(watch, observations.value[i]!), (became) => {
+          Effect.map(observationJob(watch, observations.value[i]!), (became) => {
             if (became) activated++
           }),
         { concurrency, discard: true }
@@ -245,6 +257,9 @@ export const failUnfunded = Effect.fn("Funding.failUnfunded")(function* () {
       Effect.catchTags({
         StaleContract: () => Effect.succeed(false),
         InvalidContractState: () => Effect.succeed(false)
+      }),
+      Effect.withSpan("Funding.deadlinePassed", {
+        attributes: TraceContext.attributes(TraceContext.contractIds(contract))
       })
     )
     if (done) moved++

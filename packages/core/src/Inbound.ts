@@ -16,6 +16,7 @@ import type { InboundAck, InboundEvent } from "./InboundEvent.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import type { PartnerScope } from "./Partner.ts"
 import { retryStale } from "./StoreError.ts"
+import * as TraceContext from "./TraceContext.ts"
 
 export interface Delivery {
   readonly idempotencyKey: string
@@ -64,7 +65,8 @@ const handle = Effect.fnUntraced(function* (scope: PartnerScope, delivery: Deliv
     status,
     payload: delivery.payload,
     createdAt: now,
-    processedAt: status === "processed" ? now : null
+    processedAt: status === "processed" ? now : null,
+    traceContext: yield* TraceContext.current
   }
   yield* applyCommand(
     contract,

@@ -25,6 +25,7 @@ import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "./Rail.ts"
 import * as Settlement from "./Settlement.ts"
 import { retryStale } from "./StoreError.ts"
+import * as TraceContext from "./TraceContext.ts"
 
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
@@ -190,6 +191,11 @@ const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFail
 
 /** Moves one payout forward by one step: prepare and broadcast, or look up and settle / fail. */
 export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRecord) {
+  yield* Effect.annotateCurrentSpan({
+    ...TraceContext.attributes(payout),
+    "ratelock.payout_id": payout.id,
+    "ratelock.payout_status": payout.status
+  })
   const gateway = yield* ChainGateway
   const repo = yield* PayoutRepo
   const rail = railOf(payout)
@@ -260,10 +266,17 @@ export const runDue = Effect.fn("Payouts.runDue")(function* () {
           page,
           (contract) => {
             const payout = payouts.get(contract.id)
+            const span = { attributes: TraceContext.attributes(TraceContext.contractIds(contract)) }
             // the page's read found none: create it without reading again
-            if (payout === undefined) return create(contract)
+            if (payout === undefined) return Effect.withSpan(create(contract), "Payouts.create", span)
             // confirmed (a zero payout, or a crash after the chain confirmed) but the contract not yet settled
-            if (payout.status === "confirmed") return settle(payout, payout.blockNumber, payout.updatedAt, contract)
+            if (payout.status === "confirmed") {
+              return Effect.withSpan(
+                settle(payout, payout.blockNumber, payout.updatedAt, contract),
+                "Payouts.settle",
+                span
+              )
+            }
             return Effect.void
           },
           { concurrency, discard: true }

@@ -123,3 +123,6 @@ export * as HedgePolicyRepo from "./HedgePolicyRepo.ts"
 export * as HedgeVenue from "./HedgeVenue.ts"
 export * as Hedging from "./Hedging.ts"
 export * as ManualHedgeVenue from "./ManualHedgeVenue.ts"
+
+// Tracing across the outbox
+export * as TraceContext from "./TraceContext.ts"

@@ -83,7 +83,8 @@ const outgoing = (contractId: string, sequence: number, createdAt: number): Even
   nextAttemptAt: DateTime.makeUnsafe(createdAt),
   createdAt: DateTime.makeUnsafe(createdAt),
   deliveredAt: null,
-  lastBody: null
+  lastBody: null,
+  traceContext: null
 })
 
 /** A new contract (and its quote) of the event's partner, for its events. */

@@ -17,6 +17,14 @@
  *   two replicas' demand), measured in turn three times (per-process, shared, …): the
  *   ratio of the shared limiter's requests/s to the per-process one's, from the same run.
  *
+ * - telemetry: `partners/me` and `quotes` on PostgreSQL from three servers over one fresh
+ *   database: one with OpenTelemetry on as `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on
+ *   (`Telemetry.layer`: every request traced; spans, metrics and logs exported over OTLP/HTTP
+ *   JSON, metrics every second instead of every minute) to a local receiver in a worker thread,
+ *   one the same with 10 % of traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`),
+ *   one without, measured in turn three times: the ratio of traced to untraced requests/s and
+ *   main-thread CPU per request, from the same run, and the spans the receivers got per request.
+ *
  * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
  * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
  * main thread, autocannon in a worker thread.
@@ -24,7 +32,7 @@
  * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
  * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
  * 10) and `BENCH_WARMUP_SECONDS` (default 2) change the durations; `BENCH_ONLY=embedded`,
- * `BENCH_ONLY=postgres` or `BENCH_ONLY=shared` runs one part (with the bare reference),
+ * `BENCH_ONLY=postgres`, `BENCH_ONLY=shared` or `BENCH_ONLY=telemetry` runs one part (with the bare reference),
  * `BENCH_ROUTE=health`, `me` or `quotes` one route, e.g. under `--cpu-prof`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
@@ -34,16 +42,18 @@ import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
 import { ApiKeySecret, IdGenerator, MarketData, PartnerRepo, Requests } from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import autocannon from "autocannon"
-import { Cause, DateTime, Effect, Exit, Layer, References, type Scope } from "effect"
+import { Cause, DateTime, Duration, Effect, Exit, Layer, References, type Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createServer, type Server as NodeServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { cpus } from "node:os"
+import { Worker } from "node:worker_threads"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
 import * as Server from "../src/server/Server.ts"
+import * as Telemetry from "../src/Telemetry.ts"
 
 const databaseUrl = Postgres.benchDatabaseUrl
 const poolSize = 10
@@ -52,7 +62,7 @@ const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 const only = process.env.BENCH_ONLY
 const onlyRoute = process.env.BENCH_ROUTE
-const targets = { meRatio: 0.6, quotesPostgres: 1_500, sharedLimitRatio: 0.95 } as const
+const targets = { meRatio: 0.6, quotesPostgres: 1_500, sharedLimitRatio: 0.95, tracingRatio: 0.9 } as const
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -156,9 +166,10 @@ type Store = Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient
 
 /**
  * `Server.layer` on `store`, as the host composes it; request logs off, a budget never exhausted,
- * shared with the other replicas on the database when `shared` (as the host does on PostgreSQL).
+ * shared with the other replicas on the database when `shared` (as the host does on PostgreSQL),
+ * exporting its telemetry when `telemetry` is given.
  */
-const ratelock = (store: Store, shared = false) => {
+const ratelock = (store: Store, shared = false, telemetry?: Telemetry.Settings) => {
   const ports = Layer.mergeAll(
     Readiness.layerSql.pipe(Layer.provideMerge(store)),
     SimulatedChain.layer,
@@ -173,7 +184,8 @@ const ratelock = (store: Store, shared = false) => {
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(shared ? RateLimitShares.layerSql("bench-shared") : Layer.empty),
     Layer.provideMerge(ports),
-    Layer.provide(settings)
+    Layer.provide(settings),
+    Layer.provide(telemetry === undefined ? Layer.empty : Telemetry.layer(telemetry))
   )
 }
 
@@ -304,6 +316,141 @@ const sharedLimit = Effect.scoped(
   })
 )
 
+/**
+ * An OTLP/HTTP receiver in a worker thread (a collector's work is not this process's main thread's):
+ * it answers 200 and counts the bytes and the spans (`"spanId":"` in each body) it got.
+ */
+const otlpReceiver: Effect.Effect<
+  { readonly url: string; readonly stats: Effect.Effect<{ readonly bytes: number; readonly spans: number }> },
+  never,
+  Scope.Scope
+> = Effect.acquireRelease(
+  Effect.promise(() => {
+    const worker = new Worker(
+      `const { parentPort } = require("node:worker_threads")
+      const { createServer } = require("node:http")
+      let bytes = 0, spans = 0
+      const server = createServer((req, res) => {
+        const chunks = []
+        req.on("data", (c) => chunks.push(c))
+        req.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8")
+          bytes += body.length
+          if (req.url === "/v1/traces") spans += body.split('"spanId":"').length - 1
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end("{}")
+        })
+      })
+      server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }))
+      parentPort.on("message", () => parentPort.postMessage({ bytes, spans }))`,
+      { eval: true }
+    )
+    return new Promise<{ worker: Worker; port: number }>((resolve) =>
+      worker.once("message", (m: { port: number }) => resolve({ worker, port: m.port }))
+    )
+  }),
+  ({ worker }) => Effect.promise(() => worker.terminate())
+).pipe(
+  Effect.map(({ worker, port }) => ({
+    url: `http://127.0.0.1:${port}`,
+    stats: Effect.promise(
+      () =>
+        new Promise<{ bytes: number; spans: number }>((resolve) => {
+          worker.once("message", resolve)
+          worker.postMessage("stats")
+        })
+    )
+  }))
+)
+
+/** What `OTEL_EXPORTER_OTLP_ENDPOINT=<url>` alone turns on (every trace kept unless `ratio`), metrics sent every second. */
+const telemetryTo = (url: string, ratio?: number): Telemetry.Settings => ({
+  endpoints: { traces: `${url}/v1/traces`, metrics: `${url}/v1/metrics`, logs: `${url}/v1/logs` },
+  protocol: "http/json",
+  headers: { traces: {}, metrics: {}, logs: {} },
+  compression: "none",
+  serviceName: "ratelock-bench",
+  serviceVersion: "bench",
+  tracesInterval: Duration.seconds(5),
+  logsInterval: Duration.seconds(1),
+  metricsInterval: Duration.seconds(1),
+  maxBatchSize: 512,
+  sampler:
+    ratio === undefined ? { name: "parentbased_always_on", ratio: 1 } : { name: "parentbased_traceidratio", ratio }
+})
+
+/** The fraction of traces the sampled server keeps (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`). */
+const sampledRatio = 0.1
+
+/**
+ * `partners/me` and `quotes` with telemetry off, on, and on with 10 % of traces sampled: three
+ * servers over one database (the two on each exporting to a receiver of its own), measured in
+ * turn three times per route.
+ */
+const telemetry = Effect.scoped(
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(databaseUrl)
+    const store = () => PgStore.layer.pipe(Layer.provideMerge(Postgres.client(db.url, poolSize)))
+    const all = yield* otlpReceiver
+    const tenth = yield* otlpReceiver
+    const off = yield* Layer.build(ratelock(store()))
+    const on = yield* Layer.build(ratelock(store(), false, telemetryTo(all.url)))
+    const sampled = yield* Layer.build(ratelock(store(), false, telemetryTo(tenth.url, sampledRatio)))
+    const credentials = yield* Effect.provide(seedPartner, off)
+    const servers = [
+      ["off", yield* Effect.provide(baseUrlOf, off)],
+      ["on", yield* Effect.provide(baseUrlOf, on)],
+      ["sampled", yield* Effect.provide(baseUrlOf, sampled)]
+    ] as const
+    console.log(
+      `\n━━ Telemetry on PostgreSQL (database ${db.name}): off, on (OTLP/HTTP JSON to a local receiver), ` +
+        `on with ${sampledRatio * 100} % of traces sampled, in turn ━━`
+    )
+    const calls = [
+      ["me", () => ({ method: "GET", path: "/api/v1/partners/me", headers: credentials }) as Call],
+      [
+        "quotes",
+        () =>
+          ({
+            method: "POST",
+            path: "/api/v1/fx/quotes",
+            headers: { ...credentials, "content-type": "application/json" },
+            body: quoteBody()
+          }) as Call
+      ]
+    ] as const
+    const rows: Array<Row> = []
+    for (const [key, call] of calls) {
+      if (onlyRoute !== undefined && onlyRoute !== key) continue
+      for (const [, baseUrl] of servers) yield* fire(baseUrl, call(), warmupSeconds)
+      const before = { on: yield* all.stats, sampled: yield* tenth.stats }
+      const requests = { on: 0, sampled: 0 }
+      for (const round of [1, 2, 3]) {
+        for (const [state, baseUrl] of servers) {
+          const row = yield* measure("PostgreSQL", `${key} telemetry ${state} (${round})`, baseUrl, call, false)
+          rows.push(row)
+          if (state !== "off") requests[state] += row.requests
+        }
+      }
+      // the last batches arrive within the export interval (5 s)
+      yield* Effect.sleep("6 seconds")
+      for (const [state, receiver] of [
+        ["on", all],
+        ["sampled", tenth]
+      ] as const) {
+        const stats = yield* receiver.stats
+        const spans = stats.spans - before[state].spans
+        console.log(
+          `    ${key} telemetry ${state}: exported ${int(spans)} spans, ${(spans / Math.max(1, requests[state])).toFixed(2)} per request, ` +
+            `${int((stats.bytes - before[state].bytes) / 1024)} KiB (links count as spans)`
+        )
+      }
+    }
+    yield* Effect.sleep("1 second")
+    return rows
+  })
+)
+
 // ---------------------------------------------------------------------------------------------
 
 const pad = (s: string, n: number) => s.padEnd(n)
@@ -322,6 +469,7 @@ const main = Effect.gen(function* () {
   if (only === undefined || only === "embedded") rows.push(...(yield* embedded))
   if (only === undefined || only === "postgres") rows.push(...(yield* postgres))
   if (only === undefined || only === "shared") rows.push(...(yield* sharedLimit))
+  if (only === undefined || only === "telemetry") rows.push(...(yield* telemetry))
 
   const server = (r: Row) =>
     r.server.startsWith("PostgreSQL") ? "PostgreSQL" : r.server.startsWith("the embedded") ? "PGlite" : "bare"
@@ -343,7 +491,7 @@ const main = Effect.gen(function* () {
       `  partners/me on ${server(r)} ≥ ${targets.meRatio} × bare: ${ratio.toFixed(2)} — ${verdict(ratio >= targets.meRatio)}`
     )
   }
-  for (const r of rows.filter((r) => r.route.includes("quotes") && server(r) === "PostgreSQL")) {
+  for (const r of rows.filter((r) => r.route === "POST /api/v1/fx/quotes" && server(r) === "PostgreSQL")) {
     console.log(
       `  quotes on PostgreSQL ≥ ${int(targets.quotesPostgres)}/s: ${int(r.perSecond)}/s — ${verdict(r.perSecond >= targets.quotesPostgres)}`
     )
@@ -362,6 +510,28 @@ const main = Effect.gen(function* () {
         `by main-thread CPU per request (${int(cpuPerRequest("shared"))} vs ${int(cpuPerRequest("per-process"))} µs) ` +
         `${capacity.toFixed(3)} × — ${verdict(capacity >= targets.sharedLimitRatio)}`
     )
+  }
+  // telemetry on (and sampled) against off, per route, summed over the rounds as for the shared limit
+  for (const key of ["me", "quotes"]) {
+    const of = (state: string) => rows.filter((r) => r.route.startsWith(`${key} telemetry ${state} `))
+    if (of("on").length === 0) continue
+    const perSecond = (state: string) => of(state).reduce((sum, r) => sum + r.perSecond, 0)
+    const cpu = (state: string) =>
+      of(state).reduce((sum, r) => sum + r.cpuMicros * r.requests, 0) /
+      of(state).reduce((sum, r) => sum + r.requests, 0)
+    for (const [state, label] of [
+      ["on", "every trace"],
+      ["sampled", `${sampledRatio * 100} % of traces`]
+    ] as const) {
+      const throughput = perSecond(state) / perSecond("off")
+      const capacity = cpu("off") / cpu(state)
+      console.log(
+        `  ${key === "me" ? "partners/me" : "quotes"} with telemetry on (${label}) ≥ ${targets.tracingRatio} × off (same run): ` +
+          `requests/s ${throughput.toFixed(3)} × — ${verdict(throughput >= targets.tracingRatio)}; ` +
+          `by main-thread CPU per request (${int(cpu(state))} vs ${int(cpu("off"))} µs) ` +
+          `${capacity.toFixed(3)} × — ${verdict(capacity >= targets.tracingRatio)}`
+      )
+    }
   }
   const failed = rows.filter((r) => r.non2xx + r.errors > 0)
   if (failed.length > 0) {

@@ -29,6 +29,7 @@ import * as Server from "./server/Server.ts"
 import * as MarketFeed from "./MarketFeed.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
+import * as Telemetry from "./Telemetry.ts"
 import * as WebhookClient from "./WebhookClient.ts"
 import * as Workers from "./Workers.ts"
 
@@ -76,8 +77,9 @@ const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
     hedgeVenue(settings),
-    // the hedger hedges the delta of the workers' latest revaluation
+    // the hedger hedges the delta of the workers' latest revaluation, made this often
     RiskDesk.bookDelta,
+    Layer.succeed(RiskDesk.Settings, { interval: settings.riskInterval }),
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql
@@ -145,10 +147,7 @@ const workers = (settings: HostConfig.Settings) =>
           pollInterval: settings.workerPoll,
           concurrency: settings.workerConcurrency,
           owner: processName()
-        }).pipe(
-          Layer.provide(WebhookClient.layer),
-          Layer.provide(Layer.succeed(RiskDesk.Settings, { interval: settings.riskInterval }))
-        ),
+        }).pipe(Layer.provide(WebhookClient.layer)),
         marketFeed(settings)
       )
     : Layer.empty
@@ -199,9 +198,13 @@ const workerLease = Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "RA
   Config.option
 )
 
+const invalidConfiguration = (error: Config.ConfigError) =>
+  new HostError({ message: `Invalid configuration: ${String(error)}` })
+
 /**
  * The lifecycle workers alone (`pnpm ratelock worker`), for deployments that scale API replicas
- * (`RATELOCK_WORKERS=false`) and workers separately on one PostgreSQL.
+ * (`RATELOCK_WORKERS=false`) and workers separately on one PostgreSQL; exporting their traces,
+ * metrics and logs when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`Telemetry.ts`).
  */
 export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
   Layer.unwrap(
@@ -216,13 +219,18 @@ export const workersOnly = (settings: HostConfig.Settings): Layer.Layer<never, S
         marketFeed(settings),
         Layer.effectDiscard(announceOperator)
       )
-    ).pipe(Effect.mapError((error) => new HostError({ message: `Invalid configuration: ${String(error)}` })))
+    ).pipe(Effect.mapError(invalidConfiguration))
   ).pipe(
     Layer.provide(WebhookClient.layer),
     Layer.provide(operatorListener(settings, "worker")),
     Layer.provide(services(settings)),
     Layer.provide(Store.layer(settings)),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, settings.logLevel)),
+    Layer.provide(
+      Layer.catchTag(Telemetry.layerConfig, "ConfigError", (error) =>
+        Layer.effectDiscard(Effect.fail(invalidConfiguration(error)))
+      )
+    )
   )
 
 export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartError> =>
@@ -242,7 +250,11 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     Layer.catchTag("ServeError", (error) => Layer.effectDiscard(Effect.fail(cannotListen(settings.port, error.cause))))
   )
 
-/** `layer` with the settings read from the environment. */
+/**
+ * `layer` with the settings read from the environment, exporting its traces, metrics and logs
+ * when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`Telemetry.ts`): the exporters are the last to close,
+ * so they send what the service's shutdown recorded.
+ */
 export const layerConfig: Layer.Layer<never, StartError | Config.ConfigError> = Layer.unwrap(
   Effect.map(HostConfig.settings, layer)
-)
+).pipe(Layer.provide(Telemetry.layerConfig))

@@ -36,7 +36,7 @@ import * as Store from "./Store.ts"
 import * as UnmatchedFunds from "./UnmatchedFunds.ts"
 import { version } from "./Version.ts"
 
-export { version } from "./Version.ts"
+export { version }
 
 /** Anything a command can fail with, as one message for the operator (no stack, no SQL). */
 const userMessage = (error: unknown): string => {

@@ -1,2 +1,2 @@
-/** This release of Ratelock: the CLI's `--version` and the operator status's `versions.ratelock`. */
+/** This release of Ratelock: the CLI's `--version`, the operator status's `versions.ratelock` and the `service.version` of its telemetry. */
 export const version = "0.1.0"

@@ -9,7 +9,7 @@
  * operator's status, and once an hour it forgets heartbeats no status lists any more.
  */
 import { Lease, OperatorStatus, WorkerHeartbeatRepo, WorkerPasses } from "@ratelock/core"
-import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, DateTime, Duration, Effect, Exit, Layer, Schedule } from "effect"
 
 export interface WorkerSettings {
   /** Pause between passes of each loop. */
@@ -39,15 +39,27 @@ const note = (notes: Notes, name: string, ok: boolean) =>
     notes.set(name, { at, ok })
   })
 
-/** One worker loop: a pass, a pause, forever; a failed pass is logged and the loop goes on. */
-const loop = <E, R>(name: string, pass: Effect.Effect<unknown, E, R>, every: Duration.Duration, notes: Notes) =>
+/**
+ * One worker loop: a pass, a pause, forever; a failed pass is logged and the loop goes on. Each
+ * pass is a trace of its own (`worker.<name>`, with how many jobs it took), its jobs its children,
+ * and its end is noted for the heartbeats.
+ */
+const loop = <E, R>(
+  name: string,
+  pass: Effect.Effect<number, E, R>,
+  every: Duration.Duration,
+  owner: string,
+  notes: Notes
+) =>
   pass.pipe(
-    Effect.andThen(note(notes, name, true)),
-    Effect.catchCause((cause) =>
-      Effect.andThen(Effect.logError(`worker ${name}: pass failed`, cause), note(notes, name, false))
+    Effect.tap((jobs) => Effect.annotateCurrentSpan("ratelock.jobs", jobs)),
+    Effect.tapCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(`worker ${name}: pass failed`, cause)
     ),
-    Effect.repeat(Schedule.spaced(every)),
-    Effect.withSpan(`worker.${name}`)
+    Effect.withSpan(`worker.${name}`, { root: true, attributes: { "ratelock.worker": owner } }),
+    Effect.exit,
+    Effect.flatMap((exit) => note(notes, name, Exit.isSuccess(exit))),
+    Effect.repeat(Schedule.spaced(every))
   )
 
 /** Writes the notes as heartbeats every `heartbeatEvery`, and prunes old ones every `pruneEvery`. */
@@ -76,7 +88,7 @@ export const layer = (
       const every = settings.pollInterval
       const notes: Notes = new Map()
       for (const pass of WorkerPasses.passes) {
-        yield* Effect.forkScoped(loop(pass.name, pass.run, WorkerPasses.interval(pass, every), notes))
+        yield* Effect.forkScoped(loop(pass.name, pass.run, WorkerPasses.interval(pass, every), settings.owner, notes))
       }
       yield* heartbeats(settings.owner, notes)
       yield* Effect.logInfo(`workers running as ${settings.owner}, every ${Duration.format(every)}`)

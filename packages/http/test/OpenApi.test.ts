@@ -340,7 +340,8 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
       // the server a generated client calls: this one
       assert.deepStrictEqual(doc.servers, [{ url: baseUrl }])
 
-      // the outbound events, each signed with both schemes, its body the event's own schema
+      // the outbound events, each signed with both schemes (and its trace context when traced), its
+      // body the event's own schema
       assert.deepStrictEqual(Object.keys(doc.webhooks).sort(), [
         "contract_expired",
         "funds_received",
@@ -354,7 +355,8 @@ layer(serverLayer(), { excludeTestServices: true, timeout: "60 seconds" })("Open
             ["header", "x-partner-signature", true],
             ["header", "webhook-id", true],
             ["header", "webhook-timestamp", true],
-            ["header", "webhook-signature", true]
+            ["header", "webhook-signature", true],
+            ["header", "traceparent", false]
           ],
           eventType
         )

@@ -245,6 +245,7 @@ export const outgoing = (
     createdAt,
     deliveredAt: null,
     lastBody: null,
+    traceContext: null,
     ...overrides
   }
 }
@@ -266,6 +267,7 @@ export const incoming = (
     payload: { event_type: "funds_in_route", fx_contract_id: of.id, amount: "12.345678", nested: { list: [1, "a"] } },
     createdAt,
     processedAt: createdAt,
+    traceContext: null,
     ...overrides
   }
 }

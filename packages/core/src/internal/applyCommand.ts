@@ -8,11 +8,12 @@ import type { DateTime } from "effect"
 import type { ContractRecord } from "../Contract.ts"
 import * as ContractMachine from "../ContractMachine.ts"
 import { ContractRepo, type FundingTransfer, version } from "../ContractRepo.ts"
-import type { IncomingEvent, OutgoingEvent } from "../EventRepo.ts"
+import { EventRepo, type IncomingEvent, type IncomingEventType, type OutgoingEvent } from "../EventRepo.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import * as Ledger from "../Ledger.ts"
 import * as Metrics from "../Metrics.ts"
-import { OutboundEvent, type OutboundEventDraft } from "../OutboundEvent.ts"
+import { OutboundEvent, type OutboundEventDraft, type OutboundEventType } from "../OutboundEvent.ts"
+import * as TraceContext from "../TraceContext.ts"
 
 const encodeEvent = Schema.encodeSync(OutboundEvent)
 
@@ -55,10 +56,46 @@ const toOutgoing = Effect.fnUntraced(function* (contract: ContractRecord, draft:
     nextAttemptAt: at,
     createdAt: at,
     deliveredAt: null,
-    lastBody: null
+    lastBody: null,
+    traceContext: yield* TraceContext.current
   }
   return event
 })
+
+/** The partner's reports an outbound event follows from (the funds it announced, the exercise it asked for). */
+const reportedBy: Record<OutboundEventType, ReadonlyArray<IncomingEventType>> = {
+  funds_received: ["funds_in_route"],
+  payout_settled: ["contract_exercised"],
+  payout_failed: ["contract_exercised"],
+  contract_expired: []
+}
+
+/** How many of a contract's inbound events are read for their trace contexts: a contract gets a few. */
+const reportsRead = 20
+
+/**
+ * When traced, the span committing an outbound event links to the requests of the partner's
+ * reports it follows from (a worker commits most events, in a trace of its own): so the trace of
+ * a delivery leads back, through the commit, to the request that started it. A failed read links
+ * nothing: tracing never decides a transition.
+ */
+const linkReports = Effect.fnUntraced(
+  function* (event: OutgoingEvent) {
+    const types = reportedBy[event.eventType]
+    if (types.length === 0 || event.traceContext === null) return
+    const views = yield* (yield* EventRepo).list(
+      { partnerId: event.partnerId, environment: event.environment },
+      { direction: "incoming", contractId: event.contractId, limit: reportsRead }
+    )
+    const reports = views.flatMap((view) =>
+      view._tag === "incoming" && types.includes(view.event.eventType) && view.event.traceContext !== null
+        ? [view.event.traceContext]
+        : []
+    )
+    yield* TraceContext.linkCurrent(reports, { "ratelock.link": "partner_report" })
+  },
+  (self) => Effect.ignore(self)
+)
 
 export interface Cause {
   /** The inbound event that caused the transition, recorded in the same commit. */
@@ -79,6 +116,7 @@ export const applyCommand = Effect.fnUntraced(function* (
   const transition = result.success
   const outgoing =
     transition.event === null ? null : yield* toOutgoing(transition.contract, transition.event, transition.entry.at)
+  if (outgoing !== null) yield* linkReports(outgoing)
   yield* (yield* ContractRepo).commit({
     contract: transition.contract,
     expectedVersion: version(contract),

@@ -2,8 +2,9 @@
  * The outbound deliveries in the OpenAPI document's top-level `webhooks` (OpenAPI 3.1): one POST
  * per event type of core's `OutboundEvent`, its body the event's component schema (the schema the
  * deliveries are encoded with, added by `Api` as an additional schema), its headers those of
- * `WebhookSignature.OutboundHeaders` (what the delivery worker signs and sends). `payout_failed`
- * says what each `failure_code` means, from core's one list (`OutboundEvent.payoutFailureCodes`).
+ * `WebhookSignature.OutboundHeaders` (what the delivery worker signs and sends) and, when the
+ * service is traced, `traceparent`. `payout_failed` says what each `failure_code` means, from
+ * core's one list (`OutboundEvent.payoutFailureCodes`).
  */
 import { Deliveries, OutboundEvent, RetryPolicy, WebhookSignature } from "@ratelock/core"
 import { Duration, Schema, SchemaAST } from "effect"
@@ -45,13 +46,23 @@ const details: Partial<Record<OutboundEvent.OutboundEventType, string>> = {
   ].join("\n")
 }
 
-const parameters = Object.entries(headerDescriptions).map(([name, text]) => ({
-  name,
-  in: "header",
-  required: true,
-  description: text,
-  schema: Schema.toJsonSchemaDocument(WebhookSignature.OutboundHeaders.fields[name as Header]).schema
-}))
+const parameters = [
+  ...Object.entries(headerDescriptions).map(([name, text]) => ({
+    name,
+    in: "header",
+    required: true,
+    description: text,
+    schema: Schema.toJsonSchemaDocument(WebhookSignature.OutboundHeaders.fields[name as Header]).schema
+  })),
+  {
+    name: "traceparent",
+    in: "header",
+    required: false,
+    description:
+      "W3C Trace Context of this attempt, sent when the service exports traces (OpenTelemetry): a receiver's own tracing may continue the trace. Not signed; it decides nothing.",
+    schema: { type: "string", pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$" }
+  }
+]
 
 export const outboundWebhooks = (spec: Record<string, unknown>): Record<string, unknown> => {
   const webhooks: Record<string, unknown> = {}

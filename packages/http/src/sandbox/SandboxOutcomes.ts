@@ -8,6 +8,7 @@ import {
   type ChainGateway,
   Contract,
   type ContractRepo,
+  type EventRepo,
   Expiry,
   type IdGenerator,
   type Partner,
@@ -25,7 +26,7 @@ export const expire = (
 ): Effect.Effect<
   Contract.LockResponse,
   ApiError.ContractNotFound | ApiError.TransitionRefusal | StoreError.StaleContract | StoreError.StoreError,
-  ContractRepo.ContractRepo | IdGenerator.IdGenerator
+  ContractRepo.ContractRepo | EventRepo.EventRepo | IdGenerator.IdGenerator
 > =>
   Expiry.expireNow(scope, contractId).pipe(
     // a worker moved the contract at the same moment: decide again on the new state

@@ -13,7 +13,7 @@
  * kept for a minute (partners are insert-only: no operation renames or removes one). Unknown key
  * ids are never kept, so made-up ids cannot fill the memory.
  */
-import { ApiKeySecret, type Partner, PartnerRepo } from "@ratelock/core"
+import { ApiKeySecret, type Partner, PartnerRepo, TraceContext } from "@ratelock/core"
 import { DateTime, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -127,6 +127,8 @@ export const layer = Layer.effect(
       partnerKeySecret: (httpEffect, { credential }) =>
         Effect.gen(function* () {
           const partner = yield* authenticate(Redacted.value(credential))
+          // the request's span (when traced) says whose it is: ids only, never the key
+          yield* Effect.annotateCurrentSpan(TraceContext.attributes(partner))
           const verdict = yield* limiter.take(partner.apiKeyId)
           if (!verdict.allowed) {
             yield* Metric.update(

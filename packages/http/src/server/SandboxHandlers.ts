@@ -7,6 +7,7 @@ import type { SimulatedChain } from "@ratelock/adapters-chain"
 import {
   Contract,
   type ContractRepo,
+  type EventRepo,
   type IdempotencyRepo,
   type IdGenerator,
   type WebhookInboxRepo
@@ -27,6 +28,7 @@ import * as Idempotent from "./Idempotent.ts"
 export const layer: GroupLayer<
   "sandbox",
   | ContractRepo.ContractRepo
+  | EventRepo.EventRepo
   | SimulatedChain.SimulatedChain
   | IdempotencyRepo.IdempotencyRepo
   | IdGenerator.IdGenerator

@@ -52,6 +52,7 @@ import * as SandboxInboxHandlers from "./SandboxInboxHandlers.ts"
 import * as SandboxOnlyLayer from "./SandboxOnly.ts"
 import * as SchemaErrors from "./SchemaErrors.ts"
 import * as SystemHandlers from "./SystemHandlers.ts"
+import * as Tracing from "./Tracing.ts"
 import * as WebhooksHandlers from "./WebhooksHandlers.ts"
 
 /** What the host provides for the routes. */
@@ -117,10 +118,11 @@ export const layerRoutes: Layer.Layer<
 )
 
 /**
- * The routes served on the `HttpServer`, with the envelope middleware around every request.
- * `HttpRouter.serve` hands on what it built its routes with (its router among them); provided
- * through `Layer.provide`, none of it reaches a server built beside this one (the operator
- * listener's), which would otherwise add its routes to this router.
+ * The routes served on the `HttpServer`, with the envelope middleware around every request; each
+ * request a span once a tracer is installed (`Tracing.ts`). `HttpRouter.serve` hands on what it
+ * built its routes with (its router among them); provided through `Layer.provide`, none of it
+ * reaches a server built beside this one (the operator listener's), which would otherwise add its
+ * routes to this router.
  */
 export const layer: Layer.Layer<never, never, Ports | Platform> = Layer.effectDiscard(Effect.void).pipe(
   Layer.provide(
@@ -129,7 +131,7 @@ export const layer: Layer.Layer<never, never, Ports | Platform> = Layer.effectDi
       routerConfig: { maxParamLength: 1024 },
       disableLogger: true,
       middleware: (app) => RequestLog.middleware(Metrics.measureRequests("partner")(app))
-    })
+    }).pipe(Layer.provide(Tracing.layer))
   )
 )
 

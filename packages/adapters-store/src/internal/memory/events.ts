@@ -38,14 +38,20 @@ const insertIncomingStep =
     })
   }
 
-/** Saves a new status of an incoming event; its scope and key stay what they were. */
+/** Saves a new status of an incoming event; its scope, key and trace context stay what they were. */
 const updateIncomingStep = (event: Incoming) => (state: State) =>
   Option.match(HashMap.get(state.incoming, event.id), {
     onNone: () => write(state),
-    onSome: ({ partnerId, environment, idempotencyKey }) =>
+    onSome: ({ partnerId, environment, idempotencyKey, traceContext }) =>
       write({
         ...state,
-        incoming: HashMap.set(state.incoming, event.id, { ...event, partnerId, environment, idempotencyKey })
+        incoming: HashMap.set(state.incoming, event.id, {
+          ...event,
+          partnerId,
+          environment,
+          idempotencyKey,
+          traceContext
+        })
       })
   })
 

@@ -35,8 +35,8 @@ export const claimStep =
   }
 
 /**
- * Saves each event's delivery state and releases its lease, in one step; the stored payload is
- * kept, and an unknown event is left alone.
+ * Saves each event's delivery state and releases its lease, in one step; the stored payload and
+ * trace context are kept, and an unknown event is left alone.
  */
 export const updateStep =
   (events: ReadonlyArray<Outgoing>) =>
@@ -47,6 +47,10 @@ export const updateStep =
         const stored = HashMap.get(outgoing, event.id)
         return Option.isNone(stored)
           ? outgoing
-          : HashMap.set(outgoing, event.id, unleased({ ...event, payload: stored.value.row.payload }))
+          : HashMap.set(
+              outgoing,
+              event.id,
+              unleased({ ...event, payload: stored.value.row.payload, traceContext: stored.value.row.traceContext })
+            )
       }, state.outgoing)
     })

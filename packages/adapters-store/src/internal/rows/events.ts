@@ -21,7 +21,8 @@ const IncomingColumns = Schema.Struct({
   status: EventRepo.IncomingStatus,
   payload: Schema.Unknown,
   created_at: Timestamp,
-  processed_at: Schema.NullOr(Timestamp)
+  processed_at: Schema.NullOr(Timestamp),
+  trace_context: Schema.NullOr(Schema.String)
 })
 
 /** The row an incoming event is written as. */
@@ -36,7 +37,8 @@ export const incomingRow = (e: EventRepo.IncomingEvent): WithPayloadText<typeof 
   status: e.status,
   payload: json(e.payload),
   created_at: timestamp(e.createdAt),
-  processed_at: timestampOrNull(e.processedAt)
+  processed_at: timestampOrNull(e.processedAt),
+  trace_context: e.traceContext
 })
 
 /** An incoming `webhook_events` row → `IncomingEvent`. */
@@ -53,7 +55,8 @@ export const IncomingRow = IncomingColumns.pipe(
         status: r.status,
         payload: r.payload,
         createdAt: utc(r.created_at),
-        processedAt: utcOrNull(r.processed_at)
+        processedAt: utcOrNull(r.processed_at),
+        traceContext: r.trace_context
       })
     ),
     encode: writtenByMapping()
@@ -76,7 +79,8 @@ const OutgoingColumns = Schema.Struct({
   last_body: Schema.NullOr(Schema.String),
   next_attempt_at: Timestamp,
   created_at: Timestamp,
-  processed_at: Schema.NullOr(Timestamp)
+  processed_at: Schema.NullOr(Timestamp),
+  trace_context: Schema.NullOr(Schema.String)
 })
 
 /** The row an outgoing event is written as. */
@@ -96,7 +100,8 @@ export const outgoingRow = (e: EventRepo.OutgoingEvent): WithPayloadText<typeof 
   last_body: e.lastBody,
   next_attempt_at: timestamp(e.nextAttemptAt),
   created_at: timestamp(e.createdAt),
-  processed_at: timestampOrNull(e.deliveredAt)
+  processed_at: timestampOrNull(e.deliveredAt),
+  trace_context: e.traceContext
 })
 
 /** An outgoing `webhook_events` row → `OutgoingEvent`. */
@@ -118,7 +123,8 @@ export const OutgoingRow = OutgoingColumns.pipe(
         nextAttemptAt: utc(r.next_attempt_at),
         createdAt: utc(r.created_at),
         deliveredAt: utcOrNull(r.processed_at),
-        lastBody: r.last_body
+        lastBody: r.last_body,
+        traceContext: r.trace_context
       })
     ),
     encode: writtenByMapping()
