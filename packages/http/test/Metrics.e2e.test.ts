@@ -7,6 +7,7 @@
  * The rate limiter's refusals are counted per partner, on a server with a tiny budget.
  */
 import { assert, layer } from "@effect/vitest"
+import { WorkerPasses } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -65,7 +66,10 @@ const allowedLabels = [
   "reason",
   "chain",
   "token",
-  "operation"
+  "operation",
+  "pair",
+  "corridor",
+  "venue"
 ]
 
 const examplePath = join(import.meta.dirname, "..", "..", "..", "docs", "market", "example-snapshot.json")
@@ -223,15 +227,18 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("/metrics", (
   it.effect("the workers' heartbeats reach the status: every pass seen, each with its last run", () =>
     Effect.gen(function* () {
       const { url, token } = yield* Operator.Operator
+      const passes = WorkerPasses.passes.map((p) => p.name)
+      // each process writes its notes every 5 s: wait for the write that has every pass
       const status = yield* waitFor(
-        "the workers' heartbeats",
-        Effect.map(request(url, "GET", "/operator/v1/status", { headers: Operator.bearer(token) }), (reply) =>
-          reply.json.workers.find((w: { owner: string }) => w.owner === "lifecycle-test")
-        )
+        "the workers' heartbeats of every pass",
+        Effect.map(request(url, "GET", "/operator/v1/status", { headers: Operator.bearer(token) }), (reply) => {
+          const worker = reply.json.workers.find((w: { owner: string }) => w.owner === "lifecycle-test")
+          return worker?.passes.length === passes.length ? worker : undefined
+        })
       )
       assert.sameMembers(
         status.passes.map((p: { pass: string }) => p.pass),
-        ["funding", "funding-deadline", "payouts", "expiry", "deliveries", "late-funds"]
+        ["funding", "funding-deadline", "payouts", "expiry", "deliveries", "late-funds", "revaluation", "hedging"]
       )
       for (const pass of status.passes) assert.isTrue(pass.ok, pass.pass)
     })
