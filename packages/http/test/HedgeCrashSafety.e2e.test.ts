@@ -15,6 +15,7 @@ import { eventually, start, stop } from "@ratelock/test-support/Processes"
 import { join } from "node:path"
 import { Money } from "@ratelock/core"
 import { type Database, freshDatabase } from "./support/cluster/database.ts"
+import * as Hedge from "./support/hedge/guarantees.ts"
 import { cliJson, packageDir } from "./support/processes.ts"
 
 const leaseMs = 3_000
@@ -59,30 +60,6 @@ const setDeltas = (db: Database, deltas: Record<string, string>) =>
         AS d (pair, delta)
       ON CONFLICT (environment, pair) DO UPDATE SET delta = excluded.delta RETURNING pair`
   )
-
-interface OrderRow {
-  readonly id: string
-  readonly pair: string
-  readonly side: "buy" | "sell"
-  readonly status: string
-  readonly position: string
-  readonly fill_rate: string | null
-  readonly fill_amount: string | null
-  readonly created_at: Date
-}
-
-interface VenueRow {
-  readonly order_id: string
-  readonly pair: string
-  readonly side: "buy" | "sell"
-  readonly outcome: string
-  readonly rate: string | null
-  readonly amount: string
-  readonly executions: number
-}
-
-const signed = (side: "buy" | "sell", amount: string) =>
-  side === "buy" ? Money.unsafe(amount) : Money.subtract(Money.zero, Money.unsafe(amount))
 
 describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SIGKILLed hedgers)", () => {
   it("no order twice, every order ended, positions from fills, residuals within band", {
@@ -167,22 +144,10 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
       await db.query((sql) => sql`UPDATE sim_hedge_venue_control SET remaining = 0 RETURNING action`)
 
       // quiet: nothing outstanding, and every pair within its band of the final delta
-      const positions = async () =>
-        new Map(
-          (
-            await db.query<{ readonly pair: string; readonly position: string }>(
-              (
-                sql
-              ) => sql`SELECT pair, coalesce(sum(CASE side WHEN 'buy' THEN fill_amount ELSE -fill_amount END), 0)::text
-                AS position FROM hedge_orders WHERE status = 'filled' GROUP BY pair`
-            )
-          ).map((r) => [r.pair, Money.unsafe(r.position)])
-        )
+      const positions = () => Hedge.positions(db)
       const deadline = Date.now() + 90_000
       for (;;) {
-        const [open] = await db.query<{ readonly n: number }>(
-          (sql) => sql`SELECT count(*)::int AS n FROM hedge_orders WHERE status IN ('intended', 'sent')`
-        )
+        const open = await Hedge.outstanding(db)
         const held = await positions()
         const within = pairs.every((pair) => {
           const residual = Money.sum(Money.unsafe(final[pair as keyof typeof final]), held.get(pair) ?? Money.zero)
@@ -191,61 +156,19 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
             Money.unsafe(bands[pair]!)
           )
         })
-        if (open!.n === 0 && within) break
+        if (open === 0 && within) break
         if (Date.now() > deadline) {
           throw new Error(
-            `not quiet: ${open!.n} outstanding, positions ${JSON.stringify([...held].map(([p, v]) => [p, Money.format(v)]))}`
+            `not quiet: ${open} outstanding, positions ${JSON.stringify([...held].map(([p, v]) => [p, Money.format(v)]))}`
           )
         }
         await sleep(250)
       }
 
-      const orders = await db.query<OrderRow>(
-        (sql) => sql`SELECT id::text, pair, side, status, position::text, fill_rate::text, fill_amount::text, created_at
-          FROM hedge_orders ORDER BY created_at, id`
-      )
-      const venue = await db.query<VenueRow>(
-        (sql) =>
-          sql`SELECT order_id::text, pair, side, outcome, rate::text, amount::text, executions FROM sim_hedge_fills`
-      )
-      const received = new Map(venue.map((v) => [v.order_id, v]))
-      assert.isAbove(orders.length, 10)
-      // every order ended; the venue got each once and nothing else
-      assert.isTrue(orders.every((o) => o.status === "filled" || o.status === "rejected"))
-      assert.strictEqual(venue.length, orders.length)
-      for (const o of orders) {
-        const v = received.get(o.id)
-        assert.isDefined(v, `order ${o.id} never reached the venue`)
-        assert.strictEqual(v!.executions, 1, `order ${o.id} executed ${v!.executions} times`)
-        assert.strictEqual(v!.outcome, o.status)
-        if (o.status === "filled") {
-          assert.isTrue(Money.equals(Money.unsafe(v!.rate!), Money.unsafe(o.fill_rate!)))
-          assert.isTrue(Money.equals(Money.unsafe(v!.amount), Money.unsafe(o.fill_amount!)))
-        }
-      }
-      // each decision saw every earlier fill of its pair: no two decisions overlapped
-      for (const pair of pairs) {
-        let position = Money.zero
-        for (const o of orders.filter((x) => x.pair === pair)) {
-          assert.isTrue(
-            Money.equals(Money.unsafe(o.position), position),
-            `${pair} order ${o.id} decided from ${o.position}, not ${Money.format(position)}`
-          )
-          if (o.status === "filled") position = Money.sum(position, signed(o.side, o.fill_amount!))
-        }
-        // the position is the venue's fills
-        const fills = venue
-          .filter((v) => v.pair === pair && v.outcome === "filled")
-          .reduce((sum, v) => Money.sum(sum, signed(v.side, v.amount)), Money.zero)
-        assert.isTrue(Money.equals((await positions()).get(pair) ?? Money.zero, fills))
-        assert.isTrue(Money.equals(position, fills))
-      }
-      // the ledger sums to zero per currency; BASE held on the hedge account is the position
-      const balances = await db.query<{ readonly currency: string; readonly total: string }>(
-        (sql) => sql`SELECT currency, sum(amount)::text AS total FROM hedge_ledger_entries GROUP BY currency`
-      )
-      assert.isAbove(balances.length, 0)
-      for (const b of balances) assert.isTrue(Money.isZero(Money.unsafe(b.total)), `${b.currency} ${b.total}`)
+      // every order ended, each executed once, decisions in turn, positions the venue's fills, ledger at zero
+      const { orders, rejected } = await Hedge.check(db)
+      assert.isAbove(orders, 10)
+      // BASE held on the hedge account is the position
       const held = await db.query<{ readonly currency: string; readonly total: string }>(
         (sql) => sql`SELECT currency, sum(amount)::text AS total FROM hedge_ledger_entries
           WHERE account = 'hedge_position' AND currency IN ('USD', 'EUR') AND pair IN ('USD/BRL', 'EUR/USD')
@@ -257,9 +180,8 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
         const pair = h.currency === "USD" ? "USD/BRL" : "EUR/USD"
         assert.isTrue(Money.equals(Money.unsafe(h.total), byPair.get(pair)!))
       }
-      const rejected = orders.filter((o) => o.status === "rejected").length
       console.log(
-        `hedging crash safety: ${orders.length} orders (${rejected} rejected), ${moves} delta moves, ${armed} armed, ${kills} SIGKILLs`
+        `hedging crash safety: ${orders} orders (${rejected} rejected), ${moves} delta moves, ${armed} armed, ${kills} SIGKILLs`
       )
       assert.isAtLeast(kills, 8)
     } finally {
