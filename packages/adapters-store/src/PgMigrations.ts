@@ -715,6 +715,15 @@ const eventTraceContext: ReadonlyArray<string> = [
     CHECK (trace_context ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$')`
 ]
 
+/**
+ * The outgoing events given up on, per environment and partner: what the operator's failing
+ * deliveries count (`BacklogRepo.failingDeliveries`) without reading the delivered ones.
+ */
+const failedDeliveries: ReadonlyArray<string> = [
+  `CREATE INDEX webhook_events_failed ON webhook_events (environment, partner_id, created_at DESC, id DESC)
+    WHERE direction = 'outgoing' AND status = 'failed'`
+]
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -729,7 +738,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "11_event_trace_context": statements(eventTraceContext),
   "12_corridor_limits": corridorLimits,
   "13_hedging": statements(hedging),
-  "14_risk": statements(risk)
+  "14_risk": statements(risk),
+  "15_failed_deliveries": statements(failedDeliveries)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

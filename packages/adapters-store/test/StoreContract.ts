@@ -2346,6 +2346,87 @@ const backlogTests = (it: It) =>
     )
   })
 
+const failingTests = (it: It) =>
+  describe("BacklogRepo.failingDeliveries", () => {
+    it.effect("lists the partners with retrying or failed deliveries, most retrying first, with the newest error", () =>
+      Effect.gen(function* () {
+        const backlog = yield* BacklogRepo.BacklogRepo
+        const partners = yield* PartnerRepo.PartnerRepo
+        const t = R.workerEpoch()
+        const named = (name: string, environment: Partner.Environment) =>
+          Effect.gen(function* () {
+            const scope = R.freshScope(environment)
+            yield* partners.insertPartner({ id: scope.partnerId, name, createdAt: R.base })
+            return scope
+          })
+        const acme = yield* named("Acme Pay", "production")
+        const bolt = yield* named("Bolt Remit", "production")
+        const quiet = yield* named("Quiet Co", "production")
+        const elsewhere = yield* named("Sandbox Only", "sandbox")
+        const at = (seconds: number) => R.plus(t, Duration.seconds(seconds))
+        const contractOf = (scope: Partner.PartnerScope) =>
+          seedContract(scope, { createdAt: t }, { createdAt: t, updatedAt: t })
+
+        // Acme: two retrying (the newer one's error is the one shown) and one given up on
+        const [a1] = yield* emit(yield* contractOf(acme), at(1), {
+          status: "retrying",
+          attempts: 3,
+          lastError: "HTTP 500"
+        })
+        const [a2] = yield* emit(a1, at(2), { status: "retrying", attempts: 1, lastError: "HTTP 503" })
+        yield* emit(a2, at(0), { status: "failed", attempts: 12, lastError: "HTTP 404" })
+        // Bolt: given up on twice, the newer error shown; a delivered and a pending event do not count
+        const [b1] = yield* emit(yield* contractOf(bolt), at(1), { status: "failed", lastError: "old error" })
+        const [b2] = yield* emit(b1, at(3), { status: "failed", lastError: "connect ECONNREFUSED" })
+        const [b3] = yield* emit(b2, at(4), { status: "delivered" })
+        yield* emit(b3, at(5), { status: "pending" })
+        // Quiet: delivered only; the sandbox partner's retrying event is not production's
+        yield* emit(yield* contractOf(quiet), at(1), { status: "delivered" })
+        yield* emit(yield* contractOf(elsewhere), at(1), { status: "retrying", lastError: "HTTP 502" })
+
+        const mine = (rows: ReadonlyArray<BacklogRepo.FailingDeliveries>, ids: ReadonlyArray<string>) =>
+          rows.filter((r) => ids.includes(r.partnerId)).map((r) => R.plain(r))
+        const production = yield* backlog.failingDeliveries("production")
+        assert.deepStrictEqual(mine(production, [acme.partnerId, bolt.partnerId, quiet.partnerId]), [
+          R.plain({
+            partnerId: acme.partnerId,
+            partnerName: "Acme Pay",
+            retrying: 2,
+            oldestRetryingAt: at(1),
+            failed: 1,
+            lastError: "HTTP 503"
+          }),
+          R.plain({
+            partnerId: bolt.partnerId,
+            partnerName: "Bolt Remit",
+            retrying: 0,
+            oldestRetryingAt: null,
+            failed: 2,
+            lastError: "connect ECONNREFUSED"
+          })
+        ])
+        // ordered across every partner listed: most retrying, then most failed
+        const order = production.map((r) => [r.retrying, r.failed] as const)
+        for (let i = 1; i < order.length; i++) {
+          const [r0, f0] = order[i - 1]!
+          const [r1, f1] = order[i]!
+          assert.isTrue(r0 > r1 || (r0 === r1 && f0 >= f1), JSON.stringify(order))
+        }
+        const sandbox = yield* backlog.failingDeliveries("sandbox")
+        assert.deepStrictEqual(mine(sandbox, [acme.partnerId, elsewhere.partnerId]), [
+          R.plain({
+            partnerId: elsewhere.partnerId,
+            partnerName: "Sandbox Only",
+            retrying: 1,
+            oldestRetryingAt: at(1),
+            failed: 0,
+            lastError: "HTTP 502"
+          })
+        ])
+      })
+    )
+  })
+
 // ---------------------------------------------------------------------------------------------
 
 /** Registers the whole contract suite against one store layer, shared by its tests. */
@@ -2684,5 +2765,6 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     operatorTokenTests(it)
     heartbeatTests(it)
     backlogTests(it)
+    failingTests(it)
     riskTests(it)
   })

@@ -130,6 +130,48 @@ export const capacity = (corridor: CorridorLimit): Option.Option<Money.Decimal> 
 export const headroom = (corridor: CorridorLimit): Option.Option<Money.Decimal> =>
   Option.map(capacity(corridor), (c) => Money.subtract(c, corridor.openNotional))
 
+/** The decimals of a usage ratio (hundredths of a per cent). */
+export const usageScale = 4
+
+/** How much of one limit a corridor's locks hold. */
+export interface Usage {
+  readonly limit: Exclude<LimitName, "max_lock_notional">
+  /** The limit, in the corridor's BASE units. */
+  readonly amount: Money.Decimal
+  /** What is held under it: the open notional (under `max_net_delta`, the delta bound it is). */
+  readonly held: Money.Decimal
+  /**
+   * `held / amount`, rounded up to `usageScale` decimals so it never understates (1 is full; above 1
+   * when a limit was lowered below what is held); none when the limit is 0, where nothing fits at all.
+   */
+  readonly ratio: Option.Option<Money.Decimal>
+}
+
+/**
+ * The usage of each of the corridor's capacity limits that is set (`max_lock_notional` bounds one lock
+ * and holds nothing): `max_open_notional`, then `max_net_delta`.
+ */
+export const usage = (corridor: CorridorLimit): ReadonlyArray<Usage> =>
+  (
+    [
+      ["max_open_notional", corridor.maxOpenNotional],
+      ["max_net_delta", corridor.maxNetDelta]
+    ] as const
+  ).flatMap(([limit, amount]) =>
+    amount === null
+      ? []
+      : [
+          {
+            limit,
+            amount,
+            held: corridor.openNotional,
+            ratio: Money.isZero(amount)
+              ? Option.none()
+              : Option.some(Money.roundUp(Money.divide(corridor.openNotional, amount), usageScale))
+          }
+        ]
+  )
+
 /**
  * The limit a new lock of `notional` (`lockNotional`) would breach, if any: first the lock's own
  * (`lockLimit`: the corridor's `max_lock_notional`, or the default the caller knows), then the

@@ -37,6 +37,16 @@ export const CorridorListing = Schema.Struct({
   net_delta_bound: Schema.String,
   /** What is left under the tighter of `max_open_notional` and `max_net_delta`; null: unlimited. */
   headroom: Schema.NullOr(Schema.String),
+  /** Each capacity limit that is set, with what its locks hold of it (`CorridorLimit.usage`). */
+  usage: Schema.Array(
+    Schema.Struct({
+      limit: Schema.Literals(["max_open_notional", "max_net_delta"]),
+      amount: Schema.String,
+      held: Schema.String,
+      /** `held / amount`, 4 decimals rounded up (1: full); null when the limit is 0: nothing fits. */
+      ratio: Schema.NullOr(Schema.String)
+    })
+  ),
   updated_at: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "CorridorLimitListing" })
 export type CorridorListing = typeof CorridorListing.Type
@@ -63,6 +73,12 @@ export const listing = (
     open_notional: decimal(corridor.openNotional),
     net_delta_bound: decimal(corridor.openNotional),
     headroom: Option.getOrNull(Option.map(CorridorLimit.headroom(corridor), decimal)),
+    usage: CorridorLimit.usage(corridor).map((u) => ({
+      limit: u.limit,
+      amount: decimal(u.amount),
+      held: decimal(u.held),
+      ratio: Option.getOrNull(Option.map(u.ratio, (r) => Money.formatFixed(r, CorridorLimit.usageScale)))
+    })),
     updated_at: corridor.updatedAt === null ? null : DateTime.formatIso(corridor.updatedAt)
   }
 }

@@ -1,12 +1,15 @@
 /**
- * What an operator reads of a snapshot (`ratelock market show`): per corridor the snapshot's mid, and
- * at 1 week, 1, 3 and 6 months the forward and the ATM vol. Forwards start from the snapshot's own
- * mid at its `as_of` (a quote's start from the partner's `market_rate` instead). Pure.
+ * What an operator reads of a snapshot (`ratelock market show`, `GET /operator/v1/market`, the
+ * console): per corridor the snapshot's mid, and at 1 week, 1, 3 and 6 months the forward and the
+ * ATM vol; per currency its curve; per market pair its vol pillars and its smile at 1 and 3 months.
+ * Forwards start from the snapshot's own mid at its `as_of` (a quote's start from the partner's
+ * `market_rate` instead). Pure.
  */
 import { DateTime, Option } from "effect"
 import * as CorridorMarket from "./CorridorMarket.ts"
 import { type Direction, directions, ratePrecision } from "./Corridor.ts"
-import type * as MarketSnapshot from "./MarketSnapshot.ts"
+import * as DiscountCurve from "./DiscountCurve.ts"
+import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
 import * as VolSurface from "./VolSurface.ts"
 
@@ -63,3 +66,126 @@ export const corridors = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArra
       }
     })
   )
+
+/** Each currency's curve as the snapshot quotes it, with the discount factor each pillar's rate makes. */
+export interface CurveFigures {
+  readonly currency: string
+  readonly convention: MarketSnapshot.Convention
+  readonly points: ReadonlyArray<{
+    readonly tenor_days: number
+    /** The snapshot's rate, in its convention, exactly as imported. */
+    readonly rate: string
+    /** From `as_of` to the pillar, 10 significant digits. */
+    readonly discount_factor: string
+  }>
+}
+
+/** Every served currency's curve, in `MarketSnapshot.servedCurrencies` order. */
+export const curves = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArray<CurveFigures> =>
+  MarketSnapshot.servedCurrencies.flatMap((currency) =>
+    Option.match(
+      Option.all({
+        quoted: MarketSnapshot.curve(snapshot, currency),
+        curve: DiscountCurve.fromSnapshot(snapshot, currency)
+      }),
+      {
+        onNone: () => [],
+        onSome: ({ curve, quoted }) => [
+          {
+            currency,
+            convention: quoted.convention,
+            points: quoted.points.map((p) => ({
+              tenor_days: p.tenor_days,
+              rate: Money.format(p.rate),
+              discount_factor: significant(
+                DiscountCurve.discountFactor(
+                  curve,
+                  DateTime.toEpochMillis(snapshot.as_of) + p.tenor_days * millisPerDay
+                ),
+                10
+              )
+            }))
+          }
+        ]
+      }
+    )
+  )
+
+/** The tenors whose smiles are shown. */
+export const smileTenors = tenors.filter((t) => t.label === "1M" || t.label === "3M")
+
+/** A smile's three points at a tenor, in the pair's usual order: strikes to 10 significant digits, vols to 6. */
+export interface SmileFigures {
+  readonly tenor: (typeof smileTenors)[number]["label"]
+  /** The pair's forward at the tenor from the snapshot's spot: the ATM strike. */
+  readonly forward: string
+  readonly points: ReadonlyArray<{
+    readonly point: VolSurface.SmilePoint["point"]
+    readonly strike: string
+    readonly vol: string
+  }>
+}
+
+/** One market pair's vols: the snapshot's pillars (the ATM term structure) and the smiles at 1M and 3M. */
+export interface PairVols {
+  readonly pair: string
+  readonly spot: string
+  readonly pillars: ReadonlyArray<{
+    readonly tenor_days: number
+    readonly atm: string
+    readonly rr25: string
+    readonly bf25: string
+  }>
+  readonly smiles: ReadonlyArray<SmileFigures>
+}
+
+/** Every served market pair, in `MarketSnapshot.servedPairs` order. */
+export const vols = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArray<PairVols> =>
+  MarketSnapshot.servedPairs.flatMap((pairKey) => {
+    const [base, quote] = pairKey.split("/") as [string, string]
+    return Option.match(
+      Option.all({
+        spot: MarketSnapshot.spot(snapshot, pairKey),
+        pillars: MarketSnapshot.vols(snapshot, pairKey),
+        surface: VolSurface.fromSnapshot(snapshot, pairKey),
+        domestic: DiscountCurve.fromSnapshot(snapshot, quote),
+        foreign: DiscountCurve.fromSnapshot(snapshot, base)
+      }),
+      {
+        onNone: () => [],
+        onSome: ({ domestic, foreign, pillars, spot, surface }) => {
+          const asOf = DateTime.toEpochMillis(snapshot.as_of)
+          return [
+            {
+              pair: pairKey,
+              spot: Money.format(spot),
+              pillars: pillars.map((p) => ({
+                tenor_days: p.tenor_days,
+                atm: Money.format(p.atm),
+                rr25: Money.format(p.rr25),
+                bf25: Money.format(p.bf25)
+              })),
+              smiles: smileTenors.map(({ days, label }) => {
+                const forward = DiscountCurve.forward({
+                  spot: Money.toModel(spot),
+                  domestic,
+                  foreign,
+                  from: asOf,
+                  to: asOf + days * millisPerDay
+                })
+                return {
+                  tenor: label,
+                  forward: significant(forward, 10),
+                  points: VolSurface.smilePoints(surface, days / 365).map((p) => ({
+                    point: p.point,
+                    strike: significant(forward * Math.exp(p.logMoneyness), 10),
+                    vol: significant(p.vol, 6)
+                  }))
+                }
+              })
+            }
+          ]
+        }
+      }
+    )
+  })

@@ -2,7 +2,8 @@
  * What an operator on call reads first (`GET /operator/v1/status`): the market snapshot in force
  * and whether production may still price from it, what is waiting per environment (outbox,
  * payouts, unmatched funds) and the workers seen lately with each pass's last run. The host adds
- * what only it knows (versions, the database and its migrations). Ages are whole seconds.
+ * what only it knows (versions, the database and its migrations). Beside it, the partners whose
+ * webhook deliveries fail (`deliveries`). Ages are whole seconds.
  */
 import { DateTime, Duration, Effect } from "effect"
 import { BacklogRepo } from "./BacklogRepo.ts"
@@ -120,4 +121,44 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
     ),
     workers
   } satisfies Status
+})
+
+/** A partner whose webhooks are not getting through (`GET /operator/v1/deliveries`). */
+export interface PartnerDeliveries {
+  readonly partner_id: string
+  readonly partner_name: string
+  /** Events whose last attempt failed and that will be tried again. */
+  readonly retrying: number
+  readonly oldest_retrying_age_seconds: number | null
+  /** Events given up on after the retry schedule: the partner never got them. */
+  readonly failed: number
+  /** What the partner's endpoint last answered (`HTTP 503`, a connection error). */
+  readonly last_error: string | null
+}
+
+export interface Deliveries {
+  readonly checked_at: string
+  readonly environment: Environment
+  /** Most retrying first, then most failed. */
+  readonly partners: ReadonlyArray<PartnerDeliveries>
+}
+
+/** The partners of `environment` with deliveries retrying or given up on. */
+export const deliveries = Effect.fn("OperatorStatus.deliveries")(function* (environment: Environment) {
+  const now = yield* DateTime.now
+  const failing = yield* (yield* BacklogRepo).failingDeliveries(environment)
+  return {
+    checked_at: DateTime.formatIso(now),
+    environment,
+    partners: failing.map(
+      (f): PartnerDeliveries => ({
+        partner_id: f.partnerId,
+        partner_name: f.partnerName,
+        retrying: f.retrying,
+        oldest_retrying_age_seconds: ageOrNull(f.oldestRetryingAt, now),
+        failed: f.failed,
+        last_error: f.lastError
+      })
+    )
+  } satisfies Deliveries
 })

@@ -197,12 +197,19 @@ export const shifted = (surface: VolSurface, shift: number): VolSurface => {
   return { ...surface, atm, variance: atm.map((v, i) => v * v * surface.years[i]!) }
 }
 
+/** One of the three quoted points of a smile (market-data.md, Smile at a tenor). */
+export interface SmilePoint {
+  readonly point: "25d_put" | "atm" | "25d_call"
+  /** `ln(K/F)` of its strike: 0 at ATM (the forward). */
+  readonly logMoneyness: number
+  readonly vol: number
+}
+
 /**
- * The smile at `t` around the pair's forward: `σ(25Δ put) = atm + bf − rr/2`, `σ(ATM) = atm`,
- * `σ(25Δ call) = atm + bf + rr/2`; deltas are forward deltas, premium not included; ATM is the forward (ATMF);
- * each wing's strike is `strikeFromDelta` with its own vol. Wings never go below `minimumVol`.
+ * The three quoted points at `t`, in the pair's orientation: `σ(25Δ put) = atm + bf − rr/2`, `σ(ATM) = atm`,
+ * `σ(25Δ call) = atm + bf + rr/2`, each wing's strike from its forward delta with its own vol.
  */
-export const smile = (surface: VolSurface, t: number, pairForward: number): Smile => {
+export const smilePoints = (surface: VolSurface, t: number): readonly [SmilePoint, SmilePoint, SmilePoint] => {
   const atm = atmVol(surface, t)
   const rr = riskReversal(surface, t)
   const bf = butterfly(surface, t)
@@ -212,11 +219,20 @@ export const smile = (surface: VolSurface, t: number, pairForward: number): Smil
   const putVol = Math.max(atm + bf - 0.5 * rr, minimumVol)
   const callVol = Math.max(atm + bf + 0.5 * rr, minimumVol)
   const sqrtT = Math.sqrt(Math.max(t, 0))
-  const points: Array<readonly [number, number]> = [
-    [logMoneyness(-d1Call25, putVol * sqrtT), putVol],
-    [0, atm],
-    [logMoneyness(d1Call25, callVol * sqrtT), callVol]
+  return [
+    { point: "25d_put", logMoneyness: logMoneyness(-d1Call25, putVol * sqrtT), vol: putVol },
+    { point: "atm", logMoneyness: 0, vol: atm },
+    { point: "25d_call", logMoneyness: logMoneyness(d1Call25, callVol * sqrtT), vol: callVol }
   ]
+}
+
+/**
+ * The smile at `t` around the pair's forward: `σ(25Δ put) = atm + bf − rr/2`, `σ(ATM) = atm`,
+ * `σ(25Δ call) = atm + bf + rr/2`; deltas are forward deltas, premium not included; ATM is the forward (ATMF);
+ * each wing's strike is `strikeFromDelta` with its own vol. Wings never go below `minimumVol`.
+ */
+export const smile = (surface: VolSurface, t: number, pairForward: number): Smile => {
+  const points: Array<readonly [number, number]> = smilePoints(surface, t).map((p) => [p.logMoneyness, p.vol] as const)
   // sorted by strike (for market smiles, σ√t under ~1.3, already put < ATM < call); strikes closer than
   // 1e-10 in ln(K/F) are one point, ATM's vol kept: no quadratic through (nearly) coincident strikes
   points.sort((p, q) => p[0] - q[0])

@@ -137,12 +137,11 @@ const sampleBook = Effect.gen(function* () {
     }
   }
   for (const c of corridors) {
-    const limits = [c.max_open_notional, c.max_net_delta].filter((l) => l !== null).map(Number)
-    const tightest = limits.length === 0 ? null : Math.min(...limits)
-    if (tightest === null) continue
+    // the tighter limit is the fuller one; a limit of 0 is full whatever is held
+    if (c.usage.length === 0) continue
     yield* Metric.update(
       Metric.withAttributes(limitUsage, { environment: c.environment, corridor: c.corridor }),
-      tightest === 0 ? Number.POSITIVE_INFINITY : Number(c.open_notional) / tightest
+      Math.max(...c.usage.map((u) => (u.ratio === null ? Number.POSITIVE_INFINITY : Number(u.ratio))))
     )
   }
 })

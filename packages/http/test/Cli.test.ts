@@ -31,7 +31,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -322,6 +322,10 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
         open_notional: "0",
         net_delta_bound: "0",
         headroom: "15000000.5",
+        usage: [
+          { limit: "max_open_notional", amount: "20000000", held: "0", ratio: "0.0000" },
+          { limit: "max_net_delta", amount: "15000000.5", held: "0", ratio: "0.0000" }
+        ],
         updated_at: "string"
       }
     )

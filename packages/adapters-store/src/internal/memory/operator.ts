@@ -1,11 +1,18 @@
 /**
  * The operator's records in memory: `OperatorTokenRepo` (one token per secret hash, as the SQL
  * unique key), `WorkerHeartbeatRepo` (one heartbeat per owner and pass) and `BacklogRepo` (the
- * same counts as the SQL statement, over the memory tables).
+ * same counts and failing deliveries as the SQL statements, over the memory tables).
  */
 import { Effect, Exit, HashMap, Option } from "effect"
 import type { DateTime } from "effect"
-import { BacklogRepo, OperatorTokenRepo, type Partner, StoreError, WorkerHeartbeatRepo } from "@ratelock/core"
+import {
+  BacklogRepo,
+  type EventRepo,
+  OperatorTokenRepo,
+  type Partner,
+  StoreError,
+  WorkerHeartbeatRepo
+} from "@ratelock/core"
 import { atomically, read, type StateRef, write } from "./state.ts"
 
 type Token = OperatorTokenRepo.OperatorTokenRecord
@@ -137,5 +144,56 @@ export const makeBacklogRepo = (ref: StateRef): BacklogRepo.BacklogRepoShape => 
     )
   })
 
-  return BacklogRepo.BacklogRepo.of({ backlog })
+  const failingDeliveries = Effect.fn("MemoryStore.failingDeliveries")(function* (environment: Partner.Environment) {
+    return yield* read(ref, (state) => {
+      const newestFirst = [...HashMap.values(state.outgoing)]
+        .map(({ row }) => row)
+        .filter((e) => e.environment === environment && (e.status === "retrying" || e.status === "failed"))
+        .sort((a, b) =>
+          a.createdAt.epochMilliseconds !== b.createdAt.epochMilliseconds
+            ? b.createdAt.epochMilliseconds - a.createdAt.epochMilliseconds
+            : a.id < b.id
+              ? 1
+              : -1
+        )
+      const byPartner = new Map<string, Array<EventRepo.OutgoingEvent>>()
+      for (const event of newestFirst) {
+        const events = byPartner.get(event.partnerId) ?? []
+        events.push(event)
+        byPartner.set(event.partnerId, events)
+      }
+      // as the SQL join: events of a partner that is not stored are not listed
+      return [...byPartner]
+        .flatMap(([partnerId, events]): Array<BacklogRepo.FailingDeliveries> => {
+          const partner = HashMap.get(state.partners, partnerId)
+          if (Option.isNone(partner)) return []
+          const retrying = events.filter((e) => e.status === "retrying")
+          const failed = events.filter((e) => e.status === "failed")
+          return [
+            {
+              partnerId,
+              partnerName: partner.value.name,
+              retrying: retrying.length,
+              oldestRetryingAt: retrying.at(-1)?.createdAt ?? null,
+              failed: failed.length,
+              lastError: retrying[0]?.lastError ?? failed[0]?.lastError ?? null
+            }
+          ]
+        })
+        .sort(
+          (a, b) =>
+            b.retrying - a.retrying ||
+            b.failed - a.failed ||
+            (a.partnerName !== b.partnerName
+              ? a.partnerName < b.partnerName
+                ? -1
+                : 1
+              : a.partnerId < b.partnerId
+                ? -1
+                : 1)
+        )
+    })
+  })
+
+  return BacklogRepo.BacklogRepo.of({ backlog, failingDeliveries })
 }

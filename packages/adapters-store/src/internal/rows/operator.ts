@@ -96,3 +96,29 @@ export const BacklogRow = Schema.Struct({
     })
   )
   .annotate({ identifier: "BacklogRow" })
+
+/** One partner's failing deliveries, as `PgBacklogRepo`'s statement selects them → `FailingDeliveries`. */
+export const FailingDeliveriesRow = Schema.Struct({
+  partner_id: Schema.String,
+  partner_name: Schema.String,
+  retrying: Schema.Int,
+  oldest_retrying: Schema.NullOr(Timestamp),
+  failed: Schema.Int,
+  last_error: Schema.NullOr(Schema.String)
+})
+  .pipe(
+    Schema.decodeTo(BacklogRepo.FailingDeliveries, {
+      decode: SchemaGetter.transform(
+        (r): BacklogRepo.FailingDeliveries => ({
+          partnerId: r.partner_id,
+          partnerName: r.partner_name,
+          retrying: r.retrying,
+          oldestRetryingAt: utcOrNull(r.oldest_retrying),
+          failed: r.failed,
+          lastError: r.last_error
+        })
+      ),
+      encode: writtenByMapping()
+    })
+  )
+  .annotate({ identifier: "FailingDeliveriesRow" })
