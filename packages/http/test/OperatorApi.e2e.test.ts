@@ -12,7 +12,7 @@ import { DateTime, Effect, Layer, Result, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { Status } from "../src/api/OperatorApi.ts"
+import { Deliveries, MarketView, Status } from "../src/api/OperatorApi.ts"
 import { request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -50,6 +50,7 @@ const operatorRoutes = [
   ["GET", "/operator/v1/status"],
   ["GET", "/operator/v1/market"],
   ["POST", "/operator/v1/market/snapshots"],
+  ["GET", "/operator/v1/deliveries"],
   ["GET", "/operator/openapi.json"]
 ] as const
 
@@ -157,6 +158,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         assert.deepStrictEqual(Object.keys(spec.paths).sort(), [
           "/metrics",
           "/operator/openapi.json",
+          "/operator/v1/deliveries",
           "/operator/v1/hedge/orders",
           "/operator/v1/market",
           "/operator/v1/market/snapshots",
@@ -214,6 +216,26 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         )
         assert.strictEqual(worker.last_seen_at, DateTime.formatIso(now))
         assert.isAtLeast(worker.passes[1]!.age_seconds, 3)
+      })
+    )
+  })
+
+  describe("deliveries", () => {
+    it.effect("per environment, the partners whose webhooks retry or failed: none on a new service", () =>
+      Effect.gen(function* () {
+        for (const [query, environment] of [
+          ["", "production"],
+          ["?environment=sandbox", "sandbox"],
+          ["?environment=production", "production"]
+        ] as const) {
+          const reply = yield* operator("GET", `/operator/v1/deliveries${query}`)
+          assert.strictEqual(reply.status, 200, reply.text)
+          const deliveries = Schema.decodeUnknownSync(Deliveries)(reply.json)
+          assert.deepStrictEqual({ ...deliveries, checked_at: "" }, { checked_at: "", environment, partners: [] })
+        }
+        const wrong = yield* operator("GET", "/operator/v1/deliveries?environment=staging")
+        assert.strictEqual(wrong.status, 400, wrong.text)
+        assert.strictEqual(wrong.json.error.code, "bad_request")
       })
     )
   })
@@ -282,23 +304,40 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         })
     )
 
-    it.effect("GET /operator/v1/market is what ratelock market show --json prints for the same document", () =>
-      Effect.gen(function* () {
-        yield* operator("POST", "/operator/v1/market/snapshots", { body: example })
-        const reply = yield* operator("GET", "/operator/v1/market")
-        assert.strictEqual(reply.status, 200)
-        const dir = tempDataDir()
-        const imported = yield* Effect.promise(() => cli(dir, "market", "import", examplePath))
-        assert.strictEqual(imported.code, 0, imported.stderr)
-        const shown = yield* Effect.promise(() => cliJson(dir, "market", "show"))
-        assert.deepStrictEqual(Object.keys(reply.json.snapshot).sort(), Object.keys(shown.snapshot).sort())
-        for (const field of ["hash", "as_of", "source"]) {
-          assert.strictEqual(reply.json.snapshot[field], shown.snapshot[field], field)
-        }
-        assert.isAtMost(Math.abs(reply.json.snapshot.age_seconds - shown.snapshot.age_seconds), 120)
-        assert.isAbove(reply.json.corridors.length, 0)
-        assert.deepStrictEqual(reply.json.corridors, shown.corridors)
-      })
+    it.effect(
+      "GET /operator/v1/market is what ratelock market show --json prints for the same document",
+      () =>
+        Effect.gen(function* () {
+          yield* operator("POST", "/operator/v1/market/snapshots", { body: example })
+          const reply = yield* operator("GET", "/operator/v1/market")
+          assert.strictEqual(reply.status, 200)
+          const dir = tempDataDir()
+          const imported = yield* Effect.promise(() => cli(dir, "market", "import", examplePath))
+          assert.strictEqual(imported.code, 0, imported.stderr)
+          const shown = yield* Effect.promise(() => cliJson(dir, "market", "show"))
+          assert.deepStrictEqual(Object.keys(reply.json.snapshot).sort(), Object.keys(shown.snapshot).sort())
+          for (const field of ["hash", "as_of", "source"]) {
+            assert.strictEqual(reply.json.snapshot[field], shown.snapshot[field], field)
+          }
+          assert.isAtMost(Math.abs(reply.json.snapshot.age_seconds - shown.snapshot.age_seconds), 120)
+          assert.isAbove(reply.json.corridors.length, 0)
+          assert.deepStrictEqual(reply.json.corridors, shown.corridors)
+          // each currency's curve and each pair's vols, as the console draws them
+          Schema.decodeUnknownSync(MarketView)(reply.json)
+          assert.deepStrictEqual(
+            reply.json.curves.map((c: { currency: string }) => c.currency),
+            [...MarketSnapshot.servedCurrencies]
+          )
+          assert.deepStrictEqual(
+            reply.json.vols.map((v: { pair: string }) => v.pair),
+            [...MarketSnapshot.servedPairs]
+          )
+          assert.lengthOf(reply.json.vols, 6)
+          assert.deepStrictEqual(reply.json.curves, shown.curves)
+          assert.deepStrictEqual(reply.json.vols, shown.vols)
+        }),
+      // two CLI processes, each starting its own embedded database
+      { timeout: 90_000 }
     )
 
     it.effect("the status shows the snapshot in force, its age, and that production may not price from it", () =>

@@ -7,11 +7,12 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Corridor, HedgeOrder, MarketOverview, Partner, RiskDeskReport } from "@ratelock/core"
+import { Corridor, HedgeOrder, MarketOverview, MarketSnapshot, Partner, RiskDeskReport } from "@ratelock/core"
 import { InternalError, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const Count = Seconds
 /** An instant as the API writes it (RFC 3339, UTC, milliseconds). */
 const Instant = Schema.String.annotate({ format: "date-time" })
 
@@ -84,9 +85,50 @@ const CorridorFigures = Schema.Struct({
   )
 })
 
-/** What `ratelock market show --json` prints: the snapshot in force with its corridors, or none. */
+const CurveFigures = Schema.Struct({
+  currency: Schema.String,
+  convention: MarketSnapshot.Convention,
+  points: Schema.Array(
+    Schema.Struct({
+      tenor_days: Schema.Int,
+      rate: Schema.String.annotate({ description: "The snapshot's rate in its convention, as imported" }),
+      discount_factor: Schema.String.annotate({ description: "From as_of to the pillar, 10 significant digits" })
+    })
+  )
+})
+
+const PairVols = Schema.Struct({
+  pair: Schema.String,
+  spot: Schema.String,
+  pillars: Schema.Array(
+    Schema.Struct({ tenor_days: Schema.Int, atm: Schema.String, rr25: Schema.String, bf25: Schema.String })
+  ),
+  smiles: Schema.Array(
+    Schema.Struct({
+      tenor: Schema.Literals(MarketOverview.smileTenors.map((t) => t.label)),
+      forward: Schema.String.annotate({ description: "The pair's forward at the tenor: the ATM strike" }),
+      points: Schema.Array(
+        Schema.Struct({
+          point: Schema.Literals(["25d_put", "atm", "25d_call"]),
+          strike: Schema.String,
+          vol: Schema.String
+        })
+      )
+    })
+  )
+})
+
+/**
+ * What `ratelock market show --json` prints: the snapshot in force with its corridors, each
+ * currency's curve and each pair's vols, or none.
+ */
 export const MarketView = Schema.Union([
-  Schema.Struct({ snapshot: MarketSnapshotInfo, corridors: Schema.Array(CorridorFigures) }),
+  Schema.Struct({
+    snapshot: MarketSnapshotInfo,
+    corridors: Schema.Array(CorridorFigures),
+    curves: Schema.Array(CurveFigures),
+    vols: Schema.Array(PairVols)
+  }),
   Schema.Struct({ snapshot: Schema.Null })
 ]).annotate({ identifier: "OperatorMarket" })
 
@@ -104,10 +146,26 @@ export const ExistingSnapshot = Schema.Struct({ ...imported, created: Schema.Lit
 
 const always = [Unauthorized, ValidationFailed, InternalError] as const
 
-/** `?environment=` of the book's routes: production unless named. */
+/** `?environment=` of the book's and the deliveries' routes: production unless named. */
 const BookQuery = {
   environment: Schema.optionalKey(Partner.Environment).annotate({ description: "sandbox or production (default)" })
 }
+
+/** The partners whose webhook deliveries retry or were given up on (`OperatorStatus.deliveries`). */
+export const Deliveries = Schema.Struct({
+  checked_at: Instant,
+  environment: Partner.Environment,
+  partners: Schema.Array(
+    Schema.Struct({
+      partner_id: Schema.String,
+      partner_name: Schema.String,
+      retrying: Count.annotate({ description: "Events whose last attempt failed, to be tried again" }),
+      oldest_retrying_age_seconds: Schema.NullOr(Seconds),
+      failed: Count.annotate({ description: "Events given up on after the retry schedule" }),
+      last_error: Schema.NullOr(Schema.String)
+    })
+  )
+}).annotate({ identifier: "OperatorDeliveries" })
 
 /** The hedge orders, newest first (`ratelock hedge orders --json`). */
 export const HedgeOrders = Schema.Struct({
@@ -160,6 +218,14 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       success: HedgeOrders,
       error: always
     }).annotate(OpenApi.Summary, "Hedge orders, newest first (pending: intended or sent)"),
+    HttpApiEndpoint.get("deliveries", "/v1/deliveries", {
+      query: BookQuery,
+      success: Deliveries,
+      error: always
+    }).annotate(
+      OpenApi.Summary,
+      "Partners whose webhook deliveries are retrying or were given up on, most retrying first"
+    ),
     HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always }).annotate(
       OpenApi.Summary,
       "This API's OpenAPI document"

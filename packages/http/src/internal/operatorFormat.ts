@@ -129,7 +129,9 @@ export const marketJson = (inForce: InForce) =>
         imported_at: DateTime.formatIso(snapshot.importedAt),
         age_seconds: Math.floor(Duration.toSeconds(age))
       },
-      corridors: MarketOverview.corridors(snapshot.document)
+      corridors: MarketOverview.corridors(snapshot.document),
+      curves: MarketOverview.curves(snapshot.document),
+      vols: MarketOverview.vols(snapshot.document)
     })
   })
 

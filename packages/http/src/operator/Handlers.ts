@@ -106,6 +106,7 @@ export const layer: Layer.Layer<
           )
         )
       )
+      .handle("deliveries", ({ query }) => mapErrors(OperatorStatus.deliveries(query.environment ?? "production")))
       .handle("openapi", () => openApiDocument)
   ),
   HttpApiBuilder.group(OperatorApi, "metrics", (handlers) =>
