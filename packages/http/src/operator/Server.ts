@@ -1,6 +1,6 @@
 /**
- * The operator listener's server: every route of `OperatorApi` behind the same envelope
- * middleware as the partner API (unknown routes 404 `not_found`, bodies over the limit 413,
+ * The operator listener's server: every route of `OperatorApi`, and the console's page and files
+ * (`Console.ts`), behind the same envelope middleware as the partner API (unknown routes 404 `not_found`, bodies over the limit 413,
  * defects 500), each request counted in the HTTP metrics, and the store's gauges sampled while it
  * runs. It serves no partner route, and the partner server serves none of these.
  *
@@ -18,6 +18,7 @@ import * as RequestLog from "../server/RequestLog.ts"
 import * as ResponseEnvelope from "../server/ResponseEnvelope.ts"
 import type { Platform } from "../server/Server.ts"
 import * as Authentication from "./Authentication.ts"
+import * as Console from "./Console.ts"
 import * as Handlers from "./Handlers.ts"
 
 /** Where the operator listener listens, for the start-up lines and the demo banner. */
@@ -32,11 +33,12 @@ export const urlOf = (address: NetAddress.SocketAddress): string =>
 /** What the operator routes need from the host. */
 export type Ports = Handlers.Requirements | OperatorTokenRepo.OperatorTokenRepo
 
-/** The routes on the `HttpRouter`, each noting its template for the request metrics. */
-const layerRoutes = HttpApiBuilder.layer(OperatorApi).pipe(
-  Layer.provide(Handlers.layer.pipe(Layer.provide(Authentication.layer))),
-  Layer.provide(Metrics.routeTemplate)
-)
+/** The routes on the `HttpRouter` (the API's and the console's), each noting its template for the request metrics. */
+const layerRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(OperatorApi).pipe(Layer.provide(Handlers.layer.pipe(Layer.provide(Authentication.layer)))),
+  // the console's files are read at start: without them the listener does not start
+  Console.layer.pipe(Layer.orDie)
+).pipe(Layer.provide(Metrics.routeTemplate))
 
 /** The served routes and the gauges' sampler. */
 const served = Layer.mergeAll(
