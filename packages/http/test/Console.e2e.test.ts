@@ -1,0 +1,470 @@
+/**
+ * The operator console in a real browser: headless Chromium (Debian's package, driven by
+ * playwright-core) against `pnpm start`'s service on a fresh embedded data directory, set up first
+ * with the CLI as an operator would: two sandbox partners (one whose webhook endpoint is down), an
+ * operator token, a hedge policy on USD/BRL and capacity limits on two corridors.
+ *
+ * The page asks for a token and refuses a wrong one; with a market snapshot older than production's
+ * limit it says the market is stale, and stops saying so once a fresh one is imported; it shows the
+ * book of a seeded set of sandbox locks (revalued, and hedged by the simulated venue) with every
+ * figure equal to the operator routes' JSON, the limits' gauges (red above 90 %), the failing
+ * partner and the market's curves and smiles; it is used with the keyboard; it reaches no other
+ * host, logs no console error, keeps the token out of URLs and of the service's output; and once
+ * the service is gone it says every source is unavailable instead of passing the last figures off
+ * as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`.
+ */
+/// <reference lib="dom" />
+import { WebhookInbox } from "@ratelock/core"
+import { freePort } from "@ratelock/test-support/Processes"
+import { mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { Browser } from "playwright-core"
+import { afterAll, assert, describe, it } from "vitest"
+import { figuresOf, launch, mismatches, runBrowserSuites } from "./support/browser.ts"
+import { eventually } from "./support/process.ts"
+import { cliJson, packageDir, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
+
+afterAll(removeTempDirs)
+
+const artifacts = join(packageDir, "test-artifacts", "console")
+const example = JSON.parse(
+  readFileSync(join(packageDir, "..", "..", "docs", "market", "example-snapshot.json"), "utf8")
+)
+
+/** The example snapshot as observed `secondsAgo` before now (each a different document). */
+const snapshotAged = (secondsAgo: number) =>
+  JSON.stringify({ ...example, as_of: new Date(Date.now() - secondsAgo * 1000).toISOString() })
+
+const poll = async <A>(test: () => Promise<A | undefined>, what: () => string, timeoutMs = 90_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await test()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+const band = "2000"
+
+describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
+  it("shows the book, limits, market and pipes as the routes say, and says what is stale or unavailable", {
+    timeout: 400_000
+  }, async () => {
+    mkdirSync(artifacts, { recursive: true })
+    const dataDir = tempDataDir()
+    const [port, operatorPort, closedPort] = [await freePort(), await freePort(), await freePort()]
+    const baseUrl = `http://127.0.0.1:${port}`
+    const origin = `http://127.0.0.1:${operatorPort}`
+
+    // the operator's set-up, with the CLI, before the service runs (the embedded database is locked while it does)
+    const acme = await cliJson(dataDir, "partner", "create", "--name", "Acme Pay")
+    await cliJson(
+      dataDir,
+      "webhook",
+      "set",
+      "--partner",
+      acme.partner_id,
+      "--environment",
+      "sandbox",
+      "--url",
+      `http://localhost:${port}${WebhookInbox.path(acme.partner_id)}`
+    )
+    const bolt = await cliJson(
+      dataDir,
+      "partner",
+      "create",
+      "--name",
+      "Bolt Remit",
+      "--webhook-url-sandbox",
+      `http://127.0.0.1:${closedPort}/hooks`
+    )
+    const token = (await cliJson(dataDir, "operator", "token", "create", "--name", "console-test")).token as string
+    await cliJson(
+      dataDir,
+      "hedge",
+      "policy",
+      "set",
+      "--environment",
+      "sandbox",
+      "--pair",
+      "USD/BRL",
+      "--band",
+      band,
+      "--instrument",
+      "spot"
+    )
+    await cliJson(
+      dataDir,
+      "limits",
+      "set",
+      "--environment",
+      "sandbox",
+      "--corridor",
+      "USD_TO_BRL",
+      "--max-open-notional",
+      "420000"
+    )
+    await cliJson(
+      dataDir,
+      "limits",
+      "set",
+      "--environment",
+      "sandbox",
+      "--corridor",
+      "BRL_TO_USD",
+      "--max-net-delta",
+      "1000000"
+    )
+
+    const service: Service = start(dataDir, {
+      PORT: String(port),
+      RATELOCK_OPERATOR_PORT: String(operatorPort),
+      RATELOCK_HEDGING: "simulated",
+      // the book is revalued on each import, not meanwhile: the figures hold still while they are compared
+      RATELOCK_RISK_INTERVAL_SECONDS: "3600"
+    })
+    let browser: Browser | undefined
+    try {
+      await eventually(
+        () => (service.stdout().includes("Ratelock ready on") ? true : undefined),
+        90_000,
+        () => `the service: ${service.output()}`
+      )
+      // biome-ignore lint/suspicious/noExplicitAny: route answers are inspected field by field
+      const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; json: any }> => {
+        const response = await fetch(`${origin}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers }
+        })
+        return { status: response.status, json: await response.json() }
+      }
+      const imported = async (secondsAgo: number) => {
+        const reply = await api("/operator/v1/market/snapshots", { method: "POST", body: snapshotAged(secondsAgo) })
+        assert.strictEqual(reply.status, 201, JSON.stringify(reply.json))
+        return reply.json.snapshot_id as string
+      }
+
+      // --- the page, its headers, and signing in ---------------------------------------------------------
+      const page0 = await fetch(`${origin}/console`)
+      assert.strictEqual(page0.status, 200)
+      assert.match(page0.headers.get("content-type") ?? "", /^text\/html/)
+      assert.match(
+        page0.headers.get("content-security-policy") ?? "",
+        /default-src 'none'.*script-src 'self'.*connect-src 'self'/
+      )
+      for (const asset of [
+        "/console/assets/console.js",
+        "/console/vendor/plot.umd.min.js",
+        "/console/vendor/d3.min.js"
+      ]) {
+        const reply = await fetch(`${origin}${asset}`)
+        assert.strictEqual(reply.status, 200, asset)
+        assert.match(reply.headers.get("content-type") ?? "", /^text\/javascript/, asset)
+      }
+      assert.strictEqual((await fetch(`${origin}/console/assets/secrets.json`)).status, 404)
+      // the data itself needs the token
+      assert.strictEqual((await fetch(`${origin}/operator/v1/risk`)).status, 401)
+
+      browser = await launch()
+      const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+      const page = await desktop.newPage()
+      const problems: Array<string> = []
+      const foreign: Array<string> = []
+      const requested: Array<string> = []
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(`console: ${message.text()}`)
+      })
+      page.on("pageerror", (error) => problems.push(`page: ${error.message}`))
+      page.on("request", (request) => {
+        requested.push(request.url())
+        if (new URL(request.url()).origin !== origin) foreign.push(request.url())
+      })
+
+      // a wrong token is refused, in a tab of its own (its 401 is a console error there)
+      const other = await browser.newContext()
+      const refusedPage = await other.newPage()
+      await refusedPage.goto(`${origin}/console`)
+      await refusedPage.fill("#token", "rlop_not-a-token")
+      await refusedPage.click("#login-form button[type=submit]")
+      await refusedPage.waitForFunction(() => document.querySelector("#login-error")?.textContent?.includes("refused"))
+      assert.isTrue(await refusedPage.isHidden("#app"))
+      assert.isNull(await refusedPage.evaluate(() => sessionStorage.getItem("ratelock.operatorToken")))
+      await other.close()
+
+      // a snapshot two hours old: the market is stale for production
+      const staleId = await imported(2 * 3600)
+      await page.goto(`${origin}/console`)
+      assert.isTrue(await page.isVisible("#login"))
+      await page.fill("#token", token)
+      await page.click("#login-form button[type=submit]")
+      await page.waitForSelector("#stale-banner")
+      const stale = await page.textContent("#stale-banner")
+      assert.include(stale, "Market data stale")
+      assert.include(stale, staleId.slice(0, 8))
+      assert.match(stale ?? "", /is 2 h 0\d min old, over production's limit of 15 min 00 s/)
+      assert.isTrue(await page.locator("#snapshot-in-force.stale").isVisible())
+      assert.notInclude(page.url(), token)
+      assert.strictEqual(await page.evaluate(() => sessionStorage.getItem("ratelock.operatorToken")), token)
+      assert.strictEqual(await page.evaluate(() => localStorage.length + document.cookie.length), 0)
+      // another tab has its own session: it asks for the token again
+      const secondTab = await desktop.newPage()
+      await secondTab.goto(`${origin}/console`)
+      assert.isTrue(await secondTab.isVisible("#login"))
+      await secondTab.close()
+
+      // --- a book: locks sold and funded in the sandbox ------------------------------------------------------
+      await imported(60)
+      const sell = async (key: { api_key_id: string; api_key_secret: string }, body: Record<string, unknown>) => {
+        const headers = {
+          "X-Partner-Key-Id": key.api_key_id,
+          "X-Partner-Key-Secret": key.api_key_secret,
+          "X-Partner-Environment": "sandbox",
+          "content-type": "application/json"
+        }
+        // biome-ignore lint/suspicious/noExplicitAny: API answers are inspected field by field
+        const post = async (path: string, payload?: unknown): Promise<{ status: number; json: any }> => {
+          const response = await fetch(`${baseUrl}${path}`, {
+            method: "POST",
+            headers: { ...headers, "Idempotency-Key": crypto.randomUUID() },
+            ...(payload === undefined ? {} : { body: JSON.stringify(payload) })
+          })
+          return { status: response.status, json: await response.json() }
+        }
+        const now = Date.now()
+        const quote = await post("/api/v1/fx/quotes", {
+          customer_reference_id: `customer-${crypto.randomUUID()}`,
+          customer_name: "Ana Souza",
+          contract_type: "option",
+          direction: "USD_TO_BRL",
+          notional_currency: "USD",
+          notional_amount: "50000",
+          provider_rate: "5.40",
+          market_rate: "5.41",
+          market_rate_timestamp: new Date(now).toISOString(),
+          window_start: new Date(now).toISOString(),
+          window_end: new Date(now + 28 * 86_400_000).toISOString(),
+          chain: "polygon",
+          settlement_currency: "USDC",
+          ...body
+        })
+        assert.strictEqual(quote.json.status, "created", JSON.stringify(quote.json))
+        const contract = await post("/api/v1/fx/contracts", { quote_id: quote.json.id })
+        assert.strictEqual(contract.status, 201, JSON.stringify(contract.json))
+        const funded = await post(`/api/v1/sandbox/contracts/${contract.json.id}/fund`)
+        assert.strictEqual(funded.status, 202, JSON.stringify(funded.json))
+      }
+      const acmeKey = acme.environments.sandbox
+      const brl = {
+        direction: "BRL_TO_USD",
+        notional_currency: "BRL",
+        notional_amount: "100000",
+        provider_rate: "0.1848",
+        market_rate: "0.1848"
+      }
+      const eur = {
+        direction: "EUR_TO_USD",
+        notional_currency: "EUR",
+        notional_amount: "80000",
+        provider_rate: "1.16",
+        market_rate: "1.165"
+      }
+      for (let i = 0; i < 8; i++) await sell(acmeKey, {})
+      for (let i = 0; i < 3; i++) await sell(acmeKey, brl)
+      for (let i = 0; i < 2; i++) await sell(acmeKey, eur)
+      await sell(bolt.environments.sandbox, { notional_amount: "10000" })
+      const locks = 14
+
+      // funded once the simulated chain confirms; revalued now (and stored), then hedged by the workers
+      await poll(
+        async () =>
+          (await api("/operator/v1/risk?environment=sandbox&fresh=true")).json.open_locks === locks ? true : undefined,
+        () => `${locks} open locks`
+      )
+      let risk:
+        | {
+            pairs: ReadonlyArray<{
+              pair: string
+              hedge: { pending_order: string | null; position: string; residual_delta: string }
+            }>
+          }
+        | undefined
+      await poll(
+        async () => {
+          risk = (await api("/operator/v1/risk?environment=sandbox")).json
+          const usdBrl = risk?.pairs.find((p) => p.pair === "USD/BRL")
+          return usdBrl !== undefined &&
+            usdBrl.hedge.pending_order === null &&
+            Number(usdBrl.hedge.position) !== 0 &&
+            Math.abs(Number(usdBrl.hedge.residual_delta)) <= Number(band)
+            ? true
+            : undefined
+        },
+        () => `USD/BRL hedged within its band: ${JSON.stringify(risk?.pairs[0]?.hedge)}`
+      )
+      // Bolt's endpoint is down: its delivery is retrying
+      await poll(
+        async () =>
+          (await api("/operator/v1/deliveries?environment=sandbox")).json.partners.length > 0 ? true : undefined,
+        () => "Bolt's failing delivery"
+      )
+
+      // --- the sandbox, chosen with the keyboard -----------------------------------------------------------
+      await page.click("#refresh-now")
+      await page.waitForSelector("#stale-banner", { state: "detached" })
+      await page.focus("#refresh-now")
+      for (let i = 0; i < 12; i++) {
+        if (await page.evaluate(() => document.activeElement?.getAttribute("data-environment") === "sandbox")) break
+        await page.keyboard.press("Shift+Tab")
+      }
+      await page.keyboard.press("Enter")
+      assert.strictEqual(await page.getAttribute("button[data-environment=sandbox]", "aria-pressed"), "true")
+      await page.waitForFunction(
+        (n) => document.querySelector('#book [data-path="open_locks"]')?.textContent === String(n),
+        locks
+      )
+
+      // --- every figure on the page is the routes' ----------------------------------------------------------
+      const routes = {
+        risk: "/operator/v1/risk?environment=sandbox",
+        market: "/operator/v1/market",
+        deliveries: "/operator/v1/deliveries?environment=sandbox",
+        hedgeOrders: "/operator/v1/hedge/orders?environment=sandbox&status=pending",
+        status: "/operator/v1/status"
+      }
+      const readRoutes = async () =>
+        Object.fromEntries(
+          await Promise.all(Object.entries(routes).map(async ([name, path]) => [name, (await api(path)).json]))
+        )
+      // a route whose answer moved while the page was read (an outbox draining) is read again; ages move with the clock alone
+      let compared = 0
+      for (let attempt = 1; ; attempt++) {
+        const before = await readRoutes()
+        const refreshedAt = await page.getAttribute("#refreshed-at", "datetime")
+        await page.click("#refresh-now")
+        await page.waitForFunction(
+          (at) => document.querySelector("#refreshed-at")?.getAttribute("datetime") !== at,
+          refreshedAt
+        )
+        const figures = await figuresOf(page)
+        const after = await readRoutes()
+        const moved = Object.keys(routes).filter(
+          (name) => JSON.stringify(withoutClock(before[name])) !== JSON.stringify(withoutClock(after[name]))
+        )
+        if (moved.length > 0 && attempt < 5) continue
+        const steady = Object.keys(routes).filter((name) => !moved.includes(name))
+        for (const name of ["risk", "market", "deliveries", "hedgeOrders"])
+          assert.include(steady, name, `${name} held still`)
+        const shown = figures.filter((f) => steady.includes(f.source))
+        assert.deepStrictEqual(mismatches(shown, after), [], "figures that differ from the routes")
+        for (const name of ["risk", "market", "deliveries", "status"]) {
+          assert.isAbove(shown.filter((f) => f.source === name).length, 0, `${name} figures shown`)
+        }
+        compared = shown.length
+        break
+      }
+      assert.isAbove(compared, 300, "figures compared")
+
+      // the book in words and charts
+      const worst = (await api(routes.risk)).json.stress[0]
+      const worstText = await page.textContent("#worst-stress")
+      assert.include(worstText, `Worst case: ${worst.name}`)
+      assert.strictEqual((await page.locator("#book figure.card svg").count()) >= 3, true)
+      assert.isAbove(
+        await page.locator("#book figure.card").filter({ hasText: "USD/BRL" }).locator("svg rect").count(),
+        3
+      )
+      assert.include(await page.textContent("#book"), `Within its band of ±2,000.00 around the target.`)
+      // the limits: USD_TO_BRL holds 410,000 of 420,000 (97.62 %), red; BRL_TO_USD 300,000 of 1,000,000
+      const usdBrlLimit = page.locator('.limit[data-corridor="USD_TO_BRL"]')
+      assert.isTrue(await usdBrlLimit.evaluate((e) => e.classList.contains("over")))
+      assert.include(await usdBrlLimit.textContent(), "97.62 %")
+      assert.include(await page.textContent('.limit[data-corridor="BRL_TO_USD"]'), "30.00 %")
+      assert.isFalse(
+        await page.locator('.limit[data-corridor="BRL_TO_USD"]').evaluate((e) => e.classList.contains("over"))
+      )
+      assert.include(await page.textContent("#limits-summary"), "USD_TO_BRL")
+      // the pipes: Bolt Remit's webhook is down
+      const failing = await page.textContent("#failing-deliveries")
+      assert.include(failing, "Bolt Remit")
+      assert.notInclude(failing, "Acme Pay")
+      // at a glance: the corridor over 90 % and the failing partner in red, the market fresh
+      const glance = page.locator("#glance")
+      assert.include(await glance.locator(".glance-item.bad").allTextContents(), "Limits1 over 90 %")
+      assert.include(await glance.locator(".glance-item.bad").allTextContents(), "Webhooks1 partner failing")
+      assert.match((await glance.locator(".glance-item", { hasText: "Market" }).textContent()) ?? "", /^Marketfresh, /)
+      // the market: a line per pair and per currency, a smile at 1M and at 3M
+      assert.strictEqual(await page.locator("#market figure.card svg").count(), 4)
+      assert.isTrue(await page.locator("#snapshot-in-force:not(.stale)").isVisible())
+      // a card's JSON opens with the token, in a dialog
+      await page.click('#pipes a[data-json^="/operator/v1/deliveries"]')
+      await page.waitForFunction(() => document.querySelector("#json-body")?.textContent?.includes("Bolt Remit"))
+      await page.keyboard.press("Escape")
+
+      // --- what it looks like --------------------------------------------------------------------------------
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.screenshot({ path: join(artifacts, "desktop.png") })
+      await page.screenshot({ path: join(artifacts, "desktop-full.png"), fullPage: true })
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+      const phonePage = await phone.newPage()
+      phonePage.on("console", (message) => {
+        if (message.type() === "error") problems.push(`phone console: ${message.text()}`)
+      })
+      phonePage.on("request", (request) => {
+        if (new URL(request.url()).origin !== origin) foreign.push(request.url())
+      })
+      await phonePage.goto(`${origin}/console#sandbox`)
+      await phonePage.fill("#token", token)
+      await phonePage.click("#login-form button[type=submit]")
+      await phonePage.waitForFunction(
+        (n) => document.querySelector('#book [data-path="open_locks"]')?.textContent === String(n),
+        locks
+      )
+      // nothing wider than the phone but the tables, which scroll in their own regions
+      const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      assert.isAtMost(overflow, 0, "the page scrolls sideways on a phone")
+      await phonePage.screenshot({ path: join(artifacts, "phone.png") })
+      await phonePage.screenshot({ path: join(artifacts, "phone-full.png"), fullPage: true })
+
+      assert.deepStrictEqual(problems, [], "console errors")
+      assert.deepStrictEqual(foreign, [], "requests to another host")
+      assert.isFalse(
+        requested.some((url) => url.includes(token)),
+        "the token in a URL"
+      )
+      assert.notInclude(service.output(), token, "the token in the service's output")
+
+      // --- the service gone: every source unavailable, the last figures marked with their time -------------
+      service.child.kill("SIGTERM")
+      await service.exited
+      await page.click("#refresh-now")
+      await page.waitForSelector("#unavailable-banner")
+      assert.include(
+        await page.textContent("#unavailable-banner"),
+        "status, market data, the book, deliveries, hedge orders"
+      )
+      // at a glance shows nothing from before as current
+      assert.strictEqual(
+        await page.locator("#glance .glance-item.unknown").count(),
+        await page.locator("#glance .glance-item").count()
+      )
+      for (const section of ["book", "limits", "market", "pipes"]) {
+        assert.isAbove(await page.locator(`#${section} .unavailable`).count(), 0, section)
+      }
+      assert.isTrue(await page.locator("#book.outdated").isVisible())
+      assert.include(await page.textContent("#refreshed"), "Nothing answered")
+      await page.screenshot({ path: join(artifacts, "unavailable.png") })
+    } finally {
+      await browser?.close()
+      service.child.kill("SIGKILL")
+      await service.exited
+    }
+  })
+})
+
+/** A route's JSON without what moves with the clock alone (ages, check times, workers' heartbeats). */
+// biome-ignore lint/suspicious/noExplicitAny: route answers are walked whole
+const withoutClock = (json: any): any =>
+  JSON.parse(JSON.stringify(json), (key, value) =>
+    /age_seconds$|^checked_at$|^last_seen_at$|^last_pass_at$|^uptime_seconds$|^workers$/.test(key) ? undefined : value
+  )
