@@ -282,23 +282,27 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         })
     )
 
-    it.effect("GET /operator/v1/market is what ratelock market show --json prints for the same document", () =>
-      Effect.gen(function* () {
-        yield* operator("POST", "/operator/v1/market/snapshots", { body: example })
-        const reply = yield* operator("GET", "/operator/v1/market")
-        assert.strictEqual(reply.status, 200)
-        const dir = tempDataDir()
-        const imported = yield* Effect.promise(() => cli(dir, "market", "import", examplePath))
-        assert.strictEqual(imported.code, 0, imported.stderr)
-        const shown = yield* Effect.promise(() => cliJson(dir, "market", "show"))
-        assert.deepStrictEqual(Object.keys(reply.json.snapshot).sort(), Object.keys(shown.snapshot).sort())
-        for (const field of ["hash", "as_of", "source"]) {
-          assert.strictEqual(reply.json.snapshot[field], shown.snapshot[field], field)
-        }
-        assert.isAtMost(Math.abs(reply.json.snapshot.age_seconds - shown.snapshot.age_seconds), 120)
-        assert.isAbove(reply.json.corridors.length, 0)
-        assert.deepStrictEqual(reply.json.corridors, shown.corridors)
-      })
+    it.effect(
+      "GET /operator/v1/market is what ratelock market show --json prints for the same document",
+      () =>
+        Effect.gen(function* () {
+          yield* operator("POST", "/operator/v1/market/snapshots", { body: example })
+          const reply = yield* operator("GET", "/operator/v1/market")
+          assert.strictEqual(reply.status, 200)
+          const dir = tempDataDir()
+          const imported = yield* Effect.promise(() => cli(dir, "market", "import", examplePath))
+          assert.strictEqual(imported.code, 0, imported.stderr)
+          const shown = yield* Effect.promise(() => cliJson(dir, "market", "show"))
+          assert.deepStrictEqual(Object.keys(reply.json.snapshot).sort(), Object.keys(shown.snapshot).sort())
+          for (const field of ["hash", "as_of", "source"]) {
+            assert.strictEqual(reply.json.snapshot[field], shown.snapshot[field], field)
+          }
+          assert.isAtMost(Math.abs(reply.json.snapshot.age_seconds - shown.snapshot.age_seconds), 120)
+          assert.isAbove(reply.json.corridors.length, 0)
+          assert.deepStrictEqual(reply.json.corridors, shown.corridors)
+        }),
+      // two CLI processes, each opening an embedded database: as slow as the CLI's own tests
+      { timeout: 120_000 }
     )
 
     it.effect("the status shows the snapshot in force, its age, and that production may not price from it", () =>
