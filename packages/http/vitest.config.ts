@@ -7,6 +7,8 @@ export default defineProject({
     name: "http",
     include: ["test/**/*.test.ts"],
     // real servers, processes and databases share 2 cores with the rest of the suite
-    testTimeout: 30_000
+    testTimeout: 30_000,
+    // hooks stop servers and remove embedded data directories: slow when the disk is busy too
+    hookTimeout: 60_000
   }
 })

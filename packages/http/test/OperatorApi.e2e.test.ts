@@ -336,8 +336,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           assert.deepStrictEqual(reply.json.curves, shown.curves)
           assert.deepStrictEqual(reply.json.vols, shown.vols)
         }),
-      // two CLI processes, each starting its own embedded database
-      { timeout: 90_000 }
+      // two CLI processes, each opening an embedded database: as slow as the CLI's own tests
+      { timeout: 120_000 }
     )
 
     it.effect("the status shows the snapshot in force, its age, and that production may not price from it", () =>
