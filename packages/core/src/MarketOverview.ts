@@ -73,7 +73,7 @@ export interface CurveFigures {
   readonly convention: MarketSnapshot.Convention
   readonly points: ReadonlyArray<{
     readonly tenor_days: number
-    /** The snapshot's rate, in its convention, exactly as imported. */
+    /** The snapshot's rate, in its convention (as stored: trailing zeros dropped). */
     readonly rate: string
     /** From `as_of` to the pillar, 10 significant digits. */
     readonly discount_factor: string

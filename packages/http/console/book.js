@@ -1,7 +1,7 @@
 // The book of one environment, from GET /operator/v1/risk: the headline, each pair's figures, each
 // pair's delta against its hedge band, the net currency exposure and the stress results.
 
-import { hedgeChart, legend, signedBars, tones } from "./charts.js"
+import { bandChart, hedgeChart, legend, signedBars, tones } from "./charts.js"
 import { age, clock, decimal, figure, h, shortId, table, toNumber } from "./format.js"
 
 const source = "risk"
@@ -142,6 +142,7 @@ const bandInWords = (p) => {
 const hedgeCharts = (r, later) => {
   const drawn = r.pairs.filter(active)
   const idle = r.pairs.filter((p) => !active(p)).map((p) => p.pair)
+  if (drawn.length === 0) return h("p", { class: "empty" }, "No pair has open locks or a hedge position.")
   return h(
     "div",
     {},
@@ -152,25 +153,28 @@ const hedgeCharts = (r, later) => {
         ["long: gains when the rate rises", "short", "hedge band", "target"],
         [tones.long, tones.short, tones.band, tones.target]
       ),
-      "Bars in base units. The residual (delta + hedge position) must stay in the shaded band; the dashed tick is the position the policy aims at."
+      "Bars in base units. The residual (delta + hedge position) must stay in the shaded band, shown again under each pair zoomed to the band; the dashed tick is the position the policy aims at."
     ),
-    drawn.length === 0
-      ? h("p", { class: "empty" }, "No pair has open locks or a hedge position.")
-      : h(
-          "div",
-          { class: "grid small-multiples" },
-          drawn.map((p) => {
-            const box = h("div", { class: "chart-box" })
-            later.push(() => hedgeChart(box, p))
-            return h("figure", { class: "card" }, h("figcaption", {}, p.pair), box, bandInWords(p))
-          })
-        ),
+    h(
+      "div",
+      { class: "grid small-multiples" },
+      drawn.map((p) => {
+        const box = h("div", { class: "chart-box" })
+        later.push(() => hedgeChart(box, p))
+        const zoom = p.hedge.policy === null ? null : h("div", { class: "chart-box band" })
+        if (zoom !== null) later.push(() => bandChart(zoom, p))
+        return h("figure", { class: "card" }, h("figcaption", {}, p.pair), box, zoom, bandInWords(p))
+      })
+    ),
     idle.length === 0 ? null : h("p", { class: "note" }, `Nothing open or hedged: ${idle.join(", ")}.`)
   )
 }
 
 const exposure = (r, later) => {
-  const rows = r.currencies.map((c) => ({ name: c.currency, value: toNumber(c.net_exposure_usd) }))
+  // longs on top, largest first, then the shorts: the two sides apart
+  const rows = r.currencies
+    .map((c) => ({ name: c.currency, value: toNumber(c.net_exposure_usd) }))
+    .sort((a, b) => b.value - a.value)
   const box = h("div", { class: "chart-box" })
   later.push(() => signedBars(box, "Net currency exposure in USD", rows, { unit: "USD", marginLeft: 48 }))
   return h(

@@ -116,6 +116,46 @@ export const hedgeChart = (container, pair) => {
   })
 }
 
+/**
+ * Where the residual sits in its band, zoomed to twice the band each side (a band is small beside the
+ * delta it hedges): the band shaded, the residual a dot, held at the edge with its value when it is
+ * further out.
+ */
+export const bandChart = (container, pair) => {
+  const base = pair.pair.split("/")[0]
+  const band = toNumber(pair.hedge.policy.band)
+  const centre = (1 - toNumber(pair.hedge.policy.target_ratio)) * toNumber(pair.delta)
+  const residual = toNumber(pair.hedge.residual_delta)
+  const [low, high] = [centre - 2 * band, centre + 2 * band]
+  const shown = Math.min(high, Math.max(low, residual))
+  const outside = Math.abs(residual - centre) > band
+  draw(container, `${pair.pair}: the residual delta within its band of ±${band} ${base}`, (Plot) => ({
+    height: 64,
+    marginLeft: 104,
+    marginRight: 16,
+    marginTop: 8,
+    x: { domain: [low, high], label: `residual, ${base} units`, tickFormat: compact, ticks: 5 },
+    y: { axis: null, domain: ["band"] },
+    marks: [
+      Plot.barX([{ x1: centre - band, x2: centre + band }], {
+        x1: "x1",
+        x2: "x2",
+        y: () => "band",
+        fill: tones.band,
+        stroke: "#b45309"
+      }),
+      Plot.ruleX([centre], { stroke: tones.target, strokeDasharray: "3,2" }),
+      Plot.dot([{ x: shown }], {
+        x: "x",
+        y: () => "band",
+        r: 6,
+        fill: outside ? tones.short : tones.long,
+        stroke: "white"
+      })
+    ]
+  }))
+}
+
 /** Signed bars by name, long to the right and short to the left (exposure, stress). */
 export const signedBars = (container, label, rows, { unit, marginLeft = 80 }) =>
   draw(container, label, (Plot) => ({
@@ -137,13 +177,16 @@ export const signedBars = (container, label, rows, { unit, marginLeft = 80 }) =>
  */
 export const termStructure = (container, label, input, { series, unit }) => {
   const rows = input.map((r) => ({ ...r, days: Math.log10(r.days) }))
+  // the tenor ticks within the pillars (a tick beyond them would widen the axis)
+  const days = input.map((r) => r.days)
+  const ticks = tenorTicks.filter((t) => t >= Math.min(...days) && t <= Math.max(...days))
   return draw(container, label, (Plot) => ({
     height: 260,
     marginLeft: 48,
     marginRight: 16,
     x: {
       label: "Tenor",
-      ticks: tenorTicks.map(Math.log10),
+      ticks: ticks.map(Math.log10),
       tickFormat: (x) => tenorLabel(Math.round(10 ** x))
     },
     y: { label: unit, grid: true },

@@ -37,13 +37,24 @@ const gauge = (corridor, u, i, j) => {
     h(
       "p",
       { class: "gauge-text" },
-      u.ratio === null ? h("strong", {}, "closed") : figure(source, `${path}.ratio`, u.ratio, "percent", "strong"),
-      ` of ${u.limit.replaceAll("_", " ")}: `,
-      figure(source, `${path}.held`, u.held),
-      " of ",
-      figure(source, `${path}.amount`, u.amount),
-      ` ${corridor.currency}`,
-      state === "over" ? h("span", { class: "flag" }, " over 90 %") : null
+      ...(u.ratio === null
+        ? [
+            h("span", { class: "flag" }, "Closed: "),
+            `${u.limit.replaceAll("_", " ")} is `,
+            figure(source, `${path}.amount`, u.amount),
+            ", nothing fits; ",
+            figure(source, `${path}.held`, u.held),
+            ` ${corridor.currency} held`
+          ]
+        : [
+            state === "over" ? h("span", { class: "flag" }, "Over 90 %: ") : null,
+            figure(source, `${path}.ratio`, u.ratio, "percent", "strong"),
+            ` of ${u.limit.replaceAll("_", " ")}: `,
+            figure(source, `${path}.held`, u.held),
+            " of ",
+            figure(source, `${path}.amount`, u.amount),
+            ` ${corridor.currency}`
+          ])
     )
   )
 }

@@ -20,15 +20,19 @@ const wide = (element) => {
 /** `bad` when any is non-zero, else `ok`. */
 const tone = (bad, ...counts) => (counts.some((n) => n > 0) ? bad : "ok")
 
-const big = (source, path, value, label) =>
-  h("p", { class: "big" }, figure(source, path, value, "count", "strong"), ` ${label}`)
+/** A count and what it counts, singular or plural: `[one, many]`. */
+const big = (source, path, value, [one, many]) =>
+  h("p", { class: "big" }, figure(source, path, value, "count", "strong"), ` ${value === 1 ? one : many}`)
 
 const outbox = (e, i) =>
   card(
     "Outbox",
     e.outbox.oldest_undelivered_age_seconds > 300 ? "bad" : tone("warn", e.outbox.undelivered),
     routes.status(),
-    big("status", `environments.${i}.outbox.undelivered`, e.outbox.undelivered, "webhook events not yet delivered"),
+    big("status", `environments.${i}.outbox.undelivered`, e.outbox.undelivered, [
+      "webhook event not yet delivered",
+      "webhook events not yet delivered"
+    ]),
     h(
       "p",
       {},
@@ -43,12 +47,10 @@ const payouts = (e, i) =>
     "Payouts",
     e.payouts.failed > 0 ? "bad" : tone("warn", e.payouts.awaiting_confirmation),
     routes.status(),
-    big(
-      "status",
-      `environments.${i}.payouts.awaiting_confirmation`,
-      e.payouts.awaiting_confirmation,
-      "awaiting confirmation"
-    ),
+    big("status", `environments.${i}.payouts.awaiting_confirmation`, e.payouts.awaiting_confirmation, [
+      "payout awaiting confirmation",
+      "payouts awaiting confirmation"
+    ]),
     h(
       "p",
       {},
@@ -65,7 +67,10 @@ const unmatched = (e, i) =>
     "Unmatched funds",
     tone("warn", e.unmatched_funds),
     routes.status(),
-    big("status", `environments.${i}.unmatched_funds`, e.unmatched_funds, "transfers that funded nothing"),
+    big("status", `environments.${i}.unmatched_funds`, e.unmatched_funds, [
+      "transfer that funded nothing",
+      "transfers that funded nothing"
+    ]),
     h("p", {}, "To refund; listed by ", h("code", {}, "ratelock funds unmatched"), ".")
   )
 

@@ -11,7 +11,9 @@
  * partner and the market's curves and smiles; it is used with the keyboard; it reaches no other
  * host, logs no console error, keeps the token out of URLs and of the service's output; and once
  * the service is gone it says every source is unavailable instead of passing the last figures off
- * as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`.
+ * as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`: the
+ * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), production's
+ * empty book under a stale market (`stale-production.png`) and the service gone (`unavailable.png`).
  */
 /// <reference lib="dom" />
 import { WebhookInbox } from "@ratelock/core"
@@ -204,6 +206,7 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       assert.include(stale, staleId.slice(0, 8))
       assert.match(stale ?? "", /is 2 h 0\d min old, over production's limit of 15 min 00 s/)
       assert.isTrue(await page.locator("#snapshot-in-force.stale").isVisible())
+      await page.screenshot({ path: join(artifacts, "stale-production.png"), fullPage: true })
       assert.notInclude(page.url(), token)
       assert.strictEqual(await page.evaluate(() => sessionStorage.getItem("ratelock.operatorToken")), token)
       assert.strictEqual(await page.evaluate(() => localStorage.length + document.cookie.length), 0)

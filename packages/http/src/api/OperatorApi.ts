@@ -91,7 +91,7 @@ const CurveFigures = Schema.Struct({
   points: Schema.Array(
     Schema.Struct({
       tenor_days: Schema.Int,
-      rate: Schema.String.annotate({ description: "The snapshot's rate in its convention, as imported" }),
+      rate: Schema.String.annotate({ description: "The snapshot's rate in its convention" }),
       discount_factor: Schema.String.annotate({ description: "From as_of to the pillar, 10 significant digits" })
     })
   )
