@@ -144,7 +144,7 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
       await db.query((sql) => sql`UPDATE sim_hedge_venue_control SET remaining = 0 RETURNING action`)
 
       // quiet: nothing outstanding, and every pair within its band of the final delta
-      const positions = () => Hedge.positions(db)
+      const positions = () => Hedge.positions(db, "production")
       const deadline = Date.now() + 90_000
       for (;;) {
         const open = await Hedge.outstanding(db)
