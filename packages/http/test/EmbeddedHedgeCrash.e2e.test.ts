@@ -19,12 +19,13 @@
  * lifecycles' guarantees (each contract settled once, each payout paid once, every event
  * delivered, the ledger at zero, one transfer per funding address).
  */
-import { Money, type Requests } from "@ratelock/core"
+import { Money } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
 import { afterAll, assert, describe, it } from "vitest"
 import { checkLifecycles, openEmbedded } from "./support/crash/embeddedDatabase.ts"
 import { embeddedServer } from "./support/crash/embeddedServer.ts"
 import { type Lifecycle, PatientPartner } from "./support/crash/patientPartner.ts"
+import { held, type Pair, paid, pairOf, pairs, policyCommands, quoteOf } from "./support/hedge/book.ts"
 import * as Hedge from "./support/hedge/guarantees.ts"
 import { cliJson, removeTempDirs } from "./support/process.ts"
 
@@ -44,25 +45,6 @@ const waitOr = async (ms: number, now: () => boolean) => {
   }
   return false
 }
-
-/** Per pair: its sandbox policy's band and instrument, and a quote in one of its corridors. */
-const pairs = {
-  "USD/BRL": { band: "1500", instrument: ["spot"], quote: { direction: "USD_TO_BRL", notional_currency: "USD" } },
-  "EUR/USD": {
-    band: "1000",
-    instrument: ["forward", "--value-days", "30"],
-    quote: { direction: "EUR_TO_USD", notional_currency: "EUR", provider_rate: "1.17", market_rate: "1.17" }
-  }
-} as const
-type Pair = keyof typeof pairs
-const pairOf = (n: number): Pair => (n % 4 < 2 ? "USD/BRL" : "EUR/USD")
-const held = (n: number) => n % 3 === 2
-
-/** Lock `n`'s quote: its pair's corridor, 5,000 to 20,000 of BASE. */
-const quoteOf = (n: number): Partial<Requests.QuoteRequestBody> => ({
-  ...pairs[pairOf(n)].quote,
-  notional_amount: String(5_000 + Math.floor(Math.random() * 15_000))
-})
 
 interface PairReport {
   readonly pair: string
@@ -88,22 +70,7 @@ describe("hedging crash safety on the embedded database (pnpm start)", () => {
         RATELOCK_OPERATOR_PORT: String(operatorPort)
       },
       prepare: async (dataDir) => {
-        for (const [pair, policy] of Object.entries(pairs)) {
-          await cliJson(
-            dataDir,
-            "hedge",
-            "policy",
-            "set",
-            "--environment",
-            "sandbox",
-            "--pair",
-            pair,
-            "--band",
-            policy.band,
-            "--instrument",
-            ...policy.instrument
-          )
-        }
+        for (const args of policyCommands("sandbox")) await cliJson(dataDir, ...args)
         token = (await cliJson(dataDir, "operator", "token", "create", "--name", "hedge-crash")).token
       }
     })
@@ -152,7 +119,7 @@ describe("hedging crash safety on the embedded database (pnpm start)", () => {
             const n = next++
             if (n >= locks / 2) await armedAll
             if (held(n)) open.push({ contractId: await partner.openLock(n, quoteOf(n)), pair: pairOf(n) })
-            else done.push(await partner.lifecycle(n, n % 2 === 0, quoteOf(n)))
+            else done.push(await partner.lifecycle(n, paid(n), quoteOf(n)))
           }
         })
       ).finally(() => {

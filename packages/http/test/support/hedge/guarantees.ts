@@ -124,61 +124,75 @@ export const check = async (db: Readable): Promise<Figures> => {
 export interface PairStanding {
   readonly environment: Partner.Environment
   readonly pair: string
-  /** The delta of the environment's stored revaluation. */
+  /** The delta of the environment's stored revaluation, and when it was computed. */
   readonly delta: Money.Decimal
+  readonly computedAt: Date
   readonly position: Money.Decimal
   readonly band: Money.Decimal
+  /** Its policy (core's `HedgePolicy.decide`) would place no order now. */
+  readonly within: boolean
 }
 
-/**
- * Every pair with a policy is within its band of the stored revaluation's delta: its policy
- * (core's `HedgePolicy.decide`) would place no order. Answers where each pair stands.
- */
-export const withinBands = async (db: Readable): Promise<ReadonlyArray<PairStanding>> => {
+/** Where each pair with a policy stands against the stored revaluation of its environment. */
+export const standings = async (db: Readable): Promise<ReadonlyArray<PairStanding>> => {
   const rows = await db.query<{
     readonly environment: Partner.Environment
     readonly pair: string
     readonly delta: string | null
+    readonly computed_ms: number | null
     readonly target_ratio: string
     readonly band: string
     readonly instrument: HedgePolicy.Instrument
     readonly value_days: number | null
   }>(
-    (sql) => sql`SELECT p.environment, p.pair, d.delta, p.target_ratio::text, p.band::text, p.instrument, p.value_days
+    (sql) => sql`SELECT p.environment, p.pair, d.delta, d.computed_ms, p.target_ratio::text, p.band::text,
+        p.instrument, p.value_days
       FROM hedge_policies p LEFT JOIN (
-        SELECT r.environment, e->>'pair' AS pair, e->>'delta' AS delta
+        SELECT r.environment, (extract(epoch FROM r.computed_at) * 1000)::float8 AS computed_ms, e->>'pair' AS pair, e->>'delta' AS delta
           FROM risk_revaluations r CROSS JOIN LATERAL jsonb_array_elements(r.report->'pairs') e
       ) d ON d.environment = p.environment AND d.pair = p.pair
       ORDER BY p.environment, p.pair`
   )
-  const standings: Array<PairStanding> = []
+  const result: Array<PairStanding> = []
   for (const row of rows) {
     assert.isNotNull(row.delta, `${row.environment} ${row.pair}: no stored revaluation covers it`)
+    const delta = Money.unsafe(row.delta!)
     const position = (await positions(db, row.environment)).get(row.pair) ?? Money.zero
-    const standing = {
-      environment: row.environment,
-      pair: row.pair,
-      delta: Money.unsafe(row.delta!),
-      position,
-      band: Money.unsafe(row.band)
-    }
+    const band = Money.unsafe(row.band)
     const needed = HedgePolicy.decide({
-      delta: standing.delta,
+      delta,
       position,
       policy: {
         targetRatio: Money.unsafe(row.target_ratio),
-        band: standing.band,
+        band,
         instrument: row.instrument,
         valueDays: row.value_days
       },
       now: DateTime.nowUnsafe()
     })
-    assert.isTrue(
-      Option.isNone(needed),
-      `${row.environment} ${row.pair}: delta ${row.delta}, position ${Money.format(position)}, ` +
-        `residual ${Money.format(HedgePolicy.residual(standing.delta, position))} beyond its band ${row.band}`
-    )
-    standings.push(standing)
+    const computedAt = new Date(row.computed_ms!)
+    result.push({
+      environment: row.environment,
+      pair: row.pair,
+      delta,
+      computedAt,
+      position,
+      band,
+      within: Option.isNone(needed)
+    })
   }
-  return standings
+  return result
+}
+
+/** Every pair with a policy is within its band of the stored revaluation's delta. Answers where each stands. */
+export const withinBands = async (db: Readable): Promise<ReadonlyArray<PairStanding>> => {
+  const all = await standings(db)
+  for (const s of all) {
+    assert.isTrue(
+      s.within,
+      `${s.environment} ${s.pair}: delta ${Money.format(s.delta)}, position ${Money.format(s.position)}, ` +
+        `residual ${Money.format(HedgePolicy.residual(s.delta, s.position))} beyond its band ${Money.format(s.band)}`
+    )
+  }
+  return all
 }
