@@ -11,7 +11,7 @@
  * delivered (repeats only under one `event_id`), and the ledger summing to zero. Once with
  * SIGKILL, once with SIGTERM (graceful) restarts.
  */
-import { Requests } from "@ratelock/core"
+import { Money, Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
 import { checkLifecycles, openEmbedded } from "./support/crash/embeddedDatabase.ts"
@@ -112,7 +112,11 @@ describe("crash safety on the embedded database (pnpm start)", () => {
 
       const rest = await partner.request("POST", `/api/v1/sandbox/contracts/${contract.id}/fund`)
       assert.strictEqual(rest.status, 202)
-      assert.strictEqual(Number(rest.json.amount) + Number(half), Number(contract.total_amount))
+      // exact: the rest and the half make the total (binary floats would miss by a few 1e-14)
+      assert.strictEqual(
+        Money.format(Money.sum(Money.unsafe(rest.json.amount), Money.unsafe(half))),
+        Money.format(Money.unsafe(contract.total_amount))
+      )
       await server.restart("SIGKILL")
 
       const again = await partner.request("POST", `/api/v1/sandbox/contracts/${contract.id}/fund`)
