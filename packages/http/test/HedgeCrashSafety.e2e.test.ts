@@ -13,8 +13,8 @@
  * As deployed: an API process and two `ratelock worker` processes with `RATELOCK_HEDGING=simulated`
  * and the book revalued every second; sandbox policies set with the CLI; locks sold over HTTP in
  * two pairs for 20 s (`support/hedge/book.ts`: funded on the simulated chain, a third left open,
- * the others exercised and paid out) while `ratelock hedge simulate` arms a rejection or a timeout
- * every 2–4 s and a worker is SIGKILLed every 1–2 s (at least 12 times) and started again. Once
+ * the others exercised and paid out) while `ratelock hedge simulate` arms a rejection, then a
+ * timeout, in turn, and a worker is SIGKILLed every 1–2 s (at least 12 times) and started again. Once
  * settled, delivered and hedged: the same hedging guarantees, each armed action taken by one order,
  * each pair within its band of the stored revaluation's delta, and the lifecycles' guarantees.
  */
@@ -237,15 +237,16 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
         )
         let killerEnded = false
         void killer.then(() => (killerEnded = true))
-        // the operator arms the venue while the workers run: a rejection or a timeout every 2–4 s
+        // the operator arms the venue while the locks sell: a rejection, then a timeout, and so on,
+        // 1–2 s after the last (the CLI itself takes seconds on a loaded machine)
         const armed = { reject: 0, timeout: 0 }
         let driving = true
         const arming = (async () => {
-          while (driving) {
-            await sleep(2_000 + Math.random() * 2_000)
-            const action = Math.random() < 0.5 ? "reject" : "timeout"
+          for (let i = 0; driving; i++) {
+            const action = i % 2 === 0 ? "reject" : "timeout"
             await cliJson(db.url, "hedge", "simulate", `--${action}-next`)
             armed[action]++
+            await sleep(1_000 + Math.random() * 1_000)
           }
         })()
         const driver = new Driver({

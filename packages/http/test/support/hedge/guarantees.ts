@@ -148,7 +148,8 @@ export const standings = async (db: Readable): Promise<ReadonlyArray<PairStandin
     (sql) => sql`SELECT p.environment, p.pair, d.delta, d.computed_ms, p.target_ratio::text, p.band::text,
         p.instrument, p.value_days
       FROM hedge_policies p LEFT JOIN (
-        SELECT r.environment, (extract(epoch FROM r.computed_at) * 1000)::float8 AS computed_ms, e->>'pair' AS pair, e->>'delta' AS delta
+        SELECT r.environment, (extract(epoch FROM r.computed_at) * 1000)::float8 AS computed_ms,
+            e->>'pair' AS pair, e->>'delta' AS delta
           FROM risk_revaluations r CROSS JOIN LATERAL jsonb_array_elements(r.report->'pairs') e
       ) d ON d.environment = p.environment AND d.pair = p.pair
       ORDER BY p.environment, p.pair`
