@@ -8,22 +8,43 @@
  */
 import type { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
-import type { SqlClient, SqlError } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as PgStore from "./PgStore.ts"
 
 /**
- * The recovery work of an embedded store's start: the idempotency keys of requests that never
- * answered are freed, so the partners' retries run at once. Logs what it did.
+ * Frees every worker lease still held (on each table with a `lease_expires_at` column: contracts,
+ * payouts, webhook events, hedge policies), returning how many. Only for a store one process has to
+ * itself: at start-up every lease belongs to a worker that died with the previous process, and its
+ * work should go on now rather than once the lease runs out (a minute by default). Freeing a lease
+ * early is what its expiry would do; what the work itself left half-done is recovered as after any
+ * expiry (a payout or hedge order stored before it is sent is looked up, never sent twice).
  */
-export const recover: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.flatMap(
-  PgIdempotencyRepo.releaseUnanswered,
-  (released) =>
-    released === 0
-      ? Effect.void
-      : Effect.logInfo(`recovery: freed ${released} idempotency key(s) of requests cut off by the last stop`)
-)
+export const releaseLeases = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql<{ readonly table_name: string }>`SELECT table_name FROM information_schema.columns
+    WHERE table_schema = current_schema() AND column_name = 'lease_expires_at' ORDER BY table_name`
+  let released = 0
+  for (const { table_name } of tables) {
+    const rows = yield* sql`UPDATE ${sql(table_name)} SET lease_owner = NULL, lease_expires_at = NULL
+      WHERE lease_expires_at IS NOT NULL RETURNING 1`
+    released += rows.length
+  }
+  return released
+})
+
+/**
+ * The recovery work of an embedded store's start: the idempotency keys of requests that never
+ * answered are freed, so the partners' retries run at once, and the workers' leases, so their work
+ * goes on at once. Logs what it did.
+ */
+export const recover: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const keys = yield* PgIdempotencyRepo.releaseUnanswered
+  if (keys > 0) yield* Effect.logInfo(`recovery: freed ${keys} idempotency key(s) of requests cut off by the last stop`)
+  const leases = yield* releaseLeases
+  if (leases > 0) yield* Effect.logInfo(`recovery: freed ${leases} worker lease(s) held when the last process stopped`)
+})
 
 /** Every repository on a migrated database that this process has to itself, recovered. */
 export const layerRecovered = <E, R>(

@@ -1,13 +1,14 @@
 /**
  * The embedded store keeps its data in `dataDir`: what one process wrote, the next one reads,
- * and reopening an already migrated directory applies nothing twice.
+ * and reopening an already migrated directory applies nothing twice; what the last process held
+ * (a worker's lease) is free again once it reopens.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { IdempotencyRepo, PartnerRepo } from "@ratelock/core"
-import { DateTime, Effect, Option } from "effect"
+import { HedgePolicyRepo, IdempotencyRepo, Money, PartnerRepo } from "@ratelock/core"
+import { DateTime, Duration, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
@@ -58,6 +59,43 @@ describe("EmbeddedStore", () => {
           const migrations = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ratelock_migrations`
           assert.strictEqual(migrations[0]?.n, Object.keys(PgMigrations.migrations).length)
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir })))
+      }),
+    60_000
+  )
+
+  it.live(
+    "frees at reopening the leases the last process held",
+    () =>
+      Effect.gen(function* () {
+        const leasedDir = join(dataDir, "leases")
+        const claim = (owner: string) =>
+          Effect.flatMap(HedgePolicyRepo.HedgePolicyRepo, (policies) =>
+            Effect.flatMap(DateTime.now, (now) =>
+              policies.claim({ now, limit: 10, owner, leaseFor: Duration.hours(1) })
+            )
+          )
+        // the process that dies holding the pair (the layer closes the database, not the lease)
+        yield* Effect.gen(function* () {
+          yield* (yield* HedgePolicyRepo.HedgePolicyRepo).upsert({
+            environment: "sandbox",
+            pair: "USD/BRL",
+            targetRatio: Money.one,
+            band: Money.unsafe("1000"),
+            instrument: "spot",
+            valueDays: null,
+            updatedAt: now
+          })
+          assert.strictEqual((yield* claim("worker:1")).length, 1)
+          assert.strictEqual((yield* claim("worker:1b")).length, 0, "held for an hour")
+        }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
+
+        yield* Effect.gen(function* () {
+          const claimed = yield* claim("worker:2")
+          assert.deepStrictEqual(
+            claimed.map((c) => [c.policy.pair, c.lease.owner]),
+            [["USD/BRL", "worker:2"]]
+          )
+        }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
       }),
     60_000
   )

@@ -11,103 +11,30 @@
  * delivered (repeats only under one `event_id`), and the ledger summing to zero. Once with
  * SIGKILL, once with SIGTERM (graceful) restarts.
  */
-import { Requests } from "@ratelock/core"
-import { freePort } from "@ratelock/test-support/Processes"
-import { type Receiver, start as startReceiver } from "@ratelock/test-support/WebhookReceiver"
+import { Money, Requests } from "@ratelock/core"
 import { DateTime } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
-import { check } from "./support/cluster/guarantees.ts"
-import { openEmbedded } from "./support/crash/embeddedDatabase.ts"
+import { checkLifecycles, openEmbedded } from "./support/crash/embeddedDatabase.ts"
+import { type EmbeddedServer, embeddedServer } from "./support/crash/embeddedServer.ts"
 import { type Lifecycle, PatientPartner } from "./support/crash/patientPartner.ts"
-import { cliJson, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
+import { removeTempDirs } from "./support/process.ts"
 
 const lifecycles = 30
 const minimumKills = 10
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const settings = (port: number, confirmMs: number) => ({
-  PORT: String(port),
-  RATELOCK_LOG_LEVEL: "Warn",
-  RATELOCK_DEMO_PARTNER: "false",
-  RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
-  RATELOCK_RATE_LIMIT_BURST: "100000",
-  RATELOCK_SANDBOX_CONFIRM_MS: String(confirmMs)
-})
-
-/** Resolves once `/ready` answers 200, or fails if the process ends first. */
-const ready = async (service: Service, baseUrl: string) => {
-  let ended = false
-  void service.exited.then(() => (ended = true))
-  for (;;) {
-    if (ended) throw new Error(`the server exited while starting: ${service.stderr()}`)
-    const ok = await fetch(`${baseUrl}/ready`).then(
-      (r) => r.ok,
-      () => false
-    )
-    if (ok) return
-    await sleep(50)
-  }
-}
-
-/** One server on an embedded data directory, restarted at once whenever it is stopped. */
-const embeddedServer = async (confirmMs: number) => {
-  const dataDir = tempDataDir()
-  const receiver: Receiver = await startReceiver()
-  const created = await cliJson(
-    dataDir,
-    "partner",
-    "create",
-    "--name",
-    "Crash Pay",
-    "--webhook-url-sandbox",
-    receiver.url
-  )
-  const sandbox = created.environments.sandbox
-  receiver.setSecret(sandbox.webhook_secret)
-  const port = await freePort()
-  const baseUrl = `http://127.0.0.1:${port}`
-  let service = start(dataDir, settings(port, confirmMs))
-  await ready(service, baseUrl)
-  return {
-    dataDir,
-    receiver,
-    baseUrl,
-    key: { keyId: sandbox.api_key_id as string, secret: sandbox.api_key_secret as string },
-    /** Stops the server with `signal` and starts it again at once; resolves once it is ready. */
-    restart: async (signal: NodeJS.Signals) => {
-      service.child.kill(signal)
-      const code = await service.exited
-      if (signal === "SIGTERM" && code !== 0) throw new Error(`SIGTERM: exited ${code}: ${service.stderr()}`)
-      service = start(dataDir, settings(port, confirmMs))
-      await ready(service, baseUrl)
-    },
-    stop: async () => {
-      service.child.kill("SIGTERM")
-      await service.exited
-      await receiver.close()
-    }
-  }
-}
-
-type Server = Awaited<ReturnType<typeof embeddedServer>>
-
 /** What the data directory holds once the server stopped, checked against the lifecycles driven. */
-const checkStopped = async (server: Server, done: ReadonlyArray<Lifecycle>) => {
+const checkStopped = async (server: EmbeddedServer, done: ReadonlyArray<Lifecycle>) => {
   const db = openEmbedded(server.dataDir)
   try {
-    const figures = await check(db, server.receiver, done)
-    const doubled = await db.query<{ readonly address: string; readonly n: string }>(
-      (sql) => sql`SELECT address, count(*)::text AS n FROM sim_transfers GROUP BY address HAVING count(*) > 1`
-    )
-    assert.deepStrictEqual(doubled, [], "a funding address received more than one transfer")
-    return figures
+    return await checkLifecycles(db, server.receiver, done)
   } finally {
     await db.close()
   }
 }
 
 const crashRun = async (signal: NodeJS.Signals) => {
-  const server = await embeddedServer(300)
+  const server = await embeddedServer({ confirmMs: 300 })
   const partner = new PatientPartner(server.baseUrl, server.key)
   const started = Date.now()
   let driving = true
@@ -164,7 +91,7 @@ describe("crash safety on the embedded database (pnpm start)", () => {
 
   it("the fund helper never offers again what was sent before a crash", { timeout: 120_000 }, async () => {
     // a day to confirm: the transfers stay in flight across the restart
-    const server = await embeddedServer(86_400_000)
+    const server = await embeddedServer({ confirmMs: 86_400_000 })
     const partner = new PatientPartner(server.baseUrl, server.key)
     try {
       const quote = await partner.request(
@@ -185,7 +112,11 @@ describe("crash safety on the embedded database (pnpm start)", () => {
 
       const rest = await partner.request("POST", `/api/v1/sandbox/contracts/${contract.id}/fund`)
       assert.strictEqual(rest.status, 202)
-      assert.strictEqual(Number(rest.json.amount) + Number(half), Number(contract.total_amount))
+      // exact: the rest and the half make the total (binary floats would miss by a few 1e-14)
+      assert.strictEqual(
+        Money.format(Money.sum(Money.unsafe(rest.json.amount), Money.unsafe(half))),
+        Money.format(Money.unsafe(contract.total_amount))
+      )
       await server.restart("SIGKILL")
 
       const again = await partner.request("POST", `/api/v1/sandbox/contracts/${contract.id}/fund`)

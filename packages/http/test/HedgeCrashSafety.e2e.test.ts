@@ -1,22 +1,35 @@
 /**
- * Crash safety of the hedger: two hedging worker processes (`support/hedge/hedger.ts`: core's
- * pass on the SQL simulated venue) on a fresh PostgreSQL database, policies set with the CLI,
- * while the book's delta of two pairs moves every 250 ms for 20 s, the venue is told now and then
- * to reject or to time out the next order, and a worker is SIGKILLed every 1–2 s and started
- * again. Once the delta stops and the workers go quiet: every order ended filled or rejected, the
- * venue executed each order once and holds nothing we did not send, every decision saw every
- * earlier fill of its pair (no two decisions ever overlapped), positions equal the sum of the
- * venue's fills, the ledger sums to zero per currency, and each pair's residual is within its
- * band. Skipped without `DATABASE_URL`.
+ * Crash safety of the hedger on PostgreSQL, twice. Skipped without `DATABASE_URL`.
+ *
+ * The hedging pass alone: two hedging worker processes (`support/hedge/hedger.ts`: core's pass on
+ * the SQL simulated venue) on a fresh database, policies set with the CLI, while the book's delta
+ * of two pairs moves every 250 ms for 20 s, the venue is told now and then to reject or to time
+ * out the next order, and a worker is SIGKILLed every 1–2 s and started again. Once the delta
+ * stops and the workers go quiet: every order ended filled or rejected, the venue executed each
+ * order once and holds nothing we did not send, every decision saw every earlier fill of its pair
+ * (no two decisions ever overlapped), positions equal the sum of the venue's fills, the ledger sums
+ * to zero per currency, and each pair's residual is within its band.
+ *
+ * As deployed: an API process and two `ratelock worker` processes with `RATELOCK_HEDGING=simulated`
+ * and the book revalued every second; sandbox policies set with the CLI; locks sold over HTTP in
+ * two pairs for 20 s (`support/hedge/book.ts`: funded on the simulated chain, a third left open,
+ * the others exercised and paid out) while `ratelock hedge simulate` arms a rejection, then a
+ * timeout, in turn, and a worker is SIGKILLed every 1–2 s (at least 12 times) and started again. Once
+ * settled, delivered and hedged: the same hedging guarantees, each armed action taken by one order,
+ * each pair within its band of the stored revaluation's delta, and the lifecycles' guarantees.
  */
 import { assert, describe, it } from "vitest"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { eventually, start, stop } from "@ratelock/test-support/Processes"
 import { join } from "node:path"
 import { Money } from "@ratelock/core"
-import { type Database, freshDatabase } from "./support/cluster/database.ts"
+import { type Database, freshDatabase, waitActive } from "./support/cluster/database.ts"
+import { Driver, type Lifecycle } from "./support/cluster/drive.ts"
+import { check as checkLifecycles, waitQuiet } from "./support/cluster/guarantees.ts"
+import { withCluster } from "./support/cluster/setup.ts"
+import { held, paid, policyCommands, quoteOf } from "./support/hedge/book.ts"
 import * as Hedge from "./support/hedge/guarantees.ts"
-import { cliJson, packageDir } from "./support/processes.ts"
+import { type Child, cliJson, packageDir } from "./support/processes.ts"
 
 const leaseMs = 3_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -144,7 +157,7 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
       await db.query((sql) => sql`UPDATE sim_hedge_venue_control SET remaining = 0 RETURNING action`)
 
       // quiet: nothing outstanding, and every pair within its band of the final delta
-      const positions = () => Hedge.positions(db)
+      const positions = () => Hedge.positions(db, "production")
       const deadline = Date.now() + 90_000
       for (;;) {
         const open = await Hedge.outstanding(db)
@@ -189,4 +202,133 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
       await db.drop()
     }
   })
+
+  it("locks sold over HTTP, hedged by ratelock worker processes SIGKILLed mid-work", { timeout: 300_000 }, () =>
+    withCluster(
+      databaseUrl!,
+      {
+        prefix: "ratelock_hedge_workers",
+        env: { RATELOCK_HEDGING: "simulated", RATELOCK_RISK_INTERVAL_SECONDS: "1", RATELOCK_SANDBOX_CONFIRM_MS: "500" }
+      },
+      async ({ db, receiver, cluster, partner }) => {
+        const locks = 60
+        const workerLeaseMs = 2_000
+        for (const args of policyCommands("sandbox")) await cliJson(db.url, ...args)
+        const [{ baseUrl }, ...workers] = await Promise.all([
+          cluster.startApi("api"),
+          cluster.startWorker("worker-a", { leaseMs: workerLeaseMs }),
+          cluster.startWorker("worker-b", { leaseMs: workerLeaseMs })
+        ])
+        const pool: Array<Child> = workers
+        let kills = 0
+        let killing = true
+        // kills a worker every 1–2 s and starts another in its place; resolves with its failure, if any
+        const killer = (async () => {
+          while (killing) {
+            await sleep(1_000 + Math.random() * 1_000)
+            const i = Math.floor(Math.random() * pool.length)
+            await cluster.kill(pool[i]!)
+            kills++
+            pool[i] = await cluster.startWorker(`worker-${kills}`, { leaseMs: workerLeaseMs })
+          }
+        })().then(
+          () => undefined,
+          (error: unknown) => error
+        )
+        let killerEnded = false
+        void killer.then(() => (killerEnded = true))
+        // the operator arms the venue while the locks sell: a rejection, then a timeout, and so on,
+        // 1–2 s after the last (the CLI itself takes seconds on a loaded machine)
+        const armed = { reject: 0, timeout: 0 }
+        let driving = true
+        const arming = (async () => {
+          for (let i = 0; driving; i++) {
+            const action = i % 2 === 0 ? "reject" : "timeout"
+            await cliJson(db.url, "hedge", "simulate", `--${action}-next`)
+            armed[action]++
+            await sleep(1_000 + Math.random() * 1_000)
+          }
+        })()
+        const driver = new Driver({
+          baseUrls: [baseUrl],
+          key: { keyId: partner.keyId, secret: partner.secret },
+          fund: db.fund,
+          waitActive: (id) => waitActive(db, id, 60_000),
+          sockets: 12
+        })
+        const started = Date.now()
+        try {
+          // `locks` over 20 s, 6 at a time
+          const done: Array<Lifecycle> = []
+          let next = 0
+          await Promise.all(
+            Array.from({ length: 6 }, async () => {
+              while (next < locks) {
+                const n = next++
+                const wait = started + (n * 20_000) / locks - Date.now()
+                if (wait > 0) await sleep(wait)
+                if (held(n)) await driver.lock(n, quoteOf(n))
+                else done.push(await driver.run(n, paid(n), quoteOf(n)))
+              }
+            })
+          ).finally(() => {
+            driving = false
+          })
+          await arming
+          const driven = Date.now() - started
+          while (kills < 12 && !killerEnded) await sleep(200)
+          killing = false
+          const failure = await killer
+          if (failure !== undefined) throw failure
+          // what is still armed would wait for an order the still book may never need: disarmed,
+          // so each action armed and not disarmed was taken by one order
+          const left = await db.query<{ readonly action: "reject" | "timeout"; readonly remaining: number }>(
+            (sql) => sql`WITH old AS (SELECT action, remaining FROM sim_hedge_venue_control FOR UPDATE)
+              UPDATE sim_hedge_venue_control c SET remaining = 0 FROM old WHERE c.action = old.action
+              RETURNING c.action, old.remaining`
+          )
+          const taken = { ...armed }
+          for (const l of left) taken[l.action] -= l.remaining
+
+          await waitQuiet(db, receiver, done, 60_000)
+          // hedged: nothing outstanding, a revaluation of the still book, every pair within its band
+          const still = new Date()
+          const deadline = Date.now() + 90_000
+          for (;;) {
+            const open = await Hedge.outstanding(db)
+            const standing = await Hedge.standings(db)
+            if (open === 0 && standing.every((s) => s.within && s.computedAt > still)) break
+            if (Date.now() > deadline) {
+              throw new Error(
+                `not hedged: ${open} outstanding, ${JSON.stringify(standing.map((s) => [s.pair, s.within, Money.format(s.delta), Money.format(s.position)]))}`
+              )
+            }
+            await sleep(250)
+          }
+
+          const figures = await Hedge.check(db)
+          assert.strictEqual(figures.rejected, taken.reject, "each armed rejection taken by one order")
+          assert.strictEqual(figures.timedOut, taken.timeout, "each armed timeout taken by one order")
+          const standings = await Hedge.withinBands(db)
+          for (const s of standings) assert.isFalse(Money.isZero(s.position), `${s.pair}: the open locks are hedged`)
+          const lifecycles = await checkLifecycles(db, receiver, done)
+          console.log(
+            `hedging crash safety (workers): ${locks} locks driven in ${driven} ms, ${kills} worker SIGKILLs, ` +
+              `armed ${JSON.stringify(armed)} (taken ${JSON.stringify(taken)}), hedged after ${Date.now() - started} ms; ` +
+              `hedge ${JSON.stringify(figures)}; positions ${JSON.stringify(standings.map((s) => [s.pair, Money.format(s.position), Money.format(s.delta)]))}; ` +
+              JSON.stringify(lifecycles)
+          )
+          assert.isAtLeast(kills, 12)
+          assert.isAtLeast(taken.reject + taken.timeout, 1)
+          assert.strictEqual(standings.length, 2)
+        } finally {
+          driving = false
+          killing = false
+          await killer
+          await arming.catch(() => undefined)
+          driver.close()
+        }
+      }
+    )
+  )
 })

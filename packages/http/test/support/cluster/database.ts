@@ -26,6 +26,9 @@ export interface Database {
   readonly drop: () => Promise<void>
 }
 
+/** What the checks read: any database with the service's tables (PostgreSQL, or an embedded one once its server stopped). */
+export type Readable = Pick<Database, "query">
+
 export const freshDatabase = async (serverUrl: string, prefix = "ratelock_cluster"): Promise<Database> => {
   const db = await Postgres.create(serverUrl, { prefix })
   const runtime = ManagedRuntime.make(

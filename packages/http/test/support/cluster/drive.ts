@@ -101,21 +101,30 @@ export class Driver {
     return reply.status === 201 ? "201" : `${reply.status} ${JSON.parse(reply.text).error?.code}`
   }
 
-  /** One whole lifecycle, up to the exercise (the payout is the workers' part). */
-  async run(n: number, paid: boolean): Promise<Lifecycle> {
-    const quote = await this.post(
+  /**
+   * A lock sold and funded, once it is active: quote (`quote` overrides the request's fields: the
+   * corridor, the notional) → contract → the customer's transfer → funding confirmed.
+   */
+  async lock(n: number, quote: Partial<Requests.QuoteRequestBody> = {}) {
+    const quoted = await this.post(
       "/api/v1/fx/quotes",
-      Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: `customer-${n}` }),
+      Requests.quoteAt(DateTime.nowUnsafe(), { ...quote, customer_reference_id: `customer-${n}` }),
       201
     )
     const contract: FundableContract = await this.post(
       "/api/v1/fx/contracts",
-      { quote_id: quote.id, partner_transaction_reference: `ptx-${n}` },
+      { quote_id: quoted.id, partner_transaction_reference: `ptx-${n}` },
       201
     )
     await this.options.fund(contract)
     await this.options.waitActive(contract.id)
-    const rate = (Number(quote.locked_rate) * (paid ? 0.95 : 1.05)).toFixed(6)
+    return { quote: quoted, contract }
+  }
+
+  /** One whole lifecycle, up to the exercise (the payout is the workers' part). */
+  async run(n: number, paid: boolean, quote: Partial<Requests.QuoteRequestBody> = {}): Promise<Lifecycle> {
+    const { quote: quoted, contract } = await this.lock(n, quote)
+    const rate = (Number(quoted.locked_rate) * (paid ? 0.95 : 1.05)).toFixed(6)
     await this.post(
       "/api/v1/fx/webhooks/inbound",
       {

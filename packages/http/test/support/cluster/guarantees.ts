@@ -8,7 +8,7 @@
  */
 import { type Corridor, CorridorLimit, Money } from "@ratelock/core"
 import type { Receiver } from "@ratelock/test-support/WebhookReceiver"
-import type { Database } from "./database.ts"
+import type { Database, Readable } from "./database.ts"
 import type { Lifecycle } from "./drive.ts"
 
 interface OutgoingRow {
@@ -18,9 +18,6 @@ interface OutgoingRow {
   readonly event_type: string
   readonly status: string
 }
-
-/** What the checks read: any database with the service's tables (PostgreSQL, or an embedded one once its server stopped). */
-type Readable = Pick<Database, "query">
 
 const outgoing = (db: Readable) =>
   db.query<OutgoingRow>(

@@ -105,23 +105,23 @@ export class PatientPartner {
   }
 
   /**
-   * quote → contract → `funds_in_route` with the amount (the sandbox's chain receives it) →
-   * active → exercise below or above the locked rate. A contract whose creation answered but was
-   * cut off is found through the customer's locks, as a partner's reconciliation would.
+   * quote → contract, for the customer `customer-n` (`quote` overrides the request's fields: the
+   * corridor, the notional). A contract whose creation answered but was cut off is found through
+   * the customer's locks, as a partner's reconciliation would.
    */
-  async lifecycle(n: number, paid: boolean): Promise<Lifecycle> {
+  async contract(n: number, quote: Partial<Requests.QuoteRequestBody> = {}) {
     const customer = `customer-${n}`
-    const quote = await this.expect(
+    const quoted = await this.expect(
       201,
       "POST",
       "/api/v1/fx/quotes",
-      Requests.quoteAt(DateTime.nowUnsafe(), { customer_reference_id: customer }),
+      Requests.quoteAt(DateTime.nowUnsafe(), { ...quote, customer_reference_id: customer }),
       `quote-key-${n}`
     )
     const created = await this.request(
       "POST",
       "/api/v1/fx/contracts",
-      { quote_id: quote.id, partner_transaction_reference: `ptx-${n}` },
+      { quote_id: quoted.id, partner_transaction_reference: `ptx-${n}` },
       `contract-key-${n}`
     )
     const contract =
@@ -131,6 +131,32 @@ export class PatientPartner {
           ? await this.lockOf(customer)
           : undefined
     if (contract === undefined) throw new Error(`contract ${n}: ${created.status} ${JSON.stringify(created.json)}`)
+    return { customer, quote: quoted, contract }
+  }
+
+  /**
+   * A lock sold and funded with the sandbox's fund helper, left open: resolves once it is active.
+   * The helper takes no `Idempotency-Key`: a retry after an answer lost in a crash finds nothing
+   * left to send (400 `funding_amount_invalid`), or the contract already funded (409), and the
+   * transfer already on its way confirms all the same.
+   */
+  async openLock(n: number, quote: Partial<Requests.QuoteRequestBody> = {}): Promise<string> {
+    const { customer, contract } = await this.contract(n, quote)
+    const funded = await this.request("POST", `/api/v1/sandbox/contracts/${contract.id}/fund`)
+    const code = funded.json?.error?.code
+    if (funded.status !== 202 && code !== "funding_amount_invalid" && code !== "invalid_contract_state") {
+      throw new Error(`fund ${n}: ${funded.status} ${JSON.stringify(funded.json)}`)
+    }
+    await this.waitStatus(customer, "active")
+    return contract.id
+  }
+
+  /**
+   * quote → contract → `funds_in_route` with the amount (the sandbox's chain receives it) →
+   * active → exercise below or above the locked rate.
+   */
+  async lifecycle(n: number, paid: boolean, quote: Partial<Requests.QuoteRequestBody> = {}): Promise<Lifecycle> {
+    const { customer, quote: quoted, contract } = await this.contract(n, quote)
     await this.expect(
       200,
       "POST",
@@ -147,7 +173,7 @@ export class PatientPartner {
         event_type: "contract_exercised",
         fx_contract_id: contract.id,
         executed_at: new Date().toISOString(),
-        live_execution_rate: (Number(quote.locked_rate) * (paid ? 0.95 : 1.05)).toFixed(6),
+        live_execution_rate: (Number(quoted.locked_rate) * (paid ? 0.95 : 1.05)).toFixed(6),
         payout_wallet_address: "0x1111111111111111111111111111111111111111",
         chain: "polygon"
       },
@@ -156,8 +182,8 @@ export class PatientPartner {
     return { contractId: contract.id, paid }
   }
 
-  /** Every outbound event of the contract, once all are delivered. */
-  async waitDelivered(contractId: string, timeoutMs = 120_000) {
+  /** Every outbound event of the contract, once all are delivered (and, if `settled`, its payout's among them). */
+  async waitDelivered(contractId: string, settled = true, timeoutMs = 120_000) {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const page = await this.expect(
@@ -166,7 +192,8 @@ export class PatientPartner {
         `/api/v1/fx/webhook-events?direction=outgoing&fx_contract_id=${contractId}&limit=100`
       )
       const events: ReadonlyArray<{ readonly status: string; readonly event_type: string }> = page.items
-      if (events.some((e) => e.event_type === "payout_settled") && events.every((e) => e.status === "delivered")) return
+      const ended = !settled || events.some((e) => e.event_type === "payout_settled")
+      if (ended && events.length > 0 && events.every((e) => e.status === "delivered")) return
       if (Date.now() > deadline) throw new Error(`${contractId}: events not delivered: ${JSON.stringify(events)}`)
       await sleep(250)
     }
