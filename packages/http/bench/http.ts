@@ -18,16 +18,19 @@
  *   ratio of the shared limiter's requests/s to the per-process one's, from the same run.
  *
  * - telemetry: `partners/me` and `quotes` on PostgreSQL from three servers over one fresh
- *   database: one with OpenTelemetry on as `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on
- *   (`Telemetry.layer`: every request traced; spans, metrics and logs exported over OTLP/HTTP
- *   JSON, metrics every second instead of every minute) to a local receiver in a worker thread,
- *   one the same with 10 % of traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`),
- *   one without, measured in turn three times: the ratio of traced to untraced requests/s and
- *   main-thread CPU per request, from the same run, and the spans the receivers got per request.
+ *   database, each with the operator listener beside it as the host runs it: one with
+ *   OpenTelemetry on as `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on (`Telemetry.layer`: every
+ *   request traced; spans, metrics and logs exported over OTLP/HTTP JSON, metrics every second
+ *   instead of every minute) to a local receiver in a worker thread, which also scrapes its
+ *   `/metrics` every second while it is measured; one the same with 10 % of traces sampled
+ *   (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`); one with neither (the request metrics are
+ *   recorded in every configuration, as the service always does), measured in turn three times:
+ *   the ratio of traced to untraced requests/s and main-thread CPU per request, from the same
+ *   run, the spans, metric exports and scrapes the receivers got, and the README's table.
  *
  * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
  * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
- * main thread, autocannon in a worker thread.
+ * main thread, autocannon in a worker thread. The load average is printed at the start and the end.
  *
  * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
  * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
