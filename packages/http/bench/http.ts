@@ -18,16 +18,19 @@
  *   ratio of the shared limiter's requests/s to the per-process one's, from the same run.
  *
  * - telemetry: `partners/me` and `quotes` on PostgreSQL from three servers over one fresh
- *   database: one with OpenTelemetry on as `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on
- *   (`Telemetry.layer`: every request traced; spans, metrics and logs exported over OTLP/HTTP
- *   JSON, metrics every second instead of every minute) to a local receiver in a worker thread,
- *   one the same with 10 % of traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`),
- *   one without, measured in turn three times: the ratio of traced to untraced requests/s and
- *   main-thread CPU per request, from the same run, and the spans the receivers got per request.
+ *   database, each with the operator listener beside it as the host runs it: one with
+ *   OpenTelemetry on as `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on (`Telemetry.layer`: every
+ *   request traced; spans, metrics and logs exported over OTLP/HTTP JSON, metrics every second
+ *   instead of every minute) to a local receiver in a worker thread, which also scrapes its
+ *   `/metrics` every second while it is measured; one the same with 10 % of traces sampled
+ *   (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`); one with neither (the request metrics are
+ *   recorded in every configuration, as the service always does), measured in turn three times:
+ *   the ratio of traced to untraced requests/s and main-thread CPU per request, from the same
+ *   run, the spans, metric exports and scrapes the receivers got, and the README's table.
  *
  * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
  * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
- * main thread, autocannon in a worker thread.
+ * main thread, autocannon in a worker thread. The load average is printed at the start and the end.
  *
  * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
  * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
@@ -39,7 +42,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
-import { ApiKeySecret, IdGenerator, MarketData, PartnerRepo, Requests } from "@ratelock/core"
+import { ApiKeySecret, IdGenerator, MarketData, OperatorTokens, PartnerRepo, Requests } from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import autocannon from "autocannon"
 import { Cause, DateTime, Duration, Effect, Exit, Layer, References, type Scope } from "effect"
@@ -47,8 +50,10 @@ import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { createServer, type Server as NodeServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { cpus } from "node:os"
+import { cpus, loadavg } from "node:os"
 import { Worker } from "node:worker_threads"
+import { OperatorInfo } from "../src/operator/OperatorInfo.ts"
+import * as OperatorServer from "../src/operator/Server.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
@@ -165,11 +170,28 @@ const bare: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
 type Store = Layer.Layer<PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient, unknown>
 
 /**
+ * The operator listener on a port of its own, as the host runs it beside the API in every process
+ * (`/metrics` among its routes, the store's gauges sampled every 15 s).
+ */
+const operatorListener = OperatorServer.layer.pipe(
+  Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(
+    Layer.succeed(OperatorInfo, {
+      role: "api",
+      processName: "bench-http",
+      startedAt: Date.now(),
+      database: "postgresql",
+      marketMaxAge: Duration.minutes(15)
+    })
+  )
+)
+
+/**
  * `Server.layer` on `store`, as the host composes it; request logs off, a budget never exhausted,
  * shared with the other replicas on the database when `shared` (as the host does on PostgreSQL),
- * exporting its telemetry when `telemetry` is given.
+ * exporting its telemetry when `telemetry` is given, the operator listener beside it when `operator`.
  */
-const ratelock = (store: Store, shared = false, telemetry?: Telemetry.Settings) => {
+const ratelock = (store: Store, shared = false, telemetry?: Telemetry.Settings, operator = false) => {
   const ports = Layer.mergeAll(
     Readiness.layerSql.pipe(Layer.provideMerge(store)),
     SimulatedChain.layer,
@@ -182,6 +204,10 @@ const ratelock = (store: Store, shared = false, telemetry?: Telemetry.Settings) 
   )
   return Server.layer.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    // without the listener, its service says so (one layer type for both)
+    Layer.provideMerge(
+      operator ? operatorListener : Layer.succeed(OperatorServer.OperatorListener, { url: "(no operator listener)" })
+    ),
     Layer.provide(shared ? RateLimitShares.layerSql("bench-shared") : Layer.empty),
     Layer.provideMerge(ports),
     Layer.provide(settings),
@@ -316,12 +342,30 @@ const sharedLimit = Effect.scoped(
   })
 )
 
+interface ReceiverStats {
+  readonly bytes: number
+  readonly spans: number
+  /** OTLP metric and log exports received. */
+  readonly metricExports: number
+  readonly logExports: number
+  /** `/metrics` scrapes answered 200 with the request counter in them, and the others. */
+  readonly scrapes: number
+  readonly scrapeFailures: number
+}
+
 /**
  * An OTLP/HTTP receiver in a worker thread (a collector's work is not this process's main thread's):
- * it answers 200 and counts the bytes and the spans (`"spanId":"` in each body) it got.
+ * it answers 200 and counts the bytes, the spans (`"spanId":"` in each body) and the metric and
+ * log exports it got. It also plays Prometheus, from the same thread: `scrape` GETs an operator
+ * listener's `/metrics` every second until `stop`.
  */
 const otlpReceiver: Effect.Effect<
-  { readonly url: string; readonly stats: Effect.Effect<{ readonly bytes: number; readonly spans: number }> },
+  {
+    readonly url: string
+    readonly stats: Effect.Effect<ReceiverStats>
+    readonly scrape: (url: string, token: string) => Effect.Effect<void>
+    readonly stop: Effect.Effect<void>
+  },
   never,
   Scope.Scope
 > = Effect.acquireRelease(
@@ -329,20 +373,31 @@ const otlpReceiver: Effect.Effect<
     const worker = new Worker(
       `const { parentPort } = require("node:worker_threads")
       const { createServer } = require("node:http")
-      let bytes = 0, spans = 0
+      const stats = { bytes: 0, spans: 0, metricExports: 0, logExports: 0, scrapes: 0, scrapeFailures: 0 }
       const server = createServer((req, res) => {
         const chunks = []
         req.on("data", (c) => chunks.push(c))
         req.on("end", () => {
           const body = Buffer.concat(chunks).toString("utf8")
-          bytes += body.length
-          if (req.url === "/v1/traces") spans += body.split('"spanId":"').length - 1
+          stats.bytes += body.length
+          if (req.url === "/v1/traces") stats.spans += body.split('"spanId":"').length - 1
+          if (req.url === "/v1/metrics") stats.metricExports++
+          if (req.url === "/v1/logs") stats.logExports++
           res.writeHead(200, { "content-type": "application/json" })
           res.end("{}")
         })
       })
+      let scraper
+      const scrape = (url, token) =>
+        fetch(url + "/metrics", { headers: { authorization: "Bearer " + token } })
+          .then(async (r) => { (r.ok && (await r.text()).includes("ratelock_http_requests_total")) ? stats.scrapes++ : stats.scrapeFailures++ })
+          .catch(() => { stats.scrapeFailures++ })
       server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }))
-      parentPort.on("message", () => parentPort.postMessage({ bytes, spans }))`,
+      parentPort.on("message", (m) => {
+        if (m.type === "scrape") scraper = setInterval(() => scrape(m.url, m.token), 1000)
+        if (m.type === "stop") clearInterval(scraper)
+        if (m.type === "stats" || m.type === "stop") parentPort.postMessage(stats)
+      })`,
       { eval: true }
     )
     return new Promise<{ worker: Worker; port: number }>((resolve) =>
@@ -351,16 +406,23 @@ const otlpReceiver: Effect.Effect<
   }),
   ({ worker }) => Effect.promise(() => worker.terminate())
 ).pipe(
-  Effect.map(({ worker, port }) => ({
-    url: `http://127.0.0.1:${port}`,
-    stats: Effect.promise(
-      () =>
-        new Promise<{ bytes: number; spans: number }>((resolve) => {
-          worker.once("message", resolve)
-          worker.postMessage("stats")
-        })
-    )
-  }))
+  Effect.map(({ worker, port }) => {
+    /** Sends `message`, and waits for the stats the worker answers with. */
+    const ask = (message: object) =>
+      Effect.promise(
+        () =>
+          new Promise<ReceiverStats>((resolve) => {
+            worker.once("message", resolve)
+            worker.postMessage(message)
+          })
+      )
+    return {
+      url: `http://127.0.0.1:${port}`,
+      stats: ask({ type: "stats" }),
+      scrape: (url: string, token: string) => Effect.sync(() => worker.postMessage({ type: "scrape", url, token })),
+      stop: Effect.asVoid(ask({ type: "stop" }))
+    }
+  })
 )
 
 /** What `OTEL_EXPORTER_OTLP_ENDPOINT=<url>` alone turns on (every trace kept unless `ratio`), metrics sent every second. */
@@ -382,10 +444,18 @@ const telemetryTo = (url: string, ratio?: number): Telemetry.Settings => ({
 /** The fraction of traces the sampled server keeps (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`). */
 const sampledRatio = 0.1
 
+/** What each telemetry-on server's receiver got over a route's rounds, for the summary. */
+const exported = new Map<
+  string,
+  { readonly spansPerRequest: number; readonly metricExports: number; readonly scrapes: number }
+>()
+
 /**
  * `partners/me` and `quotes` with telemetry off, on, and on with 10 % of traces sampled: three
- * servers over one database (the two on each exporting to a receiver of its own), measured in
- * turn three times per route.
+ * servers over one database, each with the operator listener beside it as in production, measured
+ * in turn three times per route. The two on each export to a receiver of their own, and while one
+ * is measured its receiver's thread scrapes its `/metrics` every second, as Prometheus would
+ * (more often than the usual 15 s); nothing scrapes the server that is off.
  */
 const telemetry = Effect.scoped(
   Effect.gen(function* () {
@@ -393,18 +463,24 @@ const telemetry = Effect.scoped(
     const store = () => PgStore.layer.pipe(Layer.provideMerge(Postgres.client(db.url, poolSize)))
     const all = yield* otlpReceiver
     const tenth = yield* otlpReceiver
-    const off = yield* Layer.build(ratelock(store()))
-    const on = yield* Layer.build(ratelock(store(), false, telemetryTo(all.url)))
-    const sampled = yield* Layer.build(ratelock(store(), false, telemetryTo(tenth.url, sampledRatio)))
+    const off = yield* Layer.build(ratelock(store(), false, undefined, true))
+    const on = yield* Layer.build(ratelock(store(), false, telemetryTo(all.url), true))
+    const sampled = yield* Layer.build(ratelock(store(), false, telemetryTo(tenth.url, sampledRatio), true))
     const credentials = yield* Effect.provide(seedPartner, off)
+    const operatorToken = (yield* Effect.provide(Effect.orDie(OperatorTokens.create("bench")), off)).token
+    const operatorUrl = Effect.map(OperatorServer.OperatorListener, (listener) => listener.url)
     const servers = [
-      ["off", yield* Effect.provide(baseUrlOf, off)],
-      ["on", yield* Effect.provide(baseUrlOf, on)],
-      ["sampled", yield* Effect.provide(baseUrlOf, sampled)]
+      ["off", yield* Effect.provide(baseUrlOf, off), undefined],
+      ["on", yield* Effect.provide(baseUrlOf, on), { receiver: all, operator: yield* Effect.provide(operatorUrl, on) }],
+      [
+        "sampled",
+        yield* Effect.provide(baseUrlOf, sampled),
+        { receiver: tenth, operator: yield* Effect.provide(operatorUrl, sampled) }
+      ]
     ] as const
     console.log(
-      `\n━━ Telemetry on PostgreSQL (database ${db.name}): off, on (OTLP/HTTP JSON to a local receiver), ` +
-        `on with ${sampledRatio * 100} % of traces sampled, in turn ━━`
+      `\n━━ Telemetry on PostgreSQL (database ${db.name}): off, on (OTLP/HTTP JSON to a local receiver, ` +
+        `metrics pushed every second, /metrics scraped every second), on with ${sampledRatio * 100} % of traces sampled, in turn ━━`
     )
     const calls = [
       ["me", () => ({ method: "GET", path: "/api/v1/partners/me", headers: credentials }) as Call],
@@ -426,8 +502,16 @@ const telemetry = Effect.scoped(
       const before = { on: yield* all.stats, sampled: yield* tenth.stats }
       const requests = { on: 0, sampled: 0 }
       for (const round of [1, 2, 3]) {
-        for (const [state, baseUrl] of servers) {
-          const row = yield* measure("PostgreSQL", `${key} telemetry ${state} (${round})`, baseUrl, call, false)
+        for (const [state, baseUrl, exporting] of servers) {
+          const run = measure("PostgreSQL", `${key} telemetry ${state} (${round})`, baseUrl, call, false)
+          const row =
+            exporting === undefined
+              ? yield* run
+              : yield* Effect.acquireUseRelease(
+                  exporting.receiver.scrape(exporting.operator, operatorToken),
+                  () => run,
+                  () => exporting.receiver.stop
+                )
           rows.push(row)
           if (state !== "off") requests[state] += row.requests
         }
@@ -440,10 +524,19 @@ const telemetry = Effect.scoped(
       ] as const) {
         const stats = yield* receiver.stats
         const spans = stats.spans - before[state].spans
+        const got = {
+          spansPerRequest: spans / Math.max(1, requests[state]),
+          metricExports: stats.metricExports - before[state].metricExports,
+          scrapes: stats.scrapes - before[state].scrapes
+        }
+        exported.set(`${key} ${state}`, got)
         console.log(
-          `    ${key} telemetry ${state}: exported ${int(spans)} spans, ${(spans / Math.max(1, requests[state])).toFixed(2)} per request, ` +
-            `${int((stats.bytes - before[state].bytes) / 1024)} KiB (links count as spans)`
+          `    ${key} telemetry ${state}: exported ${int(spans)} spans, ${got.spansPerRequest.toFixed(2)} per request, ` +
+            `${int((stats.bytes - before[state].bytes) / 1024)} KiB (links count as spans); ` +
+            `${got.metricExports} metric exports, ${stats.logExports - before[state].logExports} log exports; ` +
+            `/metrics scraped ${got.scrapes} times (${stats.scrapeFailures - before[state].scrapeFailures} failed)`
         )
+        if (stats.scrapeFailures > before[state].scrapeFailures) process.exitCode = 1
       }
     }
     yield* Effect.sleep("1 second")
@@ -456,8 +549,15 @@ const telemetry = Effect.scoped(
 const pad = (s: string, n: number) => s.padEnd(n)
 const lpad = (s: string, n: number) => s.padStart(n)
 
+/** The load average over 1, 5 and 15 minutes (other processes on the machine skew every figure). */
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ")
+
 const main = Effect.gen(function* () {
   console.log(`Ratelock HTTP benchmark — node ${process.version}, ${cpus().length} vCPU, ${cpus()[0]?.model ?? ""}`)
+  console.log(`load average (1 / 5 / 15 min) at the start: ${load()}`)
   console.log(
     `autocannon ${connections} connections (1 worker thread), ${warmupSeconds} s warm-up + ${measureSeconds} s per route`
   )
@@ -512,27 +612,64 @@ const main = Effect.gen(function* () {
     )
   }
   // telemetry on (and sampled) against off, per route, summed over the rounds as for the shared limit
-  for (const key of ["me", "quotes"]) {
-    const of = (state: string) => rows.filter((r) => r.route.startsWith(`${key} telemetry ${state} `))
-    if (of("on").length === 0) continue
-    const perSecond = (state: string) => of(state).reduce((sum, r) => sum + r.perSecond, 0)
-    const cpu = (state: string) =>
-      of(state).reduce((sum, r) => sum + r.cpuMicros * r.requests, 0) /
-      of(state).reduce((sum, r) => sum + r.requests, 0)
+  const telemetryOf = (key: string, state: string) =>
+    rows.filter((r) => r.route.startsWith(`${key} telemetry ${state} `))
+  /** Requests/s averaged over the rounds; main-thread CPU per request weighted by requests. */
+  const telemetryPerSecond = (key: string, state: string) =>
+    telemetryOf(key, state).reduce((sum, r) => sum + r.perSecond, 0) / telemetryOf(key, state).length
+  const telemetryCpu = (key: string, state: string) =>
+    telemetryOf(key, state).reduce((sum, r) => sum + r.cpuMicros * r.requests, 0) /
+    telemetryOf(key, state).reduce((sum, r) => sum + r.requests, 0)
+  const telemetryRoutes = [
+    ["me", "partners/me", "GET /api/v1/partners/me"],
+    ["quotes", "quotes", "POST /api/v1/fx/quotes"]
+  ].filter(([key]) => telemetryOf(key!, "on").length > 0)
+  for (const [key, name] of telemetryRoutes as Array<[string, string, string]>) {
     for (const [state, label] of [
       ["on", "every trace"],
       ["sampled", `${sampledRatio * 100} % of traces`]
     ] as const) {
-      const throughput = perSecond(state) / perSecond("off")
-      const capacity = cpu("off") / cpu(state)
+      const throughput = telemetryPerSecond(key, state) / telemetryPerSecond(key, "off")
+      const capacity = telemetryCpu(key, "off") / telemetryCpu(key, state)
       console.log(
-        `  ${key === "me" ? "partners/me" : "quotes"} with telemetry on (${label}) ≥ ${targets.tracingRatio} × off (same run): ` +
+        `  ${name} with telemetry on (${label}) ≥ ${targets.tracingRatio} × off (same run): ` +
           `requests/s ${throughput.toFixed(3)} × — ${verdict(throughput >= targets.tracingRatio)}; ` +
-          `by main-thread CPU per request (${int(cpu(state))} vs ${int(cpu("off"))} µs) ` +
+          `by main-thread CPU per request (${int(telemetryCpu(key, state))} vs ${int(telemetryCpu(key, "off"))} µs) ` +
           `${capacity.toFixed(3)} × — ${verdict(capacity >= targets.tracingRatio)}`
       )
     }
   }
+  if (telemetryRoutes.length > 0) {
+    // the README's table as it stands, from this run
+    console.log(`\nTelemetry, as the README's table (bare node:http ${int(bareRow.perSecond)} req/s in this run):`)
+    console.log("| Route | Off | On, every trace | On, 1 trace in 10 | Spans exported per request (on) |")
+    console.log("|---|---|---|---|---|")
+    for (const [key, , route] of telemetryRoutes as Array<[string, string, string]>) {
+      const cell = (state: string) => {
+        const perSecond = `${int(telemetryPerSecond(key, state))} req/s`
+        const cpu = `${int(telemetryCpu(key, state))} µs`
+        if (state === "off") return `${perSecond}, ${cpu}`
+        const ratios = [
+          telemetryPerSecond(key, state) / telemetryPerSecond(key, "off"),
+          telemetryCpu(key, "off") / telemetryCpu(key, state)
+        ].map((r) => r.toFixed(2))
+        return `${perSecond} (${ratios[0]}×), ${cpu} (${ratios[1]}×)`
+      }
+      const got = exported.get(`${key} on`)
+      console.log(
+        `| \`${route}\` | ${cell("off")} | ${cell("on")} | ${cell("sampled")} | ${got?.spansPerRequest.toFixed(1) ?? "?"} |`
+      )
+    }
+    for (const [key, name] of telemetryRoutes as Array<[string, string, string]>) {
+      for (const state of ["on", "sampled"]) {
+        const got = exported.get(`${key} ${state}`)
+        console.log(
+          `  ${name} ${state}: ${got?.metricExports ?? 0} OTLP metric exports and ${got?.scrapes ?? 0} /metrics scrapes over its rounds`
+        )
+      }
+    }
+  }
+  console.log(`\nload average (1 / 5 / 15 min) at the end: ${load()}`)
   const failed = rows.filter((r) => r.non2xx + r.errors > 0)
   if (failed.length > 0) {
     console.error(`non-2xx answers or errors on: ${failed.map((r) => `${server(r)} ${r.route}`).join(", ")}`)

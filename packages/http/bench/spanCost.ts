@@ -2,11 +2,12 @@
  * What one exported span costs the main thread, by exporter setting: 200,000 spans shaped like a
  * request's server span (its twelve attributes) made and ended under Effect's `OtlpTracer`,
  * exporting to a local OTLP/HTTP receiver in a worker thread, against Effect's built-in tracer
- * (which exports nothing). Variants: JSON (the default), protobuf, gzip, Node's `http` and undici
- * clients instead of `fetch`, batches of 4,096 instead of 512, and the exporter with no
- * serialization and no HTTP (what converting and batching alone cost).
+ * (which exports nothing). Variants: JSON over Node's `http` client (what `Telemetry.ts` composes),
+ * protobuf, gzip, `fetch` and undici clients instead, batches of 4,096 instead of 512, and the
+ * exporter with no serialization and no HTTP (what converting and batching alone cost).
  *
- * Each variant runs three times, in turn with the others; the best of its three is printed.
+ * Each variant runs three times (`ROUNDS`), in turn with the others (every other round in reverse
+ * order); the best of its rounds is printed (on a busy machine, take more rounds).
  *
  * Run: `node --conditions=source bench/spanCost.ts` in packages/http (`SPANS` changes the count).
  * Figures: root README, Performance, HTTP, "Telemetry".
@@ -18,6 +19,7 @@ import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observabilit
 import { Worker } from "node:worker_threads"
 
 const spans = Number(process.env.SPANS ?? 200_000)
+const rounds = Number(process.env.ROUNDS ?? 3)
 
 const receiver = new Worker(
   `const { parentPort } = require("node:worker_threads")
@@ -73,16 +75,16 @@ const otlp = (options: {
     compression: options.compression ?? "none"
   }).pipe(
     Layer.provide(options.serialization ?? OtlpSerialization.layerJson),
-    Layer.provide(options.client ?? FetchHttpClient.layer)
+    Layer.provide(options.client ?? NodeHttpClient.layerNodeHttp)
   )
 
 const variants: ReadonlyArray<readonly [string, Layer.Layer<OtlpExporter.Flusher>]> = [
   ["built-in tracer (exports nothing)", OtlpExporter.layerFlusher],
   ["OTLP, no serialization, no HTTP", otlp({ serialization: noSerialization, client: noHttp })],
   ["OTLP JSON, no HTTP", otlp({ client: noHttp })],
-  ["OTLP JSON over fetch (the default)", otlp({})],
+  ["OTLP JSON over node:http (the service's)", otlp({})],
   ["OTLP JSON, gzip", otlp({ compression: "gzip" })],
-  ["OTLP JSON over node:http", otlp({ client: NodeHttpClient.layerNodeHttp })],
+  ["OTLP JSON over fetch", otlp({ client: FetchHttpClient.layer })],
   ["OTLP JSON over undici", otlp({ client: NodeHttpClient.layerUndici })],
   ["OTLP JSON, batches of 4,096", otlp({ batch: 4_096 })],
   ["OTLP protobuf", otlp({ serialization: OtlpSerialization.layerProtobuf })]
@@ -98,15 +100,16 @@ const measure = (tracer: Layer.Layer<OtlpExporter.Flusher>) =>
   })
 
 console.log(
-  `One exported span: main-thread CPU, ${spans.toLocaleString("en-US")} spans per variant, the best of 3 rounds (node ${process.version})`
+  `One exported span: main-thread CPU, ${spans.toLocaleString("en-US")} spans per variant, the best of ${rounds} rounds (node ${process.version})`
 )
 // rounds in turn, so no variant is the only one to run on a cold JIT or in a busy moment
 const best = new Map<string, number>()
-for (let round = 0; round < 3; round++) {
-  for (const [name, tracer] of variants) {
+for (let round = 0; round < rounds; round++) {
+  // every other round backwards: no variant always runs right after the same one
+  for (const [name, tracer] of round % 2 === 0 ? variants : [...variants].reverse()) {
     const micros = await Effect.runPromise(measure(tracer))
     best.set(name, Math.min(best.get(name) ?? Number.POSITIVE_INFINITY, micros))
   }
 }
-for (const [name] of variants) console.log(`  ${name.padEnd(36)} ${best.get(name)!.toFixed(1).padStart(6)} µs/span`)
+for (const [name] of variants) console.log(`  ${name.padEnd(42)} ${best.get(name)!.toFixed(1).padStart(6)} µs/span`)
 await receiver.terminate()

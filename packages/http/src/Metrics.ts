@@ -27,15 +27,43 @@ import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/h
 
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 
-export const requests = counter(
-  "ratelock_http_requests_total",
-  "HTTP requests answered, by listener (partner or operator), method, route template (unmatched: no route) and status"
+/**
+ * The metric of one label set, made the first time the set is seen and kept: Effect works out a
+ * metric's series key (its labels sorted, as JSON) once per metric object, so a
+ * `Metric.withAttributes` made on every request paid that on every request. The sets are few:
+ * listener, method (Node's parser refuses unknown ones), route template, status.
+ */
+const perLabelSet = <M>(make: (labels: Record<string, string>) => M) => {
+  const made = new Map<string, M>()
+  return (labels: Record<string, string>): M => {
+    const key = Object.values(labels).join("\n")
+    let metric = made.get(key)
+    if (metric === undefined) {
+      metric = make(labels)
+      made.set(key, metric)
+    }
+    return metric
+  }
+}
+
+/** Per label set (`listener`, `method`, `route`, `status`): a metric of its own (`perLabelSet`). */
+const requests = perLabelSet((attributes) =>
+  Metric.counter("ratelock_http_requests_total", {
+    description:
+      "HTTP requests answered, by listener (partner or operator), method, route template (unmatched: no route) and status",
+    incremental: true,
+    attributes
+  })
 )
 
-export const requestDuration = Metric.histogram("ratelock_http_request_duration_seconds", {
-  description: "Time to answer an HTTP request, by listener, method and route template",
-  boundaries: CoreMetrics.secondsBoundaries
-})
+/** Per label set (`listener`, `method`, `route`). */
+const requestDuration = perLabelSet((attributes) =>
+  Metric.histogram("ratelock_http_request_duration_seconds", {
+    description: "Time to answer an HTTP request, by listener, method and route template",
+    boundaries: CoreMetrics.secondsBoundaries,
+    attributes
+  })
+)
 
 export const rateLimited = counter(
   "ratelock_rate_limited_total",
@@ -230,7 +258,7 @@ export const measureRequests =
       const response = yield* Effect.provideService(app, MatchedRoute, cell)
       const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
       const labels = { listener, method: request.method, route: cell.template ?? "unmatched" }
-      yield* Metric.update(Metric.withAttributes(requests, { ...labels, status: String(response.status) }), 1)
-      yield* Metric.update(Metric.withAttributes(requestDuration, labels), seconds)
+      yield* Metric.update(requests({ ...labels, status: String(response.status) }), 1)
+      yield* Metric.update(requestDuration(labels), seconds)
       return response
     })
