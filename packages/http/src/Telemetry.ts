@@ -15,8 +15,8 @@
  *   `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_BLRP_SCHEDULE_DELAY`, `OTEL_TRACES_SAMPLER` and
  *   `OTEL_TRACES_SAMPLER_ARG` (every trace by default; `internal/traceSampler.ts`).
  *
- * With no endpoint nothing is installed: the request spans the HTTP server still makes are Effect's
- * built-in tracer's, which keep nothing.
+ * With no endpoint nothing is installed, and the HTTP server makes no request span
+ * (`server/Tracing.ts`).
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Schema, Tracer } from "effect"

@@ -9,11 +9,12 @@
  *   kind of router before routing (the span starts first); a path of no route is the method alone;
  * - every query value redacted in `url.full` and `url.query` (list filters carry customer
  *   references);
- * - no span for the probes (`/health`, `/ready`), which load balancers poll all day.
+ * - no span for the probes (`/health`, `/ready`), which load balancers poll all day;
+ * - no span at all while no exporting tracer is installed (telemetry off).
  *
  * Authentication adds the partner's id and environment to the span (`Authentication.ts`).
  */
-import { Layer } from "effect"
+import { Effect, Layer, Tracer } from "effect"
 import { FindMyWay, HttpMiddleware, type HttpServerRequest, UrlParams } from "effect/http"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../api/Api.ts"
@@ -41,9 +42,18 @@ export const spanName = (request: HttpServerRequest.HttpServerRequest): string =
 
 const untraced = (request: HttpServerRequest.HttpServerRequest) => probes.has(request.url.split("?")[0]!)
 
-export const layer: Layer.Layer<never> = Layer.mergeAll(
-  Layer.succeed(HttpMiddleware.SpanNameGenerator, spanName),
-  Layer.succeed(HttpMiddleware.TracerDisabledWhen, untraced),
-  // a pattern matching every name: no query value is kept in a span
-  Layer.succeed(UrlParams.CurrentRedactedNames, [/(?:)/])
+/** Every request: with no exporting tracer installed a span would be Effect's built-in one, kept nowhere. */
+const always = () => true
+
+export const layer: Layer.Layer<never> = Layer.unwrap(
+  Effect.gen(function* () {
+    // telemetry off (no OTLP endpoint): no request span at all, so it costs nothing
+    const exporting = (yield* Tracer.Tracer) !== Tracer.nativeTracer
+    return Layer.mergeAll(
+      Layer.succeed(HttpMiddleware.SpanNameGenerator, spanName),
+      Layer.succeed(HttpMiddleware.TracerDisabledWhen, exporting ? untraced : always),
+      // a pattern matching every name: no query value is kept in a span
+      Layer.succeed(UrlParams.CurrentRedactedNames, [/(?:)/])
+    )
+  })
 )
