@@ -14,7 +14,10 @@ export const add = (partials: ExactSum, value: number): void => {
   let i = 0
   for (const p of partials) {
     let y = p
-    if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
+    if (Math.abs(x) < Math.abs(y)) {
+      y = x
+      x = p
+    }
     const hi = x + y
     const lo = y - (hi - x)
     if (lo !== 0) partials[i++] = lo
