@@ -65,7 +65,7 @@ const rate = (leg: LegName, from: DateTime.Utc, to: DateTime.Utc) => {
 }
 const later = (at: DateTime.Utc, days: number) => DateTime.makeUnsafe(at.epochMilliseconds + days * dayMs)
 
-/** The engine's value per 1 BASE of a put on `base` (paid in `quote`) over [max(at, t1), t2]. */
+/** The book's engine's value per 1 BASE of a put on `base` (paid in `quote`) over [max(at, t1), t2]. */
 const engine = (input: {
   readonly base: LegName
   readonly quote: LegName
@@ -78,7 +78,7 @@ const engine = (input: {
 }) => {
   const at = input.at ?? now
   const start = input.t1.epochMilliseconds > at.epochMilliseconds ? input.t1 : at
-  return Pricing.windowOption({
+  return Pricing.bookWindowOption({
     spot: input.spot,
     strike: input.strike,
     domesticRate: rate(input.quote, at, input.t2),
@@ -138,7 +138,7 @@ describe("Risk.revalue: one lock", () => {
     const market = Option.getOrThrow(CorridorMarket.make(example, "USD_TO_MXN"))
     const s = Money.toModel(market.referenceRate)
     const v = (spot: number) =>
-      Pricing.windowOption({
+      Pricing.bookWindowOption({
         ...CorridorMarket.windowInputs(market, {
           spot,
           strike: 18.2,
@@ -375,7 +375,7 @@ describe("Risk.stress", () => {
     const lock = lockAt(exampleAt, specs[1]!)
     const n = Money.toModel(lock.notionalAmount) / Money.toModel(lock.lockedRate)
     const v = (s: number) =>
-      Pricing.windowOption({
+      Pricing.bookWindowOption({
         ...CorridorMarket.windowInputs(market, {
           spot: s,
           strike: Money.toModel(lock.lockedRate),
