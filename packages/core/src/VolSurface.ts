@@ -298,5 +298,7 @@ export const atExpiry = (surface: VolSurface, t: number): AtExpiry =>
 /** `volAt` from the surface read at the expiry (`atExpiry`): the same vol, to the bit. */
 export const expiryVol = (at: AtExpiry, strike: number, forward: number): number => {
   if (at.smile === null) return at.atm
-  return at.inverted ? shapeVol(at.smile, Math.log(1 / strike / (1 / forward))) : shapeVol(at.smile, Math.log(strike / forward))
+  return at.inverted
+    ? shapeVol(at.smile, Math.log(1 / strike / (1 / forward)))
+    : shapeVol(at.smile, Math.log(strike / forward))
 }

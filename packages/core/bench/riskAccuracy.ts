@@ -1,0 +1,191 @@
+/**
+ * `pnpm bench:risk --accuracy N`: how far the book's engine (`Pricing.bookWindowOption`) moves the book's
+ * figures from what the quotes' engine (`Pricing.windowOption`) and the reference (`reference.ts`, the
+ * 10,000-step CRR of `pnpm bench`) give.
+ *
+ * 1. The first N open locks of the synthetic book, each priced under every move of its pair's plan (the value,
+ *    ±1 % spot, +1 vol point, +1 day, every default scenario that moves the pair) by both engines and the
+ *    reference: the error of each price in bp of notional (`|v − v_ref| / spot × 10⁴`), and of each lock's
+ *    greeks as risk.md defines them from those prices (per 1 BASE of notional: delta in BASE, gamma the change
+ *    of delta for +1 %, vega and theta in bp of notional).
+ * 2. The whole report of a 10,000-lock book with each engine: per pair, the book engine's figures against the
+ *    quote engine's (both within a bound of the reference, so this is how much the engine choice moves them).
+ */
+import { DateTime } from "effect"
+import { unitValues } from "../src/LockRisk.ts"
+import type * as MarketSnapshot from "../src/MarketSnapshot.ts"
+import * as Money from "../src/Money.ts"
+import { bookWindowOption, windowOption } from "../src/Pricing.ts"
+import * as Risk from "../src/Risk.ts"
+import * as RiskBook from "../src/RiskBook.ts"
+import { moveIndex, type RiskPlan } from "../src/RiskPlan.ts"
+import type * as RiskReport from "../src/RiskReport.ts"
+import type * as RiskScenario from "../src/RiskScenario.ts"
+import { errorBp, referencePrice, referenceSteps } from "./reference.ts"
+import { eachContract, makeBook } from "./riskBook.ts"
+
+interface LockFigures {
+  readonly value: number
+  readonly delta: number
+  readonly gamma: number
+  readonly vega: number
+  readonly theta: number
+}
+
+/** A lock's figures per 1 BASE of its direction, from its values under the plan's moves (risk.md's bumps). */
+const lockFigures = (plan: RiskPlan, lock: RiskBook.LockTerms, values: Float64Array): LockFigures => {
+  const pair = plan.pairs.get(lock.pair)!
+  const market = pair.directions.get(lock.direction)!
+  // the direction's spot under a move: the pair's rate times the factor, divided when inverted
+  const spotAt = (k: number) =>
+    market.inverted ? market.spot / pair.moves[k]!.spotFactor : market.spot * pair.moves[k]!.spotFactor
+  const up = values[moveIndex.spotUp]!
+  const down = values[moveIndex.spotDown]!
+  const base = values[moveIndex.none]!
+  const bp = 1e4 / market.spot
+  return {
+    value: base * bp,
+    delta: (up - down) / (spotAt(moveIndex.spotUp) - spotAt(moveIndex.spotDown)),
+    gamma: (up - 2 * base + down) / (0.5 * (spotAt(moveIndex.spotUp) - spotAt(moveIndex.spotDown))),
+    vega: (values[moveIndex.vol]! - base) * bp,
+    theta: (values[moveIndex.nextDay]! - base) * bp
+  }
+}
+
+const figureNames = ["value", "delta", "gamma", "vega", "theta"] as const
+
+const relative = (a: number, b: number) => (a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b)))
+
+export const run = (input: {
+  readonly locks: number
+  readonly snapshot: MarketSnapshot.MarketSnapshot
+  readonly now: number
+  readonly scenarios: ReadonlyArray<RiskScenario.Scenario>
+}) => {
+  const now = DateTime.makeUnsafe(input.now)
+  const planWith = (engine: RiskPlan["engine"]) =>
+    Risk.plan({ snapshot: input.snapshot, now, greeks: true, scenarios: input.scenarios, engine })
+  const plans = {
+    reference: planWith(referencePrice),
+    quote: planWith(windowOption),
+    book: planWith(bookWindowOption)
+  }
+
+  // 1. prices and each lock's greeks against the reference
+  const locks: Array<RiskBook.LockTerms> = []
+  eachContract({ openLocks: input.locks, snapshot: input.snapshot, now: input.now }, (contract) => {
+    if (RiskBook.standing(contract) === "open") locks.push(RiskBook.lockTerms(contract))
+  })
+  const priceErrors = { quote: { max: 0, sum: 0 }, book: { max: 0, sum: 0 } }
+  const greekErrors = {
+    quote: { value: 0, delta: 0, gamma: 0, vega: 0, theta: 0 },
+    book: { value: 0, delta: 0, gamma: 0, vega: 0, theta: 0 }
+  }
+  const magnitude = { value: 0, delta: 0, gamma: 0, vega: 0, theta: 0 }
+  let prices = 0
+  let worst = ""
+  const started = performance.now()
+  locks.forEach((lock, i) => {
+    const pair = plans.reference.pairs.get(lock.pair)!
+    const market = pair.directions.get(lock.direction)!
+    const reference = unitValues(plans.reference, lock)
+    const reached = lockFigures(plans.reference, lock, reference)
+    for (const name of figureNames) magnitude[name] += Math.abs(reached[name]) / locks.length
+    for (const engine of ["quote", "book"] as const) {
+      const values = unitValues(plans[engine], lock)
+      values.forEach((v, k) => {
+        const spot = market.inverted ? market.spot / pair.moves[k]!.spotFactor : market.spot * pair.moves[k]!.spotFactor
+        const bp = errorBp(v, reference[k]!, spot)
+        const errors = priceErrors[engine]
+        errors.sum += bp
+        if (bp > errors.max) {
+          errors.max = bp
+          if (engine === "book") worst = `${lock.direction} K/S ${(lock.strike / spot).toFixed(3)}, move ${k}`
+        }
+      })
+      const figures = lockFigures(plans[engine], lock, values)
+      for (const name of figureNames) {
+        greekErrors[engine][name] = Math.max(greekErrors[engine][name], Math.abs(figures[name] - reached[name]))
+      }
+    }
+    prices += reference.length
+    if (i % 10 === 9) {
+      console.log(`  ${i + 1}/${locks.length} locks (${((performance.now() - started) / 1000).toFixed(0)} s)`)
+    }
+  })
+  console.log("")
+  console.log(
+    `${locks.length} locks of the book, every move: ${prices} prices against a ${referenceSteps.toLocaleString("en-US")}-step CRR`
+  )
+  console.log(
+    "engine".padEnd(30) +
+      "max err bp".padStart(11) +
+      "mean err bp".padStart(12) +
+      "  largest error of a lock's figure (delta, gamma per 1 BASE; value, vega, theta in bp)"
+  )
+  for (const [name, engine] of [
+    ["windowOption (quotes)", "quote"],
+    ["bookWindowOption (the book)", "book"]
+  ] as const) {
+    const g = greekErrors[engine]
+    console.log(
+      name.padEnd(30) +
+        priceErrors[engine].max.toFixed(4).padStart(11) +
+        (priceErrors[engine].sum / prices).toFixed(4).padStart(12) +
+        `  value ${g.value.toFixed(3)}, delta ${g.delta.toFixed(5)}, gamma ${g.gamma.toFixed(5)}, vega ${g.vega.toFixed(3)}, theta ${g.theta.toFixed(3)}`
+    )
+  }
+  console.log(
+    `mean size of a lock's figure (reference): value ${magnitude.value.toFixed(1)}, delta ${magnitude.delta.toFixed(4)}, ` +
+      `gamma ${magnitude.gamma.toFixed(4)}, vega ${magnitude.vega.toFixed(2)}, theta ${magnitude.theta.toFixed(2)}; book engine's worst price: ${worst}`
+  )
+
+  // 2. a whole book's report with each engine
+  const size = 10_000
+  const book = makeBook({ openLocks: size, snapshot: input.snapshot, now: input.now })
+  const report = (engine: RiskPlan["engine"]) => {
+    const plan = planWith(engine)
+    const sums = Risk.sumLocks(plan, RiskBook.openLocks(book, ["production"]))
+    return Risk.reportFrom({
+      book,
+      snapshot: input.snapshot,
+      now,
+      plan,
+      sums,
+      options: { environments: ["production"] }
+    })[0]!
+  }
+  const quote = report(windowOption)
+  const bookEngine = report(bookWindowOption)
+  const num = (d: Money.Decimal) => Money.toModel(d)
+  const pairFigures = ["mtm", "delta", "gamma", "vega", "theta"] as const
+  console.log("")
+  console.log(
+    `the ${size.toLocaleString("en-US")}-lock book's production report per pair: the quotes' engine's figure, and the book engine's difference from it ` +
+      "(relative, and in bp of the pair's open notional: BASE units for delta and gamma, QUOTE at spot for the others)"
+  )
+  console.log("pair".padEnd(8) + pairFigures.map((name) => name.padStart(36)).join(""))
+  for (const p of quote.pairs) {
+    const b = bookEngine.pairs.find((q) => q.pair === p.pair)!
+    const notional = num(p.open_notional)
+    const cells = pairFigures.map((name) => {
+      const q = num(p[name])
+      const diff = num(b[name]) - q
+      const scale = name === "delta" || name === "gamma" ? notional : notional * num(p.spot)
+      const cell = `${Money.format(p[name])} ${(100 * relative(q, num(b[name]))).toFixed(3)}% ${((1e4 * diff) / scale).toFixed(3)}bp`
+      return cell.padStart(36)
+    })
+    console.log(p.pair.padEnd(8) + cells.join(""))
+  }
+  const byName = (results: ReadonlyArray<RiskReport.StressResult>) => new Map(results.map((s) => [s.name, s]))
+  const bookStress = byName(bookEngine.stress)
+  console.log(
+    "scenarios, mtm change in USD (quotes' engine, book engine's relative difference): " +
+      quote.stress
+        .map((s) => {
+          const b = num(bookStress.get(s.name)!.mtm_change_usd)
+          return `${s.name} ${Money.format(s.mtm_change_usd)} ${(100 * relative(num(s.mtm_change_usd), b)).toFixed(3)}%`
+        })
+        .join(", ")
+  )
+}
