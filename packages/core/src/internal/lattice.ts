@@ -171,13 +171,16 @@ export const lattice = (input: LatticeInput, steps: number, smooth: boolean, con
         s *= ratio
       }
     }
-    // the continuation, each successor read once (the upper one is the next node's lower)
+    // the continuation, each successor read once (the upper one is the next node's lower), two nodes a turn
     let upper = v[k]!
-    for (; k <= end; k++) {
+    for (; k < end; k += 2) {
       const lower = upper
-      upper = v[k + 1]!
-      v[k] = wa * lower + wb * upper
+      const middle = v[k + 1]!
+      upper = v[k + 2]!
+      v[k] = wa * lower + wb * middle
+      v[k + 1] = wa * middle + wb * upper
     }
+    if (k === end) v[k] = wa * upper + wb * v[k + 1]!
     if (control && i === exerciseLayer) {
       const t = split < 0 ? i * dt : t1
       europeanLayer(v, i, base, ratio, input, years - t, "subtract")
