@@ -40,8 +40,8 @@ const option = (name: string): string | undefined => {
 const threads = Number(option("threads") ?? Math.min(2, availableParallelism()))
 /**
  * Young generation of each worker, MB: three semi-spaces, so 24 is the main thread's `--max-semi-space-size=8`
- * (package.json). At 2 MB semi-spaces a sixth of the revaluation's CPU went to scavenges, at 8 MB a twentieth,
- * for about 10 MB more RSS a thread.
+ * (package.json). At 2 MB semi-spaces 12–17 % of the revaluation's CPU went to scavenges, at 8 MB 5–6 %, for
+ * about 10 MB more RSS a thread.
  */
 const youngMb = Number(option("young-mb") ?? 24)
 const sizes = (option("sizes") ?? "10000,25000,50000,100000").split(",").map(Number)

@@ -10,12 +10,16 @@
  *    of delta for +1 %, vega and theta in bp of notional).
  * 2. The whole report of a 10,000-lock book with each engine: per pair, the book engine's figures against the
  *    quote engine's (both within a bound of the reference, so this is how much the engine choice moves them).
+ * 3. What delta and gamma from a lattice's root would move: risk.md's ±1 % central differences against the
+ *    derivatives (what root greeks tend to), on the same book's production locks in their pair's usual order,
+ *    each valued as a European put at its own vol (Garman–Kohlhagen: smooth, so the gap is the bump's alone).
  */
 import { DateTime } from "effect"
+import * as CorridorMarket from "../src/CorridorMarket.ts"
 import { unitValues } from "../src/LockRisk.ts"
 import type * as MarketSnapshot from "../src/MarketSnapshot.ts"
 import * as Money from "../src/Money.ts"
-import { bookWindowOption, windowOption } from "../src/Pricing.ts"
+import { bookWindowOption, garmanKohlhagen, windowOption } from "../src/Pricing.ts"
 import * as Risk from "../src/Risk.ts"
 import * as RiskBook from "../src/RiskBook.ts"
 import { moveIndex, type RiskPlan } from "../src/RiskPlan.ts"
@@ -188,4 +192,81 @@ export const run = (input: {
         })
         .join(", ")
   )
+
+  rootGap(input.snapshot, input.now, book)
+}
+
+/** Part 3: per pair and per window length, Σ derivative-based delta and gamma against the ±1 % ones. */
+const rootGap = (snapshot: MarketSnapshot.MarketSnapshot, now: number, book: RiskBook.Book) => {
+  const plan = Risk.plan({ snapshot, now: DateTime.makeUnsafe(now), greeks: false, scenarios: [] })
+  interface Gap {
+    locks: number
+    far: number
+    bumpDelta: number
+    rootDelta: number
+    bumpGamma: number
+    rootGamma: number
+  }
+  const groups = new Map<string, Gap>()
+  const add = (key: string, bump: readonly [number, number], root: readonly [number, number], far: boolean) => {
+    const g = groups.get(key) ?? { locks: 0, far: 0, bumpDelta: 0, rootDelta: 0, bumpGamma: 0, rootGamma: 0 }
+    g.locks++
+    if (far) g.far++
+    g.bumpDelta += bump[0]
+    g.rootDelta += root[0]
+    g.bumpGamma += bump[1]
+    g.rootGamma += root[1]
+    groups.set(key, g)
+  }
+  for (const lock of RiskBook.openLocks(book, ["production"])) {
+    if (lock.inverted) continue
+    const pair = plan.pairs.get(lock.pair)!
+    const market = pair.directions.get(lock.direction)!
+    const times = CorridorMarket.windowTimes(market.curves.get(0)!, {
+      now,
+      windowStart: lock.windowStart,
+      windowEnd: lock.windowEnd
+    })
+    const w = CorridorMarket.windowInputsAt(
+      times,
+      CorridorMarket.expiryVols(market.curves.get(0)!, times),
+      market.spot,
+      lock.strike
+    )
+    const value = (spot: number) =>
+      -lock.notionalBase * garmanKohlhagen({ ...w, spot, years: w.windowEndYears, kind: "put" })
+    const s = market.spot
+    const h = 1e-4 * s
+    // risk.md: (mtm(+1 %) − mtm(−1 %)) / 2 % of S, and (mtm(+1 %) − 2 mtm + mtm(−1 %)) / 1 % of S
+    const bump = [
+      (value(1.01 * s) - value(0.99 * s)) / (0.02 * s),
+      (value(1.01 * s) - 2 * value(s) + value(0.99 * s)) / (0.01 * s)
+    ] as const
+    // the derivatives: Δ, and Γ × 1 % of S (the change of delta for +1 % to first order)
+    const root = [
+      (value(s + h) - value(s - h)) / (2 * h),
+      ((value(s + h) - 2 * value(s) + value(s - h)) / (h * h)) * 0.01 * s
+    ] as const
+    const far = Math.abs(root[1] - bump[1]) > 0.01 * Math.abs(bump[1])
+    const days = w.windowEndYears * 365
+    add(lock.pair, bump, root, far)
+    add(
+      days < 7 ? "under 7 days" : days < 30 ? "7 to 30 days" : days < 90 ? "30 to 90 days" : "90 to 180 days",
+      bump,
+      root,
+      far
+    )
+  }
+  const pct = (root: number, bump: number) => `${((100 * (root - bump)) / Math.abs(bump)).toFixed(2)} %`
+  console.log("")
+  console.log(
+    "delta and gamma from derivatives (a lattice root's limit) against risk.md's ±1 % differences, European proxy, production locks in the pair's order:"
+  )
+  const windowsLast = [...groups].sort(([a], [b]) => Number(a.includes("days")) - Number(b.includes("days")))
+  for (const [key, g] of windowsLast) {
+    console.log(
+      `  ${key.padEnd(15)} ${String(g.locks).padStart(6)} locks: Σ delta ${pct(g.rootDelta, g.bumpDelta).padStart(8)}, Σ gamma ${pct(g.rootGamma, g.bumpGamma).padStart(8)}; ` +
+        `${g.far} locks with their gamma more than 1 % off`
+    )
+  }
 }
