@@ -124,7 +124,7 @@ const withSteps = (perDay: number, floor: number) => (input: WindowOptionInput) 
 const variants: ReadonlyArray<Variant> = [
   { name: "windowOption (BBSR, 2/day, ≥100)", price: windowOption },
   { name: "BBSR 1.5/day, ≥60", price: withSteps(1.5, 60) },
-  { name: "bookWindowOption (BBSR, 1/day, ≥50)", price: bookWindowOption }
+  { name: "bookWindowOption (0.9/day, ≥50)", price: bookWindowOption }
 ]
 
 const rows = variants.map(({ name, price }) => {

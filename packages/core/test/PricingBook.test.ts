@@ -1,8 +1,9 @@
 /**
- * The book's engine (`Pricing.bookWindowOption`, `Pricing.bookSteps`): the quotes' BBSR lattice on about one step
- * a day instead of two, what `Risk` revalues every lock with. Its bound: within 1 bp of notional of the
- * reference, a 10,000-step plain CRR with the same window rule (what `pnpm bench` measures against), checked
- * here on the cases where `pnpm bench` and `pnpm bench:risk --accuracy` found it furthest from the reference.
+ * The book's engine (`Pricing.bookWindowOption`, `Pricing.bookSteps`): the quotes' BBSR lattice on 0.9 steps a
+ * day instead of two, what `Risk` revalues every lock with. Its bound: within 1 bp of notional of the reference,
+ * a 10,000-step plain CRR with the same window rule (what `pnpm bench` measures against), for every direction
+ * served; checked here on the cases where `pnpm bench`, `pnpm bench:risk --accuracy` and a sweep of puts deep
+ * in the money at the highest carry served found it furthest from the reference.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Pricing, RateCurve } from "@ratelock/core"
@@ -23,6 +24,9 @@ const usd: Leg = { currency: "USD", rate: 0.0375 }
 const brl: Leg = { currency: "BRL", rate: 0.1425 }
 const mxn: Leg = { currency: "MXN", rate: 0.07 }
 const ngn: Leg = { currency: "NGN", rate: 0.27 }
+/** USD/BRL at its reference rate, at the vol of pricing.md's table and at a stressed one. */
+const usdBrl = { spot: 5.4, volatility: 0.14 }
+const usdBrlStressed = { spot: 5.4, volatility: 0.19 }
 
 /**
  * A put on `base` paid in `quote` over [t1, t2] days from now, struck at `strikeFactor` × spot, or × the cip_fair
@@ -66,15 +70,15 @@ const put = (input: {
 }
 
 describe("Pricing: the book's engine", () => {
-  it("takes about one step a day of the whole life, at least 50, an even number: about half the quotes' past 50 days", () => {
+  it("takes 0.9 steps a day of the whole life, at least 50, an even number: 45 % of the quotes' past 56 days", () => {
     assert.strictEqual(Pricing.bookSteps(1 / 24 / 365), 50)
-    assert.strictEqual(Pricing.bookSteps(49 / 365), 50)
-    assert.strictEqual(Pricing.bookSteps(90 / 365), 90)
-    assert.strictEqual(Pricing.bookSteps(90.5 / 365), 92)
-    assert.strictEqual(Pricing.bookSteps(180 / 365), 180)
-    for (const days of [51, 60, 99.5, 180]) {
-      const half = Pricing.windowSteps(days / 365) / 2
-      assert.isTrue(Math.abs(Pricing.bookSteps(days / 365) - half) <= 1, `${days} days`)
+    assert.strictEqual(Pricing.bookSteps(55 / 365), 50)
+    assert.strictEqual(Pricing.bookSteps(90 / 365), 82)
+    assert.strictEqual(Pricing.bookSteps(100 / 365), 90)
+    assert.strictEqual(Pricing.bookSteps(180 / 365), 162)
+    for (const days of [60, 99.5, 140, 180]) {
+      const share = Pricing.bookSteps(days / 365) / Pricing.windowSteps(days / 365)
+      assert.isTrue(share >= 0.44 && share <= 0.46, `${days} days: ${share}`)
     }
   })
 
@@ -90,19 +94,23 @@ describe("Pricing: the book's engine", () => {
 
   it("stays within 1 bp of notional of the 10,000-step CRR where it strays most: high carry, deep in the money, short windows starting later", () => {
     const cases: ReadonlyArray<readonly [string, Pricing.WindowOptionInput]> = [
-      // pnpm bench's worst case: a put on USD against NGN's 27 %, at 1.02 × the forward, window [7, 60] days
+      // a put on USD against BRL's 14.25 %, 8 % in the money (a lock after brl_plus_15 or usd_minus_10), vol 19 %
       [
-        "USD/NGN 1.02F [7, 60]",
-        put({
-          base: usd,
-          quote: ngn,
-          spot: 1500,
-          strikeFactor: 1.02,
-          ofForward: true,
-          volatility: 0.2,
-          from: 7,
-          to: 60
-        })
+        "USD/BRL 1.08F [0, 70]",
+        put({ base: usd, quote: brl, ...usdBrlStressed, strikeFactor: 1.08, ofForward: true, from: 0, to: 70 })
+      ],
+      [
+        "USD/BRL 1.08F [0, 90]",
+        put({ base: usd, quote: brl, ...usdBrlStressed, strikeFactor: 1.08, ofForward: true, from: 0, to: 90 })
+      ],
+      // pnpm bench's grid, served directions: a little in the money over [7, 60] days, and an hour's window
+      [
+        "USD/BRL 1.02F [7, 60]",
+        put({ base: usd, quote: brl, ...usdBrl, strikeFactor: 1.02, ofForward: true, from: 7, to: 60 })
+      ],
+      [
+        "USD/BRL 0.97F [30, 31]",
+        put({ base: usd, quote: brl, ...usdBrl, strikeFactor: 0.97, ofForward: true, from: 30, to: 31 })
       ],
       // bench:risk --accuracy: USD/BRL after usd_minus_10, a few days' window six weeks out
       [
@@ -110,21 +118,22 @@ describe("Pricing: the book's engine", () => {
         put({ base: usd, quote: brl, spot: 4.87, strikeFactor: 1.078, volatility: 0.158, from: 42.2, to: 45.9 })
       ],
       [
-        "USD/BRL 1.091 [32, 79]",
-        put({ base: usd, quote: brl, spot: 4.87, strikeFactor: 1.091, volatility: 0.162, from: 32.2, to: 79 })
-      ],
-      [
-        "USD/BRL 1.004 [24, 28]",
-        put({ base: usd, quote: brl, spot: 5.412, strikeFactor: 1.004, volatility: 0.194, from: 24.4, to: 27.6 })
-      ],
-      [
         "USD/MXN 1.118 [2, 139]",
         put({ base: usd, quote: mxn, spot: 16.54, strikeFactor: 1.118, volatility: 0.139, from: 1.8, to: 138.7 })
       ],
-      // the other side: a put on BRL paid in USD, American over half a year
+      // the other side: a put on NGN paid in USD, in the money, its window opening in two weeks
       [
-        "BRL/USD 1.02 [0, 180]",
-        put({ base: brl, quote: usd, spot: 1 / 5.4, strikeFactor: 1.02, volatility: 0.14, from: 0, to: 180 })
+        "NGN/USD 1.1F [15, 50]",
+        put({
+          base: ngn,
+          quote: usd,
+          spot: 1 / 1500,
+          strikeFactor: 1.1,
+          ofForward: true,
+          volatility: 0.25,
+          from: 15,
+          to: 50
+        })
       ]
     ]
     for (const [label, input] of cases) {
