@@ -30,6 +30,7 @@ import * as RiskReport from "../src/RiskReport.ts"
 import * as RiskScenario from "../src/RiskScenario.ts"
 import type * as RiskSums from "../src/RiskSums.ts"
 import * as RiskAccuracy from "./riskAccuracy.ts"
+import * as LocksCodec from "./riskLocksCodec.ts"
 import { eachContract } from "./riskBook.ts"
 import type { Job } from "./riskWorker.ts"
 
@@ -74,9 +75,9 @@ const startPool = async (size: number) => {
         snapshot: snapshotDocument,
         now: nowMs,
         scenarios: scenarios.map((s) => RiskScenario.encode(s)),
-        locks
+        locks: LocksCodec.encode(locks)
       }
-      worker.postMessage(job)
+      worker.postMessage(job, LocksCodec.transferables(job.locks))
     })
   return {
     /** Lock i goes to thread i mod n (window lengths, the cost, spread evenly); the main thread takes share 0. */
