@@ -8,18 +8,23 @@
  *    reference: the error of each price in bp of notional (`|v − v_ref| / spot × 10⁴`), and of each lock's
  *    greeks as risk.md defines them from those prices (per 1 BASE of notional: delta in BASE, gamma the change
  *    of delta for +1 %, vega and theta in bp of notional).
- * 2. The whole report of a 10,000-lock book with each engine: per pair, the book engine's figures against the
- *    quote engine's (both within a bound of the reference, so this is how much the engine choice moves them).
+ * 2. A 10,000-lock book with each engine: each lock's figures (the largest difference and the 99th percentile),
+ *    and the report per pair, the book engine's against the quotes' (both within a bound of the reference, so
+ *    this is how much the engine choice moves them).
  * 3. What delta and gamma from a lattice's root would move: risk.md's ±1 % central differences against the
  *    derivatives (what root greeks tend to), on the same book's production locks in their pair's usual order,
  *    each valued as a European put at its own vol (Garman–Kohlhagen: smooth, so the gap is the bump's alone).
+ * 4. A sweep the book's scenarios reach: puts on USD against the highest carry served (BRL, and MXN), from 3 %
+ *    out of to 25 % in the money, windows of 20 to 180 days opening now or a third of the way in, priced by
+ *    both engines and the reference (816 prices: about a minute).
  */
 import { DateTime } from "effect"
 import * as CorridorMarket from "../src/CorridorMarket.ts"
 import { unitValues } from "../src/LockRisk.ts"
 import type * as MarketSnapshot from "../src/MarketSnapshot.ts"
 import * as Money from "../src/Money.ts"
-import { bookWindowOption, garmanKohlhagen, windowOption } from "../src/Pricing.ts"
+import { bookWindowOption, garmanKohlhagen, type WindowOptionInput, windowOption } from "../src/Pricing.ts"
+import * as RateCurve from "../src/RateCurve.ts"
 import * as Risk from "../src/Risk.ts"
 import * as RiskBook from "../src/RiskBook.ts"
 import { moveIndex, type RiskPlan } from "../src/RiskPlan.ts"
@@ -195,6 +200,72 @@ export const run = (input: {
   )
 
   rootGap(input.snapshot, input.now, book)
+  deepSweep()
+}
+
+/** Part 4: the worst price error of each engine over puts on USD deep in the money at high carry. */
+const deepSweep = () => {
+  const now = Date.UTC(2026, 2, 2, 9, 0)
+  const day = 86_400_000
+  const usd: RateCurve.Leg = { currency: "USD", rate: 0.0375 }
+  const quotes: ReadonlyArray<readonly [RateCurve.Leg, number, number]> = [
+    [{ currency: "BRL", rate: 0.1425 }, 5.4, 0.14],
+    [{ currency: "MXN", rate: 0.07 }, 18.5, 0.12],
+    [{ currency: "BRL", rate: 0.1425 }, 5.4, 0.19]
+  ]
+  const cases: Array<{ readonly label: string; readonly input: WindowOptionInput }> = []
+  for (const [quote, spot, volatility] of quotes) {
+    for (let days = 20; days <= 180; days += 10) {
+      for (const from of [0, Math.round(days * 0.3)]) {
+        const t1 = now + from * day
+        const t2 = now + days * day
+        const rate = (leg: RateCurve.Leg) =>
+          RateCurve.continuousRate(
+            RateCurve.discountFactor({ ...leg, from: now, to: t2 }),
+            RateCurve.yearFraction365(now, t2)
+          )
+        const fair = RateCurve.cipFairStrike({
+          spot,
+          domestic: quote,
+          foreign: usd,
+          now,
+          windowStart: t1,
+          windowEnd: t2
+        })
+        for (const factor of [0.97, 1, 1.04, 1.08, 1.12, 1.16, 1.2, 1.25]) {
+          cases.push({
+            label: `USD/${quote.currency} σ ${volatility} ${factor}F [${from}, ${days}]`,
+            input: {
+              spot,
+              strike: factor * fair,
+              domesticRate: rate(quote),
+              foreignRate: rate(usd),
+              volatility,
+              windowStartYears: RateCurve.yearFraction365(now, t1),
+              windowEndYears: RateCurve.yearFraction365(now, t2),
+              kind: "put"
+            }
+          })
+        }
+      }
+    }
+  }
+  const worst = { quote: { bp: 0, label: "" }, book: { bp: 0, label: "" } }
+  for (const { label, input } of cases) {
+    const reference = referencePrice(input)
+    for (const [engine, price] of [
+      ["quote", windowOption],
+      ["book", bookWindowOption]
+    ] as const) {
+      const bp = errorBp(price(input), reference, input.spot)
+      if (bp > worst[engine].bp) worst[engine] = { bp, label }
+    }
+  }
+  console.log("")
+  console.log(
+    `${cases.length} puts on USD against BRL and MXN, 3 % out of to 25 % in the money, 20 to 180 days: worst error ` +
+      `${worst.book.bp.toFixed(3)} bp with the book's engine (${worst.book.label}), ${worst.quote.bp.toFixed(3)} bp with the quotes' (${worst.quote.label})`
+  )
 }
 
 /** Part 2, lock by lock: each figure's difference between the engines, its largest and its 99th percentile. */

@@ -2,8 +2,8 @@
  * The book's engine (`Pricing.bookWindowOption`, `Pricing.bookSteps`): the quotes' BBSR lattice on 0.9 steps a
  * day instead of two, what `Risk` revalues every lock with. Its bound: within 1 bp of notional of the reference,
  * a 10,000-step plain CRR with the same window rule (what `pnpm bench` measures against), for every direction
- * served; checked here on the cases where `pnpm bench`, `pnpm bench:risk --accuracy` and a sweep of puts deep
- * in the money at the highest carry served found it furthest from the reference.
+ * served; checked here on the cases where `pnpm bench` and `pnpm bench:risk --accuracy` (the book's own prices,
+ * and its sweep of puts deep in the money at the highest carry served) found it furthest from the reference.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Pricing, RateCurve } from "@ratelock/core"
