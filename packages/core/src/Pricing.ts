@@ -96,9 +96,10 @@ export const windowOptionOn = (input: WindowOptionInput, steps: number): number 
 /**
  * Steps of the book's engine: 0.9 per day of the whole life, at least 50, even; 45 % of the quote engine's
  * (`windowSteps`), so about a fifth of its lattice nodes, for a book of 100,000 locks revalued ten times each.
- * The fewest steps a day that stay within 1 bp of notional of a 10,000-step CRR for every direction served, on
- * `pnpm bench`'s grid, the book's own prices (`pnpm bench:risk --accuracy`) and puts deep in the money at the
- * highest carry served (USD/BRL); the quote engine stays within 0.3 bp on the grid.
+ * Within 1 bp of notional of a 10,000-step CRR for every direction served (at most 0.74 bp on `pnpm bench`'s grid,
+ * the book's own prices and puts deep in the money at the highest carry served, `pnpm bench:risk --accuracy`),
+ * where the quote engine stays within 0.3 bp on the grid; fewer steps a day start to stray further (0.83 bp at
+ * 0.8 a day).
  */
 export const bookStepsPerDay = 0.9
 
