@@ -1,7 +1,8 @@
 /**
  * The book's revaluation benchmark (issue 17): a synthetic book (`riskBook.ts`) of 10,000 to 100,000 open locks
  * over every corridor served, revalued from the example snapshot with delta, gamma, vega, theta and the eight
- * default scenarios (`Risk.report`'s work), on 2 threads by default (the main one and a worker: one per core).
+ * default scenarios (`Risk.report`'s work, every price the book's engine, `Pricing.bookWindowOption`), on 2
+ * threads by default (the main one and a worker: one per core).
  *
  * Timed per size: the open locks' terms (`RiskBook.lockTerms`, contract by contract as the generator makes them,
  * as a host paging through its store would; the generator's own time left out), the revaluation (plan and `Risk.sumLocks` on each thread's share, the
@@ -11,8 +12,9 @@
  * pool is started once, before the timings, as a host keeps it. Peak RSS is the whole process's (threads
  * included), read after each size; sizes run in increasing order, so each is that size's peak.
  *
- * Run: `pnpm bench:risk` (= `node bench/risk.ts` in packages/core). Options: `--threads N` (1: the main thread
- * only), `--sizes 10000,100000`.
+ * Run: `pnpm bench:risk` (= `node --max-semi-space-size=8 bench/risk.ts` in packages/core). Options: `--threads N` (1: the main thread
+ * only), `--sizes 10000,100000`; `--accuracy N` instead measures the book engine's error on N locks
+ * (`riskAccuracy.ts`: about 2 s a lock for the reference).
  */
 import { readFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -27,6 +29,8 @@ import type * as RiskPlan from "../src/RiskPlan.ts"
 import * as RiskReport from "../src/RiskReport.ts"
 import * as RiskScenario from "../src/RiskScenario.ts"
 import type * as RiskSums from "../src/RiskSums.ts"
+import * as RiskAccuracy from "./riskAccuracy.ts"
+import * as LocksCodec from "./riskLocksCodec.ts"
 import { eachContract } from "./riskBook.ts"
 import type { Job } from "./riskWorker.ts"
 
@@ -35,8 +39,12 @@ const option = (name: string): string | undefined => {
   return i < 0 ? undefined : process.argv[i + 1]
 }
 const threads = Number(option("threads") ?? Math.min(2, availableParallelism()))
-/** Young generation of each thread, MB (the main thread's is set by `--max-semi-space-size` in package.json). */
-const youngMb = Number(option("young-mb") ?? 4)
+/**
+ * Young generation of each worker, MB: three semi-spaces, so 24 is the main thread's `--max-semi-space-size=8`
+ * (package.json). At 2 MB semi-spaces 12–17 % of the revaluation's CPU went to scavenges, at 8 MB 5–6 %, for
+ * about 10 MB more RSS a thread.
+ */
+const youngMb = Number(option("young-mb") ?? 24)
 const sizes = (option("sizes") ?? "10000,25000,50000,100000").split(",").map(Number)
 
 const examplePath = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
@@ -54,7 +62,7 @@ const encodeReports = Schema.encodeSync(Schema.Array(RiskReport.BookReport))
 const startPool = async (size: number) => {
   const workers = Array.from(
     { length: size - 1 },
-    // a small young generation: the revaluation's garbage is short-lived, and each MB of it is RSS per thread
+    // a modest young generation: the revaluation's garbage is short-lived, and each MB of it is RSS per thread
     () =>
       new Worker(new URL("./riskWorker.ts", import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: youngMb } })
   )
@@ -67,9 +75,9 @@ const startPool = async (size: number) => {
         snapshot: snapshotDocument,
         now: nowMs,
         scenarios: scenarios.map((s) => RiskScenario.encode(s)),
-        locks
+        locks: LocksCodec.encode(locks)
       }
-      worker.postMessage(job)
+      worker.postMessage(job, LocksCodec.transferables(job.locks))
     })
   return {
     /** Lock i goes to thread i mod n (window lengths, the cost, spread evenly); the main thread takes share 0. */
@@ -84,6 +92,12 @@ const startPool = async (size: number) => {
     },
     close: () => Promise.all(workers.map((w) => w.terminate()))
   }
+}
+
+const accuracy = option("accuracy")
+if (accuracy !== undefined) {
+  RiskAccuracy.run({ locks: Number(accuracy), snapshot, now: nowMs, scenarios })
+  process.exit(0)
 }
 
 const poolStart = performance.now()

@@ -7,14 +7,15 @@ import { parentPort } from "node:worker_threads"
 import { DateTime, Schema } from "effect"
 import * as MarketSnapshot from "../src/MarketSnapshot.ts"
 import * as Risk from "../src/Risk.ts"
-import type { LockTerms } from "../src/RiskBook.ts"
 import * as RiskScenario from "../src/RiskScenario.ts"
+import * as LocksCodec from "./riskLocksCodec.ts"
 
 export interface Job {
   readonly snapshot: MarketSnapshot.MarketSnapshotEncoded
   readonly now: number
   readonly scenarios: ReadonlyArray<RiskScenario.ScenarioEncoded>
-  readonly locks: ReadonlyArray<LockTerms>
+  /** The slice of open locks, in columns (`riskLocksCodec.ts`). */
+  readonly locks: LocksCodec.EncodedLocks
 }
 
 const decodeSnapshot = Schema.decodeUnknownSync(MarketSnapshot.MarketSnapshot)
@@ -27,5 +28,5 @@ parentPort!.on("message", (job: Job) => {
     greeks: true,
     scenarios: job.scenarios.map((s) => decodeScenario(s))
   })
-  parentPort!.postMessage(Risk.sumLocks(plan, job.locks))
+  parentPort!.postMessage(Risk.sumLocks(plan, LocksCodec.decode(job.locks)))
 })

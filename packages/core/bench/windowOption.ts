@@ -17,12 +17,13 @@ import * as MarketData from "../src/MarketData.ts"
 import type * as MarketFreshness from "../src/MarketFreshness.ts"
 import * as MarketSnapshot from "../src/MarketSnapshot.ts"
 import * as Money from "../src/Money.ts"
-import { windowLattice, windowOption, windowSteps, type WindowOptionInput } from "../src/Pricing.ts"
+import { bookWindowOption, windowLattice, windowOption, windowSteps, type WindowOptionInput } from "../src/Pricing.ts"
 import * as QuotePolicy from "../src/QuotePolicy.ts"
 import * as QuotePricer from "../src/QuotePricer.ts"
 import type * as QuoteRequest from "../src/QuoteRequest.ts"
 import * as RateCurve from "../src/RateCurve.ts"
 import * as VolSurface from "../src/VolSurface.ts"
+import { errorBp, referenceSteps, referenceValues } from "./reference.ts"
 
 type Currency = "USD" | "EUR" | "BRL" | "MXN" | "NGN"
 
@@ -105,26 +106,9 @@ const throughput = (price: (input: WindowOptionInput) => number, seconds: number
   return (count * 1000) / elapsed
 }
 
-const referenceSteps = 10_000
 console.log(`${cases.length} cases (puts; 6 pairs × 2 directions × ${windows.length} windows × 3 strikes)`)
 console.log(`reference: plain CRR, ${referenceSteps} steps, same window rule`)
 
-/** The 10,000-step CRR value of every case, with progress on long runs. */
-const referenceValues = (inputs: ReadonlyArray<WindowOptionInput>): ReadonlyArray<number> => {
-  const refStart = performance.now()
-  const values = inputs.map((c, i) => {
-    if (i % 50 === 0) {
-      const line = `  reference ${i}/${inputs.length} (${((performance.now() - refStart) / 1000).toFixed(1)} s)`
-      if (process.stdout.isTTY) process.stdout.write(`${line}\r`)
-      else console.log(line)
-    }
-    return windowLattice({ ...c, steps: referenceSteps, method: "crr" })
-  })
-  console.log(
-    `  reference ${inputs.length}/${inputs.length} in ${((performance.now() - refStart) / 1000).toFixed(1)} s`
-  )
-  return values
-}
 const reference = referenceValues(cases)
 
 interface Variant {
@@ -140,7 +124,7 @@ const withSteps = (perDay: number, floor: number) => (input: WindowOptionInput) 
 const variants: ReadonlyArray<Variant> = [
   { name: "windowOption (BBSR, 2/day, ≥100)", price: windowOption },
   { name: "BBSR 1.5/day, ≥60", price: withSteps(1.5, 60) },
-  { name: "BBSR 1/day, ≥50", price: withSteps(1, 50) }
+  { name: "bookWindowOption (0.9/day, ≥50)", price: bookWindowOption }
 ]
 
 const rows = variants.map(({ name, price }) => {
@@ -148,7 +132,7 @@ const rows = variants.map(({ name, price }) => {
   let worstLabel = ""
   let sum = 0
   cases.forEach((c, i) => {
-    const bp = (Math.abs(price(c) - reference[i]!) / c.spot) * 1e4
+    const bp = errorBp(price(c), reference[i]!, c.spot)
     sum += bp
     if (bp > worst) {
       worst = bp
@@ -264,7 +248,7 @@ let snapshotWorst = 0
 let snapshotWorstLabel = ""
 let snapshotSum = 0
 snapshotCases.forEach((c, i) => {
-  const bp = (Math.abs(priceFromSnapshot(c) - snapshotReference[i]!) / c.args.spot) * 1e4
+  const bp = errorBp(priceFromSnapshot(c), snapshotReference[i]!, c.args.spot)
   snapshotSum += bp
   if (bp > snapshotWorst) {
     snapshotWorst = bp

@@ -11,6 +11,7 @@ import { type Direction, marketPair } from "./Corridor.ts"
 import * as DiscountCurve from "./DiscountCurve.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
+import * as RateCurve from "./RateCurve.ts"
 import type { Instant } from "./RateCurve.ts"
 import * as VolSurface from "./VolSurface.ts"
 
@@ -113,19 +114,74 @@ export const windowInputs = (
     readonly windowEnd: Instant
   }
 ): WindowInputs => {
+  const times = windowTimes(market, input)
+  return windowInputsAt(times, expiryVols(market, times), input.spot, input.strike)
+}
+
+/**
+ * What of `windowInputs` depends neither on the spot nor on the strike nor on the vols: the window from now on,
+ * each curve's discount factor to its start and to its end, and the engine's rates. A book revalues each lock
+ * under several spots and vol shifts at one instant (`windowInputsAt`); the same numbers, computed once.
+ */
+export interface WindowTimes {
+  /** Epoch milliseconds: now, `max(t1, now)` and `max(t2, now)`. */
+  readonly now: number
+  readonly start: number
+  readonly end: number
+  /** `DF` over `[now, start]` and `[now, end]`, foreign (BASE) and domestic (QUOTE). */
+  readonly foreignToStart: number
+  readonly domesticToStart: number
+  readonly foreignToEnd: number
+  readonly domesticToEnd: number
+  readonly domesticRate: number
+  readonly foreignRate: number
+}
+
+export const windowTimes = (
+  market: Curves,
+  input: { readonly now: Instant; readonly windowStart: Instant; readonly windowEnd: Instant }
+): WindowTimes => {
   const now = millis(input.now)
   const start = Math.max(millis(input.windowStart), now)
   const end = Math.max(millis(input.windowEnd), now)
-  const forwardEnd = forward(market, input.spot, now, end)
+  const domesticToEnd = DiscountCurve.discountFactorBetween(market.domestic, now, end)
+  const foreignToEnd = DiscountCurve.discountFactorBetween(market.foreign, now, end)
+  const years = RateCurve.yearFraction365(now, end)
   return {
-    spot: input.spot,
-    strike: input.strike,
-    forwardStart: forward(market, input.spot, now, start),
+    now,
+    start,
+    end,
+    foreignToStart: DiscountCurve.discountFactorBetween(market.foreign, now, start),
+    domesticToStart: DiscountCurve.discountFactorBetween(market.domestic, now, start),
+    foreignToEnd,
+    domesticToEnd,
+    domesticRate: RateCurve.continuousRate(domesticToEnd, years),
+    foreignRate: RateCurve.continuousRate(foreignToEnd, years)
+  }
+}
+
+/** The market's surface read at the window's end (`VolSurface.atExpiry`), for `windowInputsAt`. */
+export const expiryVols = (market: Curves, times: WindowTimes): VolSurface.AtExpiry =>
+  VolSurface.atExpiry(market.vols, (times.end - market.asOf) / millisPerYear)
+
+/** `windowInputs` from its parts: the same inputs, to the bit, at any spot and strike. */
+export const windowInputsAt = (
+  times: WindowTimes,
+  vols: VolSurface.AtExpiry,
+  spot: number,
+  strike: number
+): WindowInputs => {
+  // CIP as `DiscountCurve.forward` computes it: S · DF_foreign / DF_domestic
+  const forwardEnd = (spot * times.foreignToEnd) / times.domesticToEnd
+  return {
+    spot,
+    strike,
+    forwardStart: (spot * times.foreignToStart) / times.domesticToStart,
     forwardEnd,
-    domesticRate: DiscountCurve.continuousRate(market.domestic, now, end),
-    foreignRate: DiscountCurve.continuousRate(market.foreign, now, end),
-    volatility: volatility(market, end, input.strike, forwardEnd),
-    windowStartYears: (start - now) / millisPerYear,
-    windowEndYears: (end - now) / millisPerYear
+    domesticRate: times.domesticRate,
+    foreignRate: times.foreignRate,
+    volatility: VolSurface.expiryVol(vols, strike, forwardEnd),
+    windowStartYears: (times.start - times.now) / millisPerYear,
+    windowEndYears: (times.end - times.now) / millisPerYear
   }
 }

@@ -1,7 +1,8 @@
 /**
  * One open lock revalued (risk.md, Figures): a short window put on `N_b` BASE struck at K over
- * `[max(now, t1), t2]`, priced exactly as a quote is (`CorridorMarket.windowInputs` into
- * `Pricing.windowOption`) but from the snapshot's spot, then again under each move of its pair's plan.
+ * `[max(now, t1), t2]`, from the market inputs a quote's price takes (`CorridorMarket.windowInputs`) but at the
+ * snapshot's spot, into the book's engine (`Pricing.bookWindowOption`: the quotes' lattice on half its steps,
+ * within 1 bp of notional of the reference), then again under each move of its pair's plan.
  *
  * Signs are the service's: it is short the put, so its `mtm` is `−N_b × V ≤ 0`.
  *
@@ -16,29 +17,43 @@
  * All model floats; the report crosses them into decimals once (`RiskReport`).
  */
 import * as CorridorMarket from "./CorridorMarket.ts"
-import * as Pricing from "./Pricing.ts"
+import type * as VolSurface from "./VolSurface.ts"
 import type { LockTerms } from "./RiskBook.ts"
 import { moveIndex, type RiskPlan, spotBump, thetaMillis } from "./RiskPlan.ts"
 
 /**
  * The engine's value per 1 BASE of the lock's direction (in its QUOTE) under each move of its pair's plan, in
- * the order of `PairPlan.moves`.
+ * the order of `PairPlan.moves`: `CorridorMarket.windowInputs` into the plan's engine, the inputs'
+ * parts that a move leaves alone (discount factors and rates, at each instant; the smile, at each vol shift)
+ * read once per lock.
  */
 export const unitValues = (plan: RiskPlan, lock: LockTerms): Float64Array => {
   const pair = plan.pairs.get(lock.pair)!
   const market = pair.directions.get(lock.direction)!
-  const values = new Float64Array(pair.moves.length)
-  pair.moves.forEach((move, k) => {
-    const w = CorridorMarket.windowInputs(market.curves.get(move.volShift)!, {
-      // the pair's rate times the factor: the direction's spot divided by it when inverted
-      spot: market.inverted ? market.spot / move.spotFactor : market.spot * move.spotFactor,
-      strike: lock.strike,
-      now: plan.now + move.days * thetaMillis,
-      windowStart: lock.windowStart,
-      windowEnd: lock.windowEnd
-    })
-    values[k] = Pricing.windowOption({ ...w, kind: "put" })
-  })
+  const { moves, shared } = pair
+  const values = new Float64Array(moves.length)
+  const times = new Array<CorridorMarket.WindowTimes>(moves.length)
+  const vols = new Array<VolSurface.AtExpiry>(moves.length)
+  for (let k = 0; k < moves.length; k++) {
+    const move = moves[k]!
+    const curves = market.curves.get(move.volShift)!
+    const { instant, surface } = shared[k]!
+    const at =
+      instant === k
+        ? CorridorMarket.windowTimes(curves, {
+            now: plan.now + move.days * thetaMillis,
+            windowStart: lock.windowStart,
+            windowEnd: lock.windowEnd
+          })
+        : times[instant]!
+    const smile = surface === k ? CorridorMarket.expiryVols(curves, at) : vols[surface]!
+    times[k] = at
+    vols[k] = smile
+    // the pair's rate times the factor: the direction's spot divided by it when inverted
+    const spot = market.inverted ? market.spot / move.spotFactor : market.spot * move.spotFactor
+    const inputs = CorridorMarket.windowInputsAt(at, smile, spot, lock.strike)
+    values[k] = plan.engine({ ...inputs, kind: "put" })
+  }
   return values
 }
 

@@ -3,8 +3,9 @@
  * it would lose under stress. Pure and deterministic: the same book, snapshot, instant and scenarios give the
  * same figures, whatever the order of the book.
  *
- * - `revalue`: per environment, each open lock valued as a short window put with the quote's engine and market
- *   conventions, from the snapshot's spot; delta, gamma, vega and theta by central bump-and-revalue; the
+ * - `revalue`: per environment, each open lock valued as a short window put with the quote's market conventions
+ *   and the book's engine (`Pricing.bookWindowOption`, within 1 bp of notional of the reference), from the
+ *   snapshot's spot; delta, gamma, vega and theta by central bump-and-revalue; the
  *   figures per pair, corridor, currency and partner; the committed, not yet funded locks and the payouts due.
  * - `stress`: the book fully revalued under each scenario, the `mtm` change in USD, worst first.
  * - `report`: both in one pass (what the operator's report shows).
@@ -33,12 +34,16 @@ export interface Options {
 
 export const allEnvironments: ReadonlyArray<Environment> = ["production", "sandbox"]
 
-/** The plan of a revaluation: `greeks` for `revalue` and `report`, `scenarios` for `stress` and `report`. */
+/**
+ * The plan of a revaluation: `greeks` for `revalue` and `report`, `scenarios` for `stress` and `report`; priced
+ * with the book's engine (`Pricing.bookWindowOption`) unless `engine` says otherwise.
+ */
 export const plan = (input: {
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: DateTime.Utc
   readonly greeks: boolean
   readonly scenarios: ReadonlyArray<Scenario>
+  readonly engine?: RiskPlan.Engine | undefined
 }): RiskPlan.RiskPlan => RiskPlan.make({ ...input, now: input.now.epochMilliseconds })
 
 /**

@@ -12,6 +12,7 @@ import { type Currency, type Direction, directions, marketPair, marketPairKey } 
 import * as CorridorMarket from "./CorridorMarket.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "./Money.ts"
+import * as Pricing from "./Pricing.ts"
 import * as RiskScenario from "./RiskScenario.ts"
 import * as VolSurface from "./VolSurface.ts"
 
@@ -59,12 +60,22 @@ export interface PairPlan {
   readonly moves: ReadonlyArray<Move>
   /** Per scenario, the index of its move in `moves` (`moveIndex.none` when it leaves the pair alone). */
   readonly scenarioMoves: ReadonlyArray<number>
+  /**
+   * Per move, the first move at the same instant (`days`), and the first at the same instant with the same vol
+   * shift: what of a lock's inputs the move shares with them (`LockRisk.unitValues` reads it once).
+   */
+  readonly shared: ReadonlyArray<{ readonly instant: number; readonly surface: number }>
   readonly directions: ReadonlyMap<Direction, DirectionMarket>
 }
+
+/** A window-option engine: the value per 1 BASE of a put (`Pricing.bookWindowOption` or `Pricing.windowOption`). */
+export type Engine = (input: Pricing.WindowOptionInput) => number
 
 export interface RiskPlan {
   /** The instant of the revaluation, epoch milliseconds. */
   readonly now: number
+  /** What prices every lock under every move: the book's engine unless the plan was made with another. */
+  readonly engine: Engine
   readonly greeks: boolean
   readonly scenarios: ReadonlyArray<RiskScenario.Scenario>
   /** Every market pair served, in `MarketSnapshot.servedPairs` order. */
@@ -107,6 +118,8 @@ export const make = (input: {
   readonly now: number
   readonly greeks: boolean
   readonly scenarios: ReadonlyArray<RiskScenario.Scenario>
+  /** `Pricing.bookWindowOption` when not given. */
+  readonly engine?: Engine | undefined
 }): RiskPlan => {
   const { snapshot, scenarios } = input
   const scenarioPairMoves = scenarios.map(RiskScenario.pairMoves)
@@ -134,10 +147,15 @@ export const make = (input: {
         curves: new Map(volShifts.map((shift) => [shift, { ...value, vols: VolSurface.shifted(value.vols, shift) }]))
       })
     }
-    pairs.set(pair, { pair, base, quote, spot: spots.get(pair)!, moves, scenarioMoves, directions: markets })
+    const shared = moves.map((move) => ({
+      instant: moves.findIndex((m) => m.days === move.days),
+      surface: moves.findIndex((m) => m.days === move.days && m.volShift === move.volShift)
+    }))
+    pairs.set(pair, { pair, base, quote, spot: spots.get(pair)!, moves, scenarioMoves, shared, directions: markets })
   }
   return {
     now: input.now,
+    engine: input.engine ?? Pricing.bookWindowOption,
     greeks: input.greeks,
     scenarios,
     pairs,

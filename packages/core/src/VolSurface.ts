@@ -169,10 +169,14 @@ const d1Call25 = inverseCdf(0.25)
  * by `x` (25Δ put, ATM, 25Δ call for any market smile) with the quadratic through them in Newton form
  * `σ(x) = v0 + s·(x − x0) + a·(x − x0)(x − x1)`.
  */
-export interface Smile {
-  readonly years: number
+export interface Smile extends SmileShape {
   /** The pair's forward (ATMF strike). */
   readonly forward: number
+}
+
+/** The smile at one tenor in `x = ln(K/F)` alone: the same for every forward (see `Smile`). */
+export interface SmileShape {
+  readonly years: number
   readonly x: readonly [number, number, number]
   readonly vols: readonly [number, number, number]
   readonly slope: number
@@ -231,7 +235,13 @@ export const smilePoints = (surface: VolSurface, t: number): readonly [SmilePoin
  * `σ(25Δ call) = atm + bf + rr/2`; deltas are forward deltas, premium not included; ATM is the forward (ATMF);
  * each wing's strike is `strikeFromDelta` with its own vol. Wings never go below `minimumVol`.
  */
-export const smile = (surface: VolSurface, t: number, pairForward: number): Smile => {
+export const smile = (surface: VolSurface, t: number, pairForward: number): Smile => ({
+  ...smileShape(surface, t),
+  forward: pairForward
+})
+
+/** `smile` without its forward: the points and the quadratic in `ln(K/F)`, which the forward does not move. */
+const smileShape = (surface: VolSurface, t: number): SmileShape => {
   const points: Array<readonly [number, number]> = smilePoints(surface, t).map((p) => [p.logMoneyness, p.vol] as const)
   // sorted by strike (for market smiles, σ√t under ~1.3, already put < ATM < call); strikes closer than
   // 1e-10 in ln(K/F) are one point, ATM's vol kept: no quadratic through (nearly) coincident strikes
@@ -251,7 +261,6 @@ export const smile = (surface: VolSurface, t: number, pairForward: number): Smil
   const s12 = x2 > x1 ? (v2 - v1) / (x2 - x1) : 0
   return {
     years: t,
-    forward: pairForward,
     x: [x0, x1, x2],
     vols: [v0, v1, v2],
     slope: s01,
@@ -264,9 +273,14 @@ export const smile = (surface: VolSurface, t: number, pairForward: number): Smil
  * the nearer outer vol beyond them; never below `minimumVol` (a floor market smiles never reach: it keeps every
  * vol positive for every valid snapshot).
  */
-export const smileVol = (s: Smile, strike: number): number => {
-  const x = Math.log(strike / s.forward)
-  const [x0, x1, x2] = s.x
+export const smileVol = (s: Smile, strike: number): number => shapeVol(s, Math.log(strike / s.forward))
+
+/** The smile's vol at `x = ln(K/F)` (`smileVol`). */
+const shapeVol = (s: SmileShape, x: number): number => {
+  // indexed, not destructured: an array pattern runs the iterator, and this runs for every price
+  const x0 = s.x[0]
+  const x1 = s.x[1]
+  const x2 = s.x[2]
   if (!(x > x0)) return s.vols[0]
   if (!(x < x2)) return s.vols[2]
   const v = s.vols[0] + s.slope * (x - x0) + s.curvature * (x - x0) * (x - x1)
@@ -278,9 +292,29 @@ export const smileVol = (s: Smile, strike: number): number => {
  * orientation: an inverted surface reads the pair's smile at `1/K` around `1/F`. A flat smile (no risk reversal,
  * no butterfly at `t`) is the ATM vol at every strike, and so is every smile at `t ≤ 0`.
  */
-export const volAt = (surface: VolSurface, t: number, strike: number, forward: number): number => {
-  if (!(t > 0) || (riskReversal(surface, t) === 0 && butterfly(surface, t) === 0)) return atmVol(surface, t)
-  return surface.inverted
-    ? smileVol(smile(surface, t, 1 / forward), 1 / strike)
-    : smileVol(smile(surface, t, forward), strike)
+export const volAt = (surface: VolSurface, t: number, strike: number, forward: number): number =>
+  expiryVol(atExpiry(surface, t), strike, forward)
+
+/**
+ * The surface read at one expiry `t`, for `expiryVol` at any strike and forward: what `volAt` does, the part that
+ * depends on `t` alone done once (a book revalues each lock at several forwards, one per market move).
+ */
+export interface AtExpiry {
+  readonly inverted: boolean
+  /** The ATM vol at `t`, every strike's vol when the smile is flat (`smile` null). */
+  readonly atm: number
+  readonly smile: SmileShape | null
+}
+
+export const atExpiry = (surface: VolSurface, t: number): AtExpiry =>
+  !(t > 0) || (riskReversal(surface, t) === 0 && butterfly(surface, t) === 0)
+    ? { inverted: surface.inverted, atm: atmVol(surface, t), smile: null }
+    : { inverted: surface.inverted, atm: Number.NaN, smile: smileShape(surface, t) }
+
+/** `volAt` from the surface read at the expiry (`atExpiry`): the same vol, to the bit. */
+export const expiryVol = (at: AtExpiry, strike: number, forward: number): number => {
+  if (at.smile === null) return at.atm
+  return at.inverted
+    ? shapeVol(at.smile, Math.log(1 / strike / (1 / forward)))
+    : shapeVol(at.smile, Math.log(strike / forward))
 }

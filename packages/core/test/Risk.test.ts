@@ -9,13 +9,14 @@ import {
   type Contract,
   CorridorMarket,
   Corridor,
-  type LockRisk,
+  LockRisk,
   MarketSnapshot,
   Money,
   Pricing,
   RateCurve,
   Risk,
   RiskBook,
+  type RiskPlan,
   RiskReport,
   RiskScenario
 } from "@ratelock/core"
@@ -65,7 +66,7 @@ const rate = (leg: LegName, from: DateTime.Utc, to: DateTime.Utc) => {
 }
 const later = (at: DateTime.Utc, days: number) => DateTime.makeUnsafe(at.epochMilliseconds + days * dayMs)
 
-/** The engine's value per 1 BASE of a put on `base` (paid in `quote`) over [max(at, t1), t2]. */
+/** The book's engine's value per 1 BASE of a put on `base` (paid in `quote`) over [max(at, t1), t2]. */
 const engine = (input: {
   readonly base: LegName
   readonly quote: LegName
@@ -78,7 +79,7 @@ const engine = (input: {
 }) => {
   const at = input.at ?? now
   const start = input.t1.epochMilliseconds > at.epochMilliseconds ? input.t1 : at
-  return Pricing.windowOption({
+  return Pricing.bookWindowOption({
     spot: input.spot,
     strike: input.strike,
     domesticRate: rate(input.quote, at, input.t2),
@@ -138,7 +139,7 @@ describe("Risk.revalue: one lock", () => {
     const market = Option.getOrThrow(CorridorMarket.make(example, "USD_TO_MXN"))
     const s = Money.toModel(market.referenceRate)
     const v = (spot: number) =>
-      Pricing.windowOption({
+      Pricing.bookWindowOption({
         ...CorridorMarket.windowInputs(market, {
           spot,
           strike: 18.2,
@@ -375,7 +376,7 @@ describe("Risk.stress", () => {
     const lock = lockAt(exampleAt, specs[1]!)
     const n = Money.toModel(lock.notionalAmount) / Money.toModel(lock.lockedRate)
     const v = (s: number) =>
-      Pricing.windowOption({
+      Pricing.bookWindowOption({
         ...CorridorMarket.windowInputs(market, {
           spot: s,
           strike: Money.toModel(lock.lockedRate),
@@ -484,5 +485,95 @@ describe("Risk: environments and determinism", () => {
     )
     assert.closeTo(lock.value, 0.1, 1e-12)
     assert.closeTo(lock.greeks!.theta, 0, 1e-9)
+  })
+})
+
+describe("Risk: the book's engine", () => {
+  /** A lock on every corridor for each window (days from now) and strike (× the direction's spot). */
+  const grid = (
+    windows: ReadonlyArray<readonly [number, number]>,
+    strikes: ReadonlyArray<number>
+  ): ReadonlyArray<RiskBook.LockTerms> =>
+    Corridor.directions.flatMap((direction, i) => {
+      const spot = Money.toModel(Option.getOrThrow(CorridorMarket.make(example, direction)).referenceRate)
+      return windows.flatMap(([from, to], w) =>
+        strikes.map((factor, s) =>
+          RiskBook.lockTerms(
+            lockAt(exampleAt, {
+              id: `g${i}-${w}-${s}`,
+              direction,
+              notional: "100000",
+              strike: (spot * factor).toPrecision(10),
+              from,
+              to
+            })
+          )
+        )
+      )
+    })
+  const planWith = (engine?: RiskPlan.Engine) =>
+    Risk.plan({ snapshot: example, now: exampleAt, greeks: true, scenarios: RiskScenario.defaults, engine })
+
+  it("prices each move as the engine on CorridorMarket.windowInputs at the moved market: the parts a move leaves alone, read once per lock, change nothing", () => {
+    // a window ending within the day: one day later its end is that instant, so the smile is read there
+    const locks = grid(
+      [
+        [-2, 90],
+        [5, 60],
+        [-1, 0.5]
+      ],
+      [1]
+    )
+    for (const engine of [undefined, Pricing.windowOption]) {
+      const plan = planWith(engine)
+      for (const lock of locks) {
+        const pair = plan.pairs.get(lock.pair)!
+        const market = pair.directions.get(lock.direction)!
+        const expected = pair.moves.map((move) =>
+          plan.engine({
+            ...CorridorMarket.windowInputs(market.curves.get(move.volShift)!, {
+              spot: market.inverted ? market.spot / move.spotFactor : market.spot * move.spotFactor,
+              strike: lock.strike,
+              now: exampleNow + move.days * dayMs,
+              windowStart: lock.windowStart,
+              windowEnd: lock.windowEnd
+            }),
+            kind: "put"
+          })
+        )
+        assert.deepStrictEqual([...LockRisk.unitValues(plan, lock)], expected, lock.id)
+      }
+    }
+    assert.strictEqual(planWith().engine, Pricing.bookWindowOption)
+  })
+
+  it("moves a lock's figures from the quotes' engine's by at most: 1 bp of notional a price, 0.003 of delta and 0.01 of gamma per 1 BASE, 1 bp of vega and theta (bench:risk --accuracy: the largest over 9,000 locks)", () => {
+    const locks = grid(
+      [
+        [0, 7],
+        [-3, 60],
+        [30, 180]
+      ],
+      [0.97, 1.02]
+    )
+    const book = Risk.valueLocks(planWith(), locks)
+    const quotes = Risk.valueLocks(planWith(Pricing.windowOption), locks)
+    locks.forEach((lock, i) => {
+      const b = book[i]!
+      const q = quotes[i]!
+      // in the pair's units: N_b in its BASE, and that at its spot in its QUOTE
+      const notional = RiskBook.pairNotional(lock)
+      const quoteNotional = notional * Money.toModel(Option.getOrThrow(MarketSnapshot.spot(example, lock.pair)))
+      const bp = (x: number, y: number, of: number) => (Math.abs(x - y) / of) * 1e4
+      assert.isAtMost(bp(b.mtm, q.mtm, quoteNotional), 1, `${lock.id} mtm`)
+      b.scenarioMtm.forEach((mtm, s) => {
+        // a scenario's mtm is at its own spot: 1 bp of that notional, bounded by the spot's largest shock
+        assert.isAtMost(bp(mtm, q.scenarioMtm[s]!, quoteNotional * 1.3), 1, `${lock.id} scenario ${s}`)
+      })
+      assert.isAtMost(Math.abs(b.greeks!.delta - q.greeks!.delta) / notional, 0.003, `${lock.id} delta`)
+      assert.isAtMost(Math.abs(b.greeks!.gamma - q.greeks!.gamma) / notional, 0.01, `${lock.id} gamma`)
+      assert.isAtMost(bp(b.greeks!.vega, q.greeks!.vega, quoteNotional), 1, `${lock.id} vega`)
+      assert.isAtMost(bp(b.greeks!.theta, q.greeks!.theta, quoteNotional), 1, `${lock.id} theta`)
+    })
   })
 })

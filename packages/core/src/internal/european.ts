@@ -68,7 +68,7 @@ export const deterministicWindow = (
  * Garman–Kohlhagen with `tau` to expiry at every node of a lattice layer (node k at `base·ratio^k`, k ≤ layer):
  * `"value"` stores it, `"exercise"` stores the larger of it and exercising, `"subtract"` takes it off the stored
  * values. `d1` moves by a constant per node, and beyond |d| > 8.3 the normal CDF is 0 or 1 to double precision,
- * so only nodes near the strike pay for `exp`.
+ * so only nodes near the strike pay for `exp`, and the far out-of-the-money end of the layer is a fill.
  */
 export const europeanLayer = (
   v: Float64Array,
@@ -88,6 +88,12 @@ export const europeanLayer = (
   let s = base
   for (let k = 0; k <= layer; k++) {
     const d2 = d1 - stdDev
+    // Out of the money beyond |d| > 8.3 with nothing to exercise: this node and every one after it (ω·d1, ω·d2
+    // and ω(s − K) only fall along the layer) would store 0, or subtract 0. Stop here.
+    if (omega * d1 < -8.3 && !(omega * d2 > 8.3) && (mode !== "exercise" || !(omega * (s - strike) > 0))) {
+      if (mode !== "subtract") v.fill(0, k, layer + 1)
+      return
+    }
     let value: number
     if (omega * d2 > 8.3) value = omega * (s * dfForeign - strikePv)
     else if (omega * d1 < -8.3) value = 0

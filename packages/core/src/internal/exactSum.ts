@@ -12,9 +12,15 @@ export const make = (): ExactSum => []
 export const add = (partials: ExactSum, value: number): void => {
   let x = value
   let i = 0
-  for (const p of partials) {
+  // indexed, not `for…of`: this runs for every figure of every lock, and the iterator allocates
+  const n = partials.length
+  for (let j = 0; j < n; j++) {
+    const p = partials[j]!
     let y = p
-    if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
+    if (Math.abs(x) < Math.abs(y)) {
+      y = x
+      x = p
+    }
     const hi = x + y
     const lo = y - (hi - x)
     if (lo !== 0) partials[i++] = lo

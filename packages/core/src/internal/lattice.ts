@@ -125,6 +125,8 @@ export const lattice = (input: LatticeInput, steps: number, smooth: boolean, con
     }
   }
   zeroFrom = zeroTail(v, top)
+  let edgeIndex = -1
+  let edgeRatio = 1
 
   for (let i = top - 1; i >= 0; i--) {
     let wa = a
@@ -143,8 +145,13 @@ export const lattice = (input: LatticeInput, steps: number, smooth: boolean, con
     // Beyond `zeroFrom` both successors are 0, so a node is 0, as the array already holds, unless exercising it
     // pays: moneyness falls along a layer, so the first skipped node tells. (A layer can sit in the money there
     // when the forward drift moves it more than a node's spacing per step, as at vols under ~1 %.)
-    if (i >= exerciseLayer && zeroFrom <= i && omega * (base * ratio ** zeroFrom - strike) > -1e-9 * strike) {
-      zeroFrom = i + 1
+    if (i >= exerciseLayer && zeroFrom <= i) {
+      // `ratio ** zeroFrom` only when `zeroFrom` moved: it rarely does, and a power costs dozens of nodes
+      if (edgeIndex !== zeroFrom) {
+        edgeIndex = zeroFrom
+        edgeRatio = ratio ** zeroFrom
+      }
+      if (omega * (base * edgeRatio - strike) > -1e-9 * strike) zeroFrom = i + 1
     }
     const end = Math.min(i, zeroFrom - 1)
     let k = 0
@@ -164,13 +171,16 @@ export const lattice = (input: LatticeInput, steps: number, smooth: boolean, con
         s *= ratio
       }
     }
-    // the continuation, each successor read once (the upper one is the next node's lower)
+    // the continuation, each successor read once (the upper one is the next node's lower), two nodes a turn
     let upper = v[k]!
-    for (; k <= end; k++) {
+    for (; k < end; k += 2) {
       const lower = upper
-      upper = v[k + 1]!
-      v[k] = wa * lower + wb * upper
+      const middle = v[k + 1]!
+      upper = v[k + 2]!
+      v[k] = wa * lower + wb * middle
+      v[k + 1] = wa * middle + wb * upper
     }
+    if (k === end) v[k] = wa * upper + wb * v[k + 1]!
     if (control && i === exerciseLayer) {
       const t = split < 0 ? i * dt : t1
       europeanLayer(v, i, base, ratio, input, years - t, "subtract")
