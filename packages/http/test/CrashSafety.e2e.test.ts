@@ -13,7 +13,7 @@ import { waitActive } from "./support/cluster/database.ts"
 import { Driver, runMany } from "./support/cluster/drive.ts"
 import { check, waitQuiet } from "./support/cluster/guarantees.ts"
 import { withCluster } from "./support/cluster/setup.ts"
-import type { Child } from "./support/processes.ts"
+import { killWorkers } from "./support/cluster/workerKiller.ts"
 
 const lifecycles = 200
 const leaseMs = 2_000
@@ -30,24 +30,7 @@ describe.skipIf(databaseUrl === undefined)("crash safety (PostgreSQL, SIGKILLed 
           cluster.startWorker("worker-a", { leaseMs }),
           cluster.startWorker("worker-b", { leaseMs })
         ])
-        const pool: Array<Child> = workers
-        let kills = 0
-        let killing = true
-        // kills a worker every 1–2 s and starts another in its place; resolves with its failure, if any
-        const killer = (async () => {
-          while (killing) {
-            await sleep(1_000 + Math.random() * 1_000)
-            const i = Math.floor(Math.random() * pool.length)
-            await cluster.kill(pool[i]!)
-            kills++
-            pool[i] = await cluster.startWorker(`worker-${kills}`, { leaseMs })
-          }
-        })().then(
-          () => undefined,
-          (error: unknown) => error
-        )
-        let killerEnded = false
-        void killer.then(() => (killerEnded = true))
+        const killer = killWorkers(cluster, workers, leaseMs)
         const driver = new Driver({
           baseUrls: [baseUrl],
           key: { keyId: partner.keyId, secret: partner.secret },
@@ -61,21 +44,19 @@ describe.skipIf(databaseUrl === undefined)("crash safety (PostgreSQL, SIGKILLed 
           const driven = Date.now() - started
           // go on killing through the payouts and deliveries still in flight: at least 12 kills,
           // however long a loaded machine takes to start the workers again
-          while (kills < 12 && !killerEnded) await sleep(200)
-          killing = false
-          const failure = await killer
+          while (killer.kills() < 12 && !killer.ended()) await sleep(200)
+          const failure = await killer.stop()
           if (failure !== undefined) throw failure
           await waitQuiet(db, receiver, done, 60_000)
           const figures = await check(db, receiver, done)
           console.log(
-            `crash safety: ${done.length} lifecycles driven in ${driven} ms, ${kills} worker SIGKILLs, quiet after ` +
+            `crash safety: ${done.length} lifecycles driven in ${driven} ms, ${killer.kills()} worker SIGKILLs, quiet after ` +
               `${Date.now() - started} ms; ${JSON.stringify(figures)}`
           )
-          assert.isAtLeast(kills, 12)
+          assert.isAtLeast(killer.kills(), 12)
           assert.strictEqual(figures.contracts, lifecycles)
         } finally {
-          killing = false
-          await killer
+          await killer.stop()
           driver.close()
         }
       }

@@ -29,7 +29,8 @@ import { check as checkLifecycles, waitQuiet } from "./support/cluster/guarantee
 import { withCluster } from "./support/cluster/setup.ts"
 import { held, paid, policyCommands, quoteOf } from "./support/hedge/book.ts"
 import * as Hedge from "./support/hedge/guarantees.ts"
-import { type Child, cliJson, packageDir } from "./support/processes.ts"
+import { killWorkers } from "./support/cluster/workerKiller.ts"
+import { cliJson, packageDir } from "./support/processes.ts"
 
 const leaseMs = 3_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -219,24 +220,7 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
           cluster.startWorker("worker-a", { leaseMs: workerLeaseMs }),
           cluster.startWorker("worker-b", { leaseMs: workerLeaseMs })
         ])
-        const pool: Array<Child> = workers
-        let kills = 0
-        let killing = true
-        // kills a worker every 1–2 s and starts another in its place; resolves with its failure, if any
-        const killer = (async () => {
-          while (killing) {
-            await sleep(1_000 + Math.random() * 1_000)
-            const i = Math.floor(Math.random() * pool.length)
-            await cluster.kill(pool[i]!)
-            kills++
-            pool[i] = await cluster.startWorker(`worker-${kills}`, { leaseMs: workerLeaseMs })
-          }
-        })().then(
-          () => undefined,
-          (error: unknown) => error
-        )
-        let killerEnded = false
-        void killer.then(() => (killerEnded = true))
+        const killer = killWorkers(cluster, workers, workerLeaseMs)
         // the operator arms the venue while the locks sell: a rejection, then a timeout, and so on,
         // 1–2 s after the last (the CLI itself takes seconds on a loaded machine)
         const armed = { reject: 0, timeout: 0 }
@@ -276,9 +260,8 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
           })
           await arming
           const driven = Date.now() - started
-          while (kills < 12 && !killerEnded) await sleep(200)
-          killing = false
-          const failure = await killer
+          while (killer.kills() < 12 && !killer.ended()) await sleep(200)
+          const failure = await killer.stop()
           if (failure !== undefined) throw failure
           // what is still armed would wait for an order the still book may never need: disarmed,
           // so each action armed and not disarmed was taken by one order
@@ -313,18 +296,17 @@ describe.skipIf(databaseUrl === undefined)("hedging crash safety (PostgreSQL, SI
           for (const s of standings) assert.isFalse(Money.isZero(s.position), `${s.pair}: the open locks are hedged`)
           const lifecycles = await checkLifecycles(db, receiver, done)
           console.log(
-            `hedging crash safety (workers): ${locks} locks driven in ${driven} ms, ${kills} worker SIGKILLs, ` +
+            `hedging crash safety (workers): ${locks} locks driven in ${driven} ms, ${killer.kills()} worker SIGKILLs, ` +
               `armed ${JSON.stringify(armed)} (taken ${JSON.stringify(taken)}), hedged after ${Date.now() - started} ms; ` +
               `hedge ${JSON.stringify(figures)}; positions ${JSON.stringify(standings.map((s) => [s.pair, Money.format(s.position), Money.format(s.delta)]))}; ` +
               JSON.stringify(lifecycles)
           )
-          assert.isAtLeast(kills, 12)
+          assert.isAtLeast(killer.kills(), 12)
           assert.isAtLeast(taken.reject + taken.timeout, 1)
           assert.strictEqual(standings.length, 2)
         } finally {
           driving = false
-          killing = false
-          await killer
+          await killer.stop()
           await arming.catch(() => undefined)
           driver.close()
         }
