@@ -51,7 +51,9 @@ export const send = (baseUrl: string, via: http.Agent, request: RawRequest): Pro
     outgoing.on("error", (error: NodeJS.ErrnoException) =>
       // the server closed an idle keep-alive connection as this request went out on it: it never
       // reached the server, so send it again on a fresh one (the pattern Node's http docs give)
-      outgoing.reusedSocket && error.code === "ECONNRESET" ? send(baseUrl, via, request).then(resolve, reject) : reject(error)
+      outgoing.reusedSocket && error.code === "ECONNRESET"
+        ? send(baseUrl, via, request).then(resolve, reject)
+        : reject(error)
     )
     // framed by Content-Length (a GET body would otherwise go unframed, read as the next request)
     if (request.body !== undefined) outgoing.setHeader("Content-Length", Buffer.byteLength(request.body))
