@@ -15,7 +15,6 @@
  * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), production's
  * empty book under a stale market (`stale-production.png`) and the service gone (`unavailable.png`).
  */
-/// <reference lib="dom" />
 import { WebhookInbox } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
 import { mkdirSync, readFileSync } from "node:fs"

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * A real browser for the console's tests: headless Chromium from Debian's `chromium` package
  * (`/usr/bin/chromium`, or `RATELOCK_CHROMIUM`), driven by playwright-core, which downloads no
