@@ -8,13 +8,14 @@
  *   snapshot's spot; delta, gamma, vega and theta by central bump-and-revalue; the
  *   figures per pair, corridor, currency and partner; the committed, not yet funded locks and the payouts due.
  * - `stress`: the book fully revalued under each scenario, the `mtm` change in USD, worst first.
- * - `report`: both in one pass (what the operator's report shows).
+ * - `report`: both in one pass (what the operator's report shows); `reportInSlices` the same as an effect that
+ *   yields between slices of the book, for a thread that has other work to answer meanwhile.
  *
  * Hosts that revalue large books on several threads call the steps themselves: `RiskBook.openLocks` (or
  * `RiskBook.lockTerms` page by page), `plan` and `sumLocks` on slices of the locks (each thread makes the same
  * plan from the same inputs), then `mergeSums` and `reportFrom`.
  */
-import type { DateTime } from "effect"
+import { type DateTime, Effect } from "effect"
 import { figures, type LockRisk, unitValues } from "./LockRisk.ts"
 import type * as MarketSnapshot from "./MarketSnapshot.ts"
 import type { Environment } from "./Partner.ts"
@@ -195,3 +196,31 @@ export const report = (
   scenarios: ReadonlyArray<Scenario>,
   options: Options = {}
 ): ReadonlyArray<BookReport> => reportWith(book, snapshot, now, scenarios, true, options)
+
+/** Open locks priced between two yields of `reportInSlices`: about 15 ms of one core on the development machine. */
+export const defaultSliceSize = 250
+
+/**
+ * `report` as an effect that prices `sliceSize` open locks at a time and yields to the runtime between slices
+ * (`Effect.yieldNow`, which lets Node's event loop run): a service whose workers revalue the book in the process
+ * that also answers requests keeps answering them, a slice late at most, where `report` would hold the thread for
+ * the whole book (seconds, for 100,000 locks). The same figures to the bit: slices' sums merge exactly.
+ */
+export const reportInSlices = (
+  book: Book,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  scenarios: ReadonlyArray<Scenario>,
+  options: Options & { readonly sliceSize?: number | undefined } = {}
+): Effect.Effect<ReadonlyArray<BookReport>> =>
+  Effect.gen(function* () {
+    const riskPlan = plan({ snapshot, now, greeks: true, scenarios })
+    const locks = openLocks(book, options.environments ?? allEnvironments)
+    const size = Math.max(1, options.sliceSize ?? defaultSliceSize)
+    const slices: Array<RiskSums.BookSums> = []
+    for (let from = 0; from < locks.length; from += size) {
+      yield* Effect.yieldNow
+      slices.push(sumLocks(riskPlan, locks.slice(from, from + size)))
+    }
+    return reportFrom({ book, snapshot, now, plan: riskPlan, sums: mergeSums(riskPlan, slices), options })
+  })

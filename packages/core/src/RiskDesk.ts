@@ -97,7 +97,8 @@ export const revalue = Effect.fn("RiskDesk.revalue")(function* () {
   const now = yield* DateTime.now
   const book = yield* loadBook()
   const snapshot = yield* snapshotInForce(now)
-  const reports = Risk.report(book, snapshot.document, now, yield* scenarios(), {
+  // in slices: the workers may share the thread with the API (`pnpm start`), which keeps answering meanwhile
+  const reports = yield* Risk.reportInSlices(book, snapshot.document, now, yield* scenarios(), {
     environments,
     snapshotId: snapshot.id
   })

@@ -4,7 +4,7 @@
  * apart, committed locks and payouts due reported beside the open book, and determinism.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Option, Result, Schema } from "effect"
+import { DateTime, Effect, Fiber, Option, Result, Schema } from "effect"
 import {
   type Contract,
   CorridorMarket,
@@ -450,6 +450,24 @@ describe("Risk: environments and determinism", () => {
     const sums = Risk.mergeSums(plan, structuredClone(slices.reverse()))
     assert.deepStrictEqual(encode(Risk.reportFrom({ book: b, snapshot: example, now: exampleAt, plan, sums })), first)
   })
+
+  it.effect("reportInSlices: report's figures to the bit, yielding to other fibers between slices", () =>
+    Effect.gen(function* () {
+      const specs = [...spread("production", 10_000), ...spread("sandbox", 3_000)]
+      const b = book(exampleAt, specs)
+      // another fiber counts its turns while the book is revalued one lock a slice
+      let turns = 0
+      const counter = yield* Effect.forkChild(
+        Effect.forever(Effect.sync(() => turns++).pipe(Effect.andThen(Effect.yieldNow)))
+      )
+      const sliced = yield* Risk.reportInSlices(b, example, exampleAt, RiskScenario.defaults, { sliceSize: 1 })
+      const during = turns
+      yield* Fiber.interrupt(counter)
+      assert.deepStrictEqual(encode(sliced), reportOf(specs))
+      // one turn a slice or so: report itself would have held the thread until the end (no turn at all)
+      assert.isAtLeast(during, specs.length / 2)
+    })
+  )
 
   it("locks with the same terms are priced once and counted each", () => {
     const one = { id: "d1", direction: "USD_TO_BRL", notional: "100000", strike: "5.4", from: 0, to: 30 } as const
