@@ -724,6 +724,18 @@ const failedDeliveries: ReadonlyArray<string> = [
     WHERE direction = 'outgoing' AND status = 'failed'`
 ]
 
+/**
+ * The one lease on revaluing the book (`RiskRevaluationRepo.claim`): a single row, so that of the
+ * workers finding the book due at once one revalues it, the others skip.
+ */
+const revaluationLease: ReadonlyArray<string> = [
+  `CREATE TABLE risk_revaluation_lease (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    lease_owner text NOT NULL,
+    lease_expires_at timestamptz(3) NOT NULL
+  )`
+]
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": statements(initial),
   "2_unmatched_transfers": statements(unmatchedTransfers),
@@ -739,7 +751,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "12_corridor_limits": corridorLimits,
   "13_hedging": statements(hedging),
   "14_risk": statements(risk),
-  "15_failed_deliveries": statements(failedDeliveries)
+  "15_failed_deliveries": statements(failedDeliveries),
+  "16_revaluation_lease": statements(revaluationLease)
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -1,11 +1,13 @@
 /**
  * The book's records on Postgres: the operator's scenarios (`risk_scenarios`, one row per name) and
  * the current revaluation per environment (`risk_revaluations`, one row each, replaced only by a
- * newer one, so a slow worker's older revaluation never overwrites a newer one).
+ * newer one, so a slow worker's older revaluation never overwrites a newer one), and the one lease
+ * on revaluing (`risk_revaluation_lease`, a single row).
  */
 import { type Partner, RiskRevaluationRepo, RiskScenarioRepo } from "@ratelock/core"
-import { Effect, Layer } from "effect"
+import { type DateTime, Effect, Layer } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { timestamp } from "./internal/rows/columns.ts"
 import { RevaluationRow, revaluationRow, ScenarioRow, scenarioRow } from "./internal/rows/risk.ts"
 import { orStoreError, Parameters } from "./internal/sql.ts"
 
@@ -64,6 +66,28 @@ export const layerRevaluations: Layer.Layer<RiskRevaluationRepo.RiskRevaluationR
         return yield* one({ environment })
       }, orStoreError("PgRiskRevaluationRepo.latest"))
 
-      return RiskRevaluationRepo.RiskRevaluationRepo.of({ save, latest })
+      const claim = Effect.fn("PgRiskRevaluationRepo.claim")(function* (
+        lease: RiskRevaluationRepo.RevaluationLease,
+        now: DateTime.Utc
+      ) {
+        // the conflicting row is locked and its WHERE read again: of two claims at once, one takes it
+        const rows = yield* sql`INSERT INTO risk_revaluation_lease (lease_owner, lease_expires_at)
+          VALUES (${lease.owner}, ${timestamp(lease.until)})
+          ON CONFLICT (singleton) DO UPDATE SET lease_owner = EXCLUDED.lease_owner,
+            lease_expires_at = EXCLUDED.lease_expires_at
+          WHERE risk_revaluation_lease.lease_expires_at <= ${timestamp(now)}
+          RETURNING lease_owner`
+        return rows.length === 1
+      }, orStoreError("PgRiskRevaluationRepo.claim"))
+
+      const release = Effect.fn("PgRiskRevaluationRepo.release")(function* (
+        lease: RiskRevaluationRepo.RevaluationLease,
+        now: DateTime.Utc
+      ) {
+        yield* sql`UPDATE risk_revaluation_lease SET lease_expires_at = ${timestamp(now)}
+          WHERE lease_owner = ${lease.owner} AND lease_expires_at = ${timestamp(lease.until)}`
+      }, orStoreError("PgRiskRevaluationRepo.release"))
+
+      return RiskRevaluationRepo.RiskRevaluationRepo.of({ save, latest, claim, release })
     })
   )

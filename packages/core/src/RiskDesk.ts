@@ -7,7 +7,7 @@
  *   snapshot (whatever its age: the report says how old it is; the built-in illustrative one when
  *   none was imported) and the scenarios, and stores one revaluation per environment.
  * - `revaluationPass` does so when the stored one is older than `Settings.interval` or was priced
- *   from another snapshot than the latest.
+ *   from another snapshot than the latest, one worker at a time (a lease).
  * - `report` is the stored revaluation (or a fresh one), each pair with its hedge, and the limits.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
@@ -21,6 +21,7 @@ import * as HedgeMarks from "./HedgeMarks.ts"
 import * as HedgeOrder from "./HedgeOrder.ts"
 import * as HedgePolicy from "./HedgePolicy.ts"
 import { HedgePolicyRepo } from "./HedgePolicyRepo.ts"
+import * as Lease from "./Lease.ts"
 import * as MarketFreshness from "./MarketFreshness.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import { MarketSnapshotRepo } from "./MarketSnapshotRepo.ts"
@@ -115,8 +116,9 @@ export const revalue = Effect.fn("RiskDesk.revalue")(function* () {
 
 /**
  * The workers' pass: revalues the book when an environment has no revaluation, when it is
- * `Settings.interval` old, or when it was priced from another snapshot than the latest. Answers the
- * number of environments revalued.
+ * `Settings.interval` old, or when it was priced from another snapshot than the latest, under the
+ * one lease on revaluing (`RiskRevaluationRepo.claim`, for the worker's `Lease.Worker` lease time).
+ * Answers the number of environments revalued (0 as well when another worker is at it).
  */
 export const revaluationPass = Effect.fn("RiskDesk.revaluationPass")(function* () {
   const { interval } = yield* Settings
@@ -134,7 +136,14 @@ export const revaluationPass = Effect.fn("RiskDesk.revaluationPass")(function* (
     })
   )
   if (!due) return 0
-  return (yield* revalue()).length
+  // one worker revalues; the others, finding it due at the same time, skip until it has stored it
+  const worker = yield* Lease.Worker
+  const lease = { owner: worker.owner, until: DateTime.addDuration(now, worker.leaseFor) }
+  if (!(yield* repo.claim(lease, now))) return 0
+  return yield* revalue().pipe(
+    Effect.map((stored) => stored.length),
+    Effect.ensuring(Effect.ignore(Effect.flatMap(DateTime.now, (at) => repo.release(lease, at))))
+  )
 })
 
 const startOfDay = (now: DateTime.Utc) =>

@@ -78,6 +78,8 @@ export interface State {
   readonly riskScenarios: HashMap.HashMap<string, RiskScenarioRepo.StoredScenario>
   /** environment → the book's current revaluation. */
   readonly riskRevaluations: HashMap.HashMap<string, RiskRevaluationRepo.StoredRevaluation>
+  /** Who holds the lease on revaluing the book, until when; null: nobody ever took it. */
+  readonly revaluationLease: RiskRevaluationRepo.RevaluationLease | null
 }
 
 export const empty: State = {
@@ -108,7 +110,8 @@ export const empty: State = {
   operatorTokens: HashMap.empty(),
   heartbeats: HashMap.empty(),
   riskScenarios: HashMap.empty(),
-  riskRevaluations: HashMap.empty()
+  riskRevaluations: HashMap.empty(),
+  revaluationLease: null
 }
 
 export type StateRef = Ref.Ref<State>
