@@ -55,7 +55,8 @@ export const makeRiskRevaluationRepo = (ref: StateRef): RiskRevaluationRepo.Risk
   ) {
     yield* atomically(ref, (state) => {
       const held = state.revaluationLease
-      const mine = held !== null && held.owner === lease.owner && held.until.epochMilliseconds === lease.until.epochMilliseconds
+      const mine =
+        held !== null && held.owner === lease.owner && held.until.epochMilliseconds === lease.until.epochMilliseconds
       return done(undefined, mine ? { ...state, revaluationLease: { owner: lease.owner, until: now } } : state)
     })
   })
