@@ -4,7 +4,9 @@
  * revalue the book (`RATELOCK_RISK_INTERVAL_SECONDS=1`) and hedge it on the simulated venue. Once
  * they have run, every pair's residual delta is within its band; the operator API's risk report is
  * the CLI's; production's book holds no sandbox lock; the orders route lists the fills the
- * position is made of; `/metrics` carries the book's gauges. Skipped without `DATABASE_URL`.
+ * position is made of; `/metrics` carries the book's gauges, and the worker's counts its hedge
+ * orders by outcome (the venue armed with `hedge simulate --reject-next` before the worker starts,
+ * so the first order is rejected). Skipped without `DATABASE_URL`.
  */
 import { freePort } from "@ratelock/test-support/Processes"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
@@ -16,6 +18,7 @@ import { assert, describe, it } from "vitest"
 import { newKey, quoteBody, type Reply, request } from "./support/http.ts"
 import { withCluster } from "./support/cluster/setup.ts"
 import { cliJson } from "./support/processes.ts"
+import { scrape, valueOf } from "./support/prometheus.ts"
 
 const example = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8")
@@ -60,9 +63,13 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
           "spot"
         )
         const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
+        // the simulated venue rejects the first order the worker sends
+        // (the CLI runs without the cluster's RATELOCK_HEDGING: it arms the venue all the same)
+        assert.strictEqual((await cliJson(db.url, "hedge", "simulate", "--reject-next")).armed, "reject")
         const operatorPort = await freePort()
+        const workerPort = await freePort()
         const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
-        await cluster.startWorker("worker")
+        await cluster.startWorker("worker", { env: { RATELOCK_OPERATOR_PORT: String(workerPort) } })
         const operator = (path: string) =>
           run(
             request(`http://127.0.0.1:${operatorPort}`, "GET", path, { headers: { authorization: `Bearer ${token}` } })
@@ -156,10 +163,52 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         )
         assert.closeTo(sum, Number(usdBrl.hedge.position), 1e-6)
 
-        const metrics = await operator("/metrics")
-        assert.include(metrics.text, 'ratelock_book_delta{environment="sandbox",pair="USD/BRL"}')
-        assert.include(metrics.text, "ratelock_hedge_residual_delta")
-        assert.include(metrics.text, "ratelock_book_worst_stress_usd")
+        // the first order was the rejected one; each later one filled
+        const rejected = orders.json.items.filter((o: { status: string }) => o.status === "rejected")
+        assert.strictEqual(rejected.length, 1)
+        assert.strictEqual(rejected[0].id, orders.json.items.at(-1).id)
+
+        const sandboxUsdBrl = { environment: "sandbox", pair: "USD/BRL" }
+        const metrics = await scrape(`http://127.0.0.1:${operatorPort}`, token)
+        for (const name of ["ratelock_book_delta", "ratelock_hedge_residual_delta"]) {
+          assert.isDefined(
+            metrics[name]?.data.find((datum) => Object.entries(sandboxUsdBrl).every(([k, v]) => datum.labels[k] === v)),
+            name
+          )
+        }
+        assert.isDefined(metrics.ratelock_book_worst_stress_usd)
+
+        // the worker counted each order it placed, and each outcome, as the orders route lists them (the
+        // book is still, but its delta moves with time: read both until they agree)
+        const outcomes = { ...sandboxUsdBrl, venue: "simulated" }
+        let counted: Record<string, number> = {}
+        let listed: Record<string, number> = {}
+        await poll(
+          async () => {
+            const worker = await scrape(`http://127.0.0.1:${workerPort}`, token)
+            const items: ReadonlyArray<{ status: string }> = (
+              await operator("/operator/v1/hedge/orders?environment=sandbox&limit=1000")
+            ).json.items
+            counted = Object.fromEntries(
+              ["placed", "filled", "rejected"].map((outcome) => [
+                outcome,
+                valueOf(worker, "ratelock_hedge_orders_total", { ...outcomes, outcome })
+              ])
+            )
+            listed = {
+              placed: items.length,
+              filled: items.filter((o) => o.status === "filled").length,
+              rejected: items.filter((o) => o.status === "rejected").length
+            }
+            // and none waiting for an outcome (a simulated order does for a moment)
+            const ended = listed.placed === listed.filled! + listed.rejected!
+            return ended && JSON.stringify(counted) === JSON.stringify(listed) ? counted : undefined
+          },
+          () => `the worker's counts ${JSON.stringify(counted)} to be the orders' ${JSON.stringify(listed)}`
+        )
+        assert.strictEqual(counted.rejected, 1)
+        assert.isAtLeast(counted.filled!, 1)
+        assert.strictEqual(counted.placed, counted.filled! + counted.rejected!)
       }
     )
   )

@@ -85,6 +85,8 @@ export const createPartner = async (databaseUrl: string, webhookUrl: string): Pr
 export interface WorkerOptions {
   readonly pollMs?: number
   readonly leaseMs?: number
+  /** Settings of this worker alone (its `RATELOCK_HEDGING`, its operator port). */
+  readonly env?: Record<string, string>
 }
 
 /** The processes of one test, on one database. */
@@ -132,7 +134,8 @@ export class Cluster {
   async startWorker(name: string, options: WorkerOptions = {}): Promise<Child> {
     const worker = this.spawn(name, ["src/cli.ts", "worker"], {
       RATELOCK_WORKER_POLL_MS: String(options.pollMs ?? 100),
-      RATELOCK_WORKER_LEASE_MS: String(options.leaseMs ?? 2_000)
+      RATELOCK_WORKER_LEASE_MS: String(options.leaseMs ?? 2_000),
+      ...options.env
     })
     await eventually(
       () => worker.output().includes("Running the lifecycle workers") || worker.child.exitCode !== null || undefined,
