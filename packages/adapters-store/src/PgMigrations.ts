@@ -726,13 +726,14 @@ const failedDeliveries: ReadonlyArray<string> = [
 
 /**
  * The one lease on revaluing the book (`RiskRevaluationRepo.claim`): a single row, so that of the
- * workers finding the book due at once one revalues it, the others skip.
+ * workers finding the book due at once one revalues it, the others skip. Free when its columns are
+ * null, as every worker lease (the embedded store frees them all on opening).
  */
 const revaluationLease: ReadonlyArray<string> = [
   `CREATE TABLE risk_revaluation_lease (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-    lease_owner text NOT NULL,
-    lease_expires_at timestamptz(3) NOT NULL
+    lease_owner text,
+    lease_expires_at timestamptz(3)
   )`
 ]
 

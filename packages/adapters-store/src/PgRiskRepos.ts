@@ -75,7 +75,8 @@ export const layerRevaluations: Layer.Layer<RiskRevaluationRepo.RiskRevaluationR
           VALUES (${lease.owner}, ${timestamp(lease.until)})
           ON CONFLICT (singleton) DO UPDATE SET lease_owner = EXCLUDED.lease_owner,
             lease_expires_at = EXCLUDED.lease_expires_at
-          WHERE risk_revaluation_lease.lease_expires_at <= ${timestamp(now)}
+          WHERE risk_revaluation_lease.lease_expires_at IS NULL
+            OR risk_revaluation_lease.lease_expires_at <= ${timestamp(now)}
           RETURNING lease_owner`
         return rows.length === 1
       }, orStoreError("PgRiskRevaluationRepo.claim"))

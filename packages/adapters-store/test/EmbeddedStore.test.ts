@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { HedgePolicyRepo, IdempotencyRepo, Money, PartnerRepo } from "@ratelock/core"
+import { HedgePolicyRepo, IdempotencyRepo, Money, PartnerRepo, RiskRevaluationRepo } from "@ratelock/core"
 import { DateTime, Duration, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
@@ -74,6 +74,13 @@ describe("EmbeddedStore", () => {
               policies.claim({ now, limit: 10, owner, leaseFor: Duration.hours(1) })
             )
           )
+        /** The one lease on revaluing the book, for an hour. */
+        const revalue = (owner: string) =>
+          Effect.flatMap(RiskRevaluationRepo.RiskRevaluationRepo, (repo) =>
+            Effect.flatMap(DateTime.now, (now) =>
+              repo.claim({ owner, until: DateTime.addDuration(now, Duration.hours(1)) }, now)
+            )
+          )
         // the process that dies holding the pair (the layer closes the database, not the lease)
         yield* Effect.gen(function* () {
           yield* (yield* HedgePolicyRepo.HedgePolicyRepo).upsert({
@@ -87,6 +94,8 @@ describe("EmbeddedStore", () => {
           })
           assert.strictEqual((yield* claim("worker:1")).length, 1)
           assert.strictEqual((yield* claim("worker:1b")).length, 0, "held for an hour")
+          assert.isTrue(yield* revalue("worker:1"))
+          assert.isFalse(yield* revalue("worker:1b"), "the revaluation held for an hour")
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
 
         yield* Effect.gen(function* () {
@@ -95,6 +104,7 @@ describe("EmbeddedStore", () => {
             claimed.map((c) => [c.policy.pair, c.lease.owner]),
             [["USD/BRL", "worker:2"]]
           )
+          assert.isTrue(yield* revalue("worker:2"))
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
       }),
     60_000
