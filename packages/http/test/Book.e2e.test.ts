@@ -2,16 +2,21 @@
  * The book end to end on PostgreSQL, with an API process and a worker process as deployed: a
  * snapshot and a hedge policy set with the CLI, a burst of sandbox locks funded, then the workers
  * revalue the book (`RATELOCK_RISK_INTERVAL_SECONDS=1`) and hedge it on the simulated venue. Once
- * they have run, every pair's residual delta is within its band; the operator API's risk report is
- * the CLI's; production's book holds no sandbox lock; the orders route lists the fills the
- * position is made of; `/metrics` carries the book's gauges. Skipped without `DATABASE_URL`.
+ * they have run, every pair's residual delta is within its band, and so is the net exposure of its
+ * BASE (the hedge position counted in it); the operator API's risk report is the CLI's;
+ * production's book holds no sandbox lock; the orders route lists the fills the position is made
+ * of; `/metrics` carries the book's gauges, equal to the report's figures and the corridors' limit
+ * usage once the worker is stopped (nothing revalues the book meanwhile). Skipped without
+ * `DATABASE_URL`.
  */
+import { Money } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { getMetricsFromIterator, type PromMetrics } from "prom2javascript"
 import { assert, describe, it } from "vitest"
 import { newKey, quoteBody, type Reply, request } from "./support/http.ts"
 import { withCluster } from "./support/cluster/setup.ts"
@@ -36,6 +41,21 @@ const poll = async <A>(test: () => Promise<A | undefined>, what: () => string, t
 
 const band = 2_000
 
+type Datum = { readonly labels: Record<string, string>; readonly value?: number }
+
+/** The data of the gauge `name` whose labels include `labels`. */
+const gaugeData = (metrics: PromMetrics, name: string, labels: Record<string, string>): ReadonlyArray<Datum> =>
+  ((metrics[name]?.data ?? []) as ReadonlyArray<Datum>).filter((d) =>
+    Object.entries(labels).every(([k, v]) => d.labels[k] === v)
+  )
+
+/** The value of the one datum of the gauge `name` with `labels`. */
+const gauge = (metrics: PromMetrics, name: string, labels: Record<string, string>): number => {
+  const data = gaugeData(metrics, name, labels)
+  assert.strictEqual(data.length, 1, `${name} ${JSON.stringify(labels)}`)
+  return data[0]!.value!
+}
+
 describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the workers", () => {
   it("keeps every pair's residual delta within its band and reports it alike everywhere", { timeout: 170_000 }, () =>
     withCluster(
@@ -59,10 +79,35 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
           "--instrument",
           "spot"
         )
+        // limits whose usage the gauges show: on USD_TO_BRL the net delta's is the fuller one
+        await cliJson(
+          db.url,
+          "limits",
+          "set",
+          "--environment",
+          "sandbox",
+          "--corridor",
+          "USD_TO_BRL",
+          "--max-open-notional",
+          "7000000",
+          "--max-net-delta",
+          "1000000"
+        )
+        await cliJson(
+          db.url,
+          "limits",
+          "set",
+          "--environment",
+          "sandbox",
+          "--corridor",
+          "BRL_TO_USD",
+          "--max-open-notional",
+          "1000000"
+        )
         const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
         const operatorPort = await freePort()
         const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
-        await cluster.startWorker("worker")
+        const worker = await cluster.startWorker("worker")
         const operator = (path: string) =>
           run(
             request(`http://127.0.0.1:${operatorPort}`, "GET", path, { headers: { authorization: `Bearer ${token}` } })
@@ -156,10 +201,57 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         )
         assert.closeTo(sum, Number(usdBrl.hedge.position), 1e-6)
 
-        const metrics = await operator("/metrics")
-        assert.include(metrics.text, 'ratelock_book_delta{environment="sandbox",pair="USD/BRL"}')
-        assert.include(metrics.text, "ratelock_hedge_residual_delta")
-        assert.include(metrics.text, "ratelock_book_worst_stress_usd")
+        // the hedge position counts in the net exposure: USD's is the residual delta (hedged whole,
+        // within the band of zero), and BRL's the countervalue of about as little
+        const currencyOf = (report: typeof settled, name: string) =>
+          report.currencies.find((c: { currency: string }) => c.currency === name)
+        const usd = currencyOf(settled, "USD")
+        assert.isTrue(
+          Money.equals(Money.unsafe(usd.net_exposure), Money.unsafe(usdBrl.hedge.residual_delta)),
+          `USD ${usd.net_exposure}, residual ${usdBrl.hedge.residual_delta}`
+        )
+        assert.strictEqual(usd.net_exposure_usd, usd.net_exposure)
+        assert.isAtMost(Math.abs(Number(usd.net_exposure)), band)
+        assert.isAtMost(Math.abs(Number(currencyOf(settled, "BRL").net_exposure)), band * Number(usdBrl.spot) + 1)
+
+        // with the worker stopped nothing revalues the book: the gauges are the stored report's
+        await cluster.kill(worker)
+        const report = (await operator("/operator/v1/risk?environment=sandbox")).json
+        const scraped = await operator("/metrics")
+        assert.strictEqual(scraped.status, 200, scraped.text)
+        const metrics = await getMetricsFromIterator(scraped.text.split("\n")[Symbol.iterator]())
+        const sandbox = { environment: "sandbox" }
+        assert.isBelow(Number(report.mtm_usd), 0)
+        assert.strictEqual(gauge(metrics, "ratelock_book_mtm_usd", sandbox), Number(report.mtm_usd))
+        assert.strictEqual(gauge(metrics, "ratelock_book_mtm_usd", { environment: "production" }), 0)
+        assert.strictEqual(
+          gauge(metrics, "ratelock_book_worst_stress_usd", sandbox),
+          Number(report.stress[0].mtm_change_usd)
+        )
+        const reported = report.pairs.find((p: { pair: string }) => p.pair === "USD/BRL")
+        const pairLabels = { environment: "sandbox", pair: "USD/BRL" }
+        assert.strictEqual(gauge(metrics, "ratelock_book_delta", pairLabels), Number(reported.delta))
+        assert.strictEqual(
+          gauge(metrics, "ratelock_hedge_residual_delta", pairLabels),
+          Number(reported.hedge.residual_delta)
+        )
+        // limit usage: per corridor with a capacity limit, the fullest of its limits as the report shows them
+        const usage = (corridor: string) =>
+          gauge(metrics, "ratelock_corridor_limit_usage_ratio", { environment: "sandbox", corridor })
+        const limitsOf = (corridor: string) => report.limits.find((l: { corridor: string }) => l.corridor === corridor)
+        const ratios = (corridor: string) =>
+          Object.fromEntries(limitsOf(corridor).usage.map((u: { limit: string; ratio: string }) => [u.limit, u.ratio]))
+        // 12 × 50,000 USD held: 0.0858 of 7,000,000 (rounded up) and 0.6 of 1,000,000
+        assert.deepStrictEqual(ratios("USD_TO_BRL"), { max_open_notional: "0.0858", max_net_delta: "0.6000" })
+        assert.strictEqual(usage("USD_TO_BRL"), 0.6)
+        // 4 × 100,000 BRL held of 1,000,000
+        assert.deepStrictEqual(ratios("BRL_TO_USD"), { max_open_notional: "0.4000" })
+        assert.strictEqual(usage("BRL_TO_USD"), 0.4)
+        // corridors without a capacity limit have no usage gauge
+        assert.sameMembers(
+          gaugeData(metrics, "ratelock_corridor_limit_usage_ratio", {}).map((d) => d.labels.corridor),
+          ["USD_TO_BRL", "BRL_TO_USD"]
+        )
       }
     )
   )
