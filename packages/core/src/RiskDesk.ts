@@ -8,7 +8,8 @@
  *   none was imported) and the scenarios, and stores one revaluation per environment.
  * - `revaluationPass` does so when the stored one is older than `Settings.interval` or was priced
  *   from another snapshot than the latest, one worker at a time (a lease).
- * - `report` is the stored revaluation (or a fresh one), each pair with its hedge, and the limits.
+ * - `report` is the stored revaluation (or a fresh one), each pair with its hedge, the net currency
+ *   exposure with the hedge positions (`NetExposure`), and the limits.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import { BookDelta } from "./BookDelta.ts"
@@ -26,6 +27,7 @@ import * as MarketFreshness from "./MarketFreshness.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import { MarketSnapshotRepo } from "./MarketSnapshotRepo.ts"
 import * as Money from "./Money.ts"
+import * as NetExposure from "./NetExposure.ts"
 import type { Environment } from "./Partner.ts"
 import { PayoutRepo } from "./PayoutRepo.ts"
 import * as Risk from "./Risk.ts"
@@ -187,7 +189,8 @@ const hedgeOf = Effect.fn("RiskDesk.hedgeOf")(function* (
 
 /**
  * The operator's report of `environment`: the stored revaluation (a fresh one, stored too, with
- * `fresh` or when none is stored), each pair with its hedge, and every corridor's limits.
+ * `fresh` or when none is stored), each pair with its hedge, the net currency exposure with the
+ * hedge positions, and every corridor's limits.
  */
 export const report = Effect.fn("RiskDesk.report")(function* (
   environment: Environment,
@@ -208,11 +211,18 @@ export const report = Effect.fn("RiskDesk.report")(function* (
   const pairs = yield* Effect.forEach(revaluation.report.pairs, (pair) =>
     Effect.map(hedgeOf(environment, pair, snapshot, now), (hedge) => ({ ...pair, hedge }))
   )
+  // the stored exposure is the deltas' alone; each pair's position offsets its delta (NetExposure)
+  const currencies = NetExposure.withHedges(
+    revaluation.report.currencies,
+    pairs.map((p) => ({ pair: p.pair, spot: p.spot, position: p.hedge.position })),
+    (currency) => Option.getOrElse(MarketSnapshot.midRate(snapshot, currency, "USD"), () => Money.zero)
+  )
   const { corridors } = yield* CorridorLimits.show({ environment })
   return {
     ...revaluation.report,
     computed_at: revaluation.computedAt,
     pairs,
+    currencies,
     limits: corridors
   } satisfies RiskDeskReport.DeskReport
 })

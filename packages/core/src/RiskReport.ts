@@ -64,7 +64,10 @@ export const CorridorRisk = Schema.Struct({
 }).annotate({ identifier: "RiskCorridor" })
 export type CorridorRisk = typeof CorridorRisk.Type
 
-/** A currency's net exposure: Σ over pairs of `+delta` (BASE) and `−delta × spot` (QUOTE). */
+/**
+ * A currency's net exposure: Σ over pairs of `+delta` (BASE) and `−delta × spot` (QUOTE). The operator's
+ * report adds the hedge positions (`NetExposure`); here, the book alone.
+ */
 export const CurrencyExposure = Schema.Struct({
   currency: Currency,
   net_exposure: Figure,

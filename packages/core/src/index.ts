@@ -45,6 +45,7 @@ export * as SettlementRails from "./SettlementRails.ts"
 
 // The book: revaluation, greeks and stress
 export * as LockRisk from "./LockRisk.ts"
+export * as NetExposure from "./NetExposure.ts"
 export * as Risk from "./Risk.ts"
 export * as RiskBook from "./RiskBook.ts"
 export * as RiskDesk from "./RiskDesk.ts"

@@ -2,12 +2,15 @@
  * The book end to end on PostgreSQL, with an API process and a worker process as deployed: a
  * snapshot and a hedge policy set with the CLI, a burst of sandbox locks funded, then the workers
  * revalue the book (`RATELOCK_RISK_INTERVAL_SECONDS=1`) and hedge it on the simulated venue. Once
- * they have run, every pair's residual delta is within its band; the operator API's risk report is
- * the CLI's; production's book holds no sandbox lock; the orders route lists the fills the
- * position is made of; `/metrics` carries the book's gauges, and the worker's counts its hedge
- * orders by outcome (the venue armed with `hedge simulate --reject-next` before the worker starts,
- * so the first order is rejected). Skipped without `DATABASE_URL`.
+ * they have run, every pair's residual delta is within its band, and so is the net exposure of its
+ * BASE (the hedge position counted in it); the operator API's risk report is the CLI's;
+ * production's book holds no sandbox lock; the orders route lists the fills the position is made
+ * of; the worker's `/metrics` counts its hedge orders by outcome (the venue armed with `hedge
+ * simulate --reject-next` before the worker starts, so the first order is rejected); the API's
+ * carries the book's gauges, equal to the report's figures and the corridors' limit usage once the
+ * worker is stopped (nothing revalues the book meanwhile). Skipped without `DATABASE_URL`.
  */
+import { Money } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { Effect } from "effect"
@@ -18,7 +21,7 @@ import { assert, describe, it } from "vitest"
 import { newKey, quoteBody, type Reply, request } from "./support/http.ts"
 import { withCluster } from "./support/cluster/setup.ts"
 import { cliJson } from "./support/processes.ts"
-import { scrape, valueOf } from "./support/prometheus.ts"
+import { type PromMetrics, scrape, valueOf } from "./support/prometheus.ts"
 
 const example = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../docs/market/example-snapshot.json"), "utf8")
@@ -38,6 +41,21 @@ const poll = async <A>(test: () => Promise<A | undefined>, what: () => string, t
 }
 
 const band = 2_000
+
+type Datum = { readonly labels: Record<string, string>; readonly value?: number }
+
+/** The data of the gauge `name` whose labels include `labels`. */
+const gaugeData = (metrics: PromMetrics, name: string, labels: Record<string, string>): ReadonlyArray<Datum> =>
+  ((metrics[name]?.data ?? []) as ReadonlyArray<Datum>).filter((d) =>
+    Object.entries(labels).every(([k, v]) => d.labels[k] === v)
+  )
+
+/** The value of the one datum of the gauge `name` with `labels`. */
+const gauge = (metrics: PromMetrics, name: string, labels: Record<string, string>): number => {
+  const data = gaugeData(metrics, name, labels)
+  assert.strictEqual(data.length, 1, `${name} ${JSON.stringify(labels)}`)
+  return data[0]!.value!
+}
 
 describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the workers", () => {
   it("keeps every pair's residual delta within its band and reports it alike everywhere", { timeout: 170_000 }, () =>
@@ -62,6 +80,31 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
           "--instrument",
           "spot"
         )
+        // limits whose usage the gauges show: on USD_TO_BRL the net delta's is the fuller one
+        await cliJson(
+          db.url,
+          "limits",
+          "set",
+          "--environment",
+          "sandbox",
+          "--corridor",
+          "USD_TO_BRL",
+          "--max-open-notional",
+          "7000000",
+          "--max-net-delta",
+          "1000000"
+        )
+        await cliJson(
+          db.url,
+          "limits",
+          "set",
+          "--environment",
+          "sandbox",
+          "--corridor",
+          "BRL_TO_USD",
+          "--max-open-notional",
+          "1000000"
+        )
         const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
         // the simulated venue rejects the first order the worker sends
         // (the CLI runs without the cluster's RATELOCK_HEDGING: it arms the venue all the same)
@@ -69,7 +112,7 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         const operatorPort = await freePort()
         const workerPort = await freePort()
         const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
-        await cluster.startWorker("worker", { env: { RATELOCK_OPERATOR_PORT: String(workerPort) } })
+        const worker = await cluster.startWorker("worker", { env: { RATELOCK_OPERATOR_PORT: String(workerPort) } })
         const operator = (path: string) =>
           run(
             request(`http://127.0.0.1:${operatorPort}`, "GET", path, { headers: { authorization: `Bearer ${token}` } })
@@ -169,14 +212,6 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         assert.strictEqual(rejected[0].id, orders.json.items.at(-1).id)
 
         const sandboxUsdBrl = { environment: "sandbox", pair: "USD/BRL" }
-        const metrics = await scrape(`http://127.0.0.1:${operatorPort}`, token)
-        for (const name of ["ratelock_book_delta", "ratelock_hedge_residual_delta"]) {
-          assert.isDefined(
-            metrics[name]?.data.find((datum) => Object.entries(sandboxUsdBrl).every(([k, v]) => datum.labels[k] === v)),
-            name
-          )
-        }
-        assert.isDefined(metrics.ratelock_book_worst_stress_usd)
 
         // the worker counted each order it placed, and each outcome, as the orders route lists them (the
         // book is still, but its delta moves with time: read both until they agree)
@@ -185,14 +220,14 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         let listed: Record<string, number> = {}
         await poll(
           async () => {
-            const worker = await scrape(`http://127.0.0.1:${workerPort}`, token)
+            const counts = await scrape(`http://127.0.0.1:${workerPort}`, token)
             const items: ReadonlyArray<{ status: string }> = (
               await operator("/operator/v1/hedge/orders?environment=sandbox&limit=1000")
             ).json.items
             counted = Object.fromEntries(
               ["placed", "filled", "rejected"].map((outcome) => [
                 outcome,
-                valueOf(worker, "ratelock_hedge_orders_total", { ...outcomes, outcome })
+                valueOf(counts, "ratelock_hedge_orders_total", { ...outcomes, outcome })
               ])
             )
             listed = {
@@ -209,6 +244,56 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
         assert.strictEqual(counted.rejected, 1)
         assert.isAtLeast(counted.filled!, 1)
         assert.strictEqual(counted.placed, counted.filled! + counted.rejected!)
+
+        // the hedge position counts in the net exposure: USD's is the residual delta (hedged whole,
+        // within the band of zero), and BRL's the countervalue of about as little
+        const currencyOf = (report: typeof settled, name: string) =>
+          report.currencies.find((c: { currency: string }) => c.currency === name)
+        const usd = currencyOf(settled, "USD")
+        assert.isTrue(
+          Money.equals(Money.unsafe(usd.net_exposure), Money.unsafe(usdBrl.hedge.residual_delta)),
+          `USD ${usd.net_exposure}, residual ${usdBrl.hedge.residual_delta}`
+        )
+        assert.strictEqual(usd.net_exposure_usd, usd.net_exposure)
+        assert.isAtMost(Math.abs(Number(usd.net_exposure)), band)
+        assert.isAtMost(Math.abs(Number(currencyOf(settled, "BRL").net_exposure)), band * Number(usdBrl.spot) + 1)
+
+        // with the worker stopped nothing revalues the book: the gauges are the stored report's
+        await cluster.kill(worker)
+        const report = (await operator("/operator/v1/risk?environment=sandbox")).json
+        const still = await scrape(`http://127.0.0.1:${operatorPort}`, token)
+        const sandbox = { environment: "sandbox" }
+        assert.isBelow(Number(report.mtm_usd), 0)
+        assert.strictEqual(gauge(still, "ratelock_book_mtm_usd", sandbox), Number(report.mtm_usd))
+        assert.strictEqual(gauge(still, "ratelock_book_mtm_usd", { environment: "production" }), 0)
+        assert.strictEqual(
+          gauge(still, "ratelock_book_worst_stress_usd", sandbox),
+          Number(report.stress[0].mtm_change_usd)
+        )
+        const reported = report.pairs.find((p: { pair: string }) => p.pair === "USD/BRL")
+        const pairLabels = { environment: "sandbox", pair: "USD/BRL" }
+        assert.strictEqual(gauge(still, "ratelock_book_delta", pairLabels), Number(reported.delta))
+        assert.strictEqual(
+          gauge(still, "ratelock_hedge_residual_delta", pairLabels),
+          Number(reported.hedge.residual_delta)
+        )
+        // limit usage: per corridor with a capacity limit, the fullest of its limits as the report shows them
+        const usage = (corridor: string) =>
+          gauge(still, "ratelock_corridor_limit_usage_ratio", { environment: "sandbox", corridor })
+        const limitsOf = (corridor: string) => report.limits.find((l: { corridor: string }) => l.corridor === corridor)
+        const ratios = (corridor: string) =>
+          Object.fromEntries(limitsOf(corridor).usage.map((u: { limit: string; ratio: string }) => [u.limit, u.ratio]))
+        // 12 × 50,000 USD held: 0.0858 of 7,000,000 (rounded up) and 0.6 of 1,000,000
+        assert.deepStrictEqual(ratios("USD_TO_BRL"), { max_open_notional: "0.0858", max_net_delta: "0.6000" })
+        assert.strictEqual(usage("USD_TO_BRL"), 0.6)
+        // 4 × 100,000 BRL held of 1,000,000
+        assert.deepStrictEqual(ratios("BRL_TO_USD"), { max_open_notional: "0.4000" })
+        assert.strictEqual(usage("BRL_TO_USD"), 0.4)
+        // corridors without a capacity limit have no usage gauge
+        assert.sameMembers(
+          gaugeData(still, "ratelock_corridor_limit_usage_ratio", {}).map((d) => d.labels.corridor),
+          ["USD_TO_BRL", "BRL_TO_USD"]
+        )
       }
     )
   )

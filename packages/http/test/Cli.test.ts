@@ -31,7 +31,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -582,6 +582,47 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.match(text.stdout, /^Book of production as of /)
     assert.match(text.stdout, /\nStress, worst first\n/)
     assert.match(text.stdout, /\nUSD\/BRL +5\.4 +0 /)
+  })
+
+  it("risk report reads the stored revaluation; --fresh revalues now, with what came since, and stores it", async () => {
+    const dir = tempDataDir()
+    const names = (report: { stress: ReadonlyArray<{ name: string }> }) => report.stress.map((s) => s.name)
+    const usdBrlSpot = (report: { pairs: ReadonlyArray<{ pair: string; spot: string }> }) =>
+      report.pairs.find((p) => p.pair === "USD/BRL")!.spot
+    // none stored: the first report revalues (on the built-in illustrative snapshot) and stores it
+    const first = await cliJson(dir, "risk", "report", "--environment", "sandbox")
+    assert.strictEqual(first.snapshot_id, null)
+    assert.strictEqual(usdBrlSpot(first), "5.4")
+
+    // since then: a snapshot imported and a scenario added, which the stored revaluation has not seen
+    const example = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
+    const imported = await cliJson(dir, "market", "import", example)
+    const file = join(dir, "..", `scenario-fresh-${Date.now()}.json`)
+    writeFileSync(
+      file,
+      JSON.stringify({ name: "ngn_minus_40", description: "NGN", spot_shocks: { "USD/NGN": "0.40" } })
+    )
+    await cliJson(dir, "risk", "scenario", "set", file)
+
+    const stored = await cliJson(dir, "risk", "report", "--environment", "sandbox")
+    assert.strictEqual(stored.computed_at, first.computed_at)
+    assert.strictEqual(stored.snapshot_id, null)
+    assert.notInclude(names(stored), "ngn_minus_40")
+
+    const fresh = await cliJson(dir, "risk", "report", "--environment", "sandbox", "--fresh")
+    assert.notStrictEqual(fresh.computed_at, first.computed_at)
+    assert.strictEqual(fresh.snapshot_id, imported.snapshot_id)
+    assert.strictEqual(fresh.snapshot_as_of, imported.as_of)
+    const spot = JSON.parse(readFileSync(example, "utf8")).spot["USD/BRL"] as string
+    assert.strictEqual(usdBrlSpot(fresh), spot.replace(/0+$/, ""))
+    assert.include(names(fresh), "ngn_minus_40")
+
+    // and stored: the plain report reads it now
+    const after = await cliJson(dir, "risk", "report", "--environment", "sandbox")
+    assert.deepStrictEqual(
+      [after.computed_at, after.snapshot_id, names(after)],
+      [fresh.computed_at, fresh.snapshot_id, names(fresh)]
+    )
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {
