@@ -123,6 +123,10 @@ export const residualDelta = gauge(
   "ratelock_hedge_residual_delta",
   "The delta left once hedged (delta + hedge position), BASE units, by environment and pair"
 )
+export const orderWaiting = gauge(
+  "ratelock_hedge_order_waiting_seconds",
+  "How long the pair's hedge order has waited for an outcome (a manual one: for a trader), 0 when none waits, by environment and pair"
+)
 export const limitUsage = gauge(
   "ratelock_corridor_limit_usage_ratio",
   "Open notional over the corridor's tightest of max_open_notional and max_net_delta (absent: unlimited), by environment and corridor"
@@ -161,6 +165,12 @@ const sampleBook = Effect.gen(function* () {
       yield* Metric.update(
         Metric.withAttributes(residualDelta, pairLabels),
         Money.toModel(HedgePolicy.residual(pair.delta, position))
+      )
+      // at most one order a pair waits; its age is what to alert on (a trader away, a venue silent)
+      const waiting = yield* orders.outstanding(environment, pair.pair)
+      yield* Metric.update(
+        Metric.withAttributes(orderWaiting, pairLabels),
+        waiting.reduce((age, o) => Math.max(age, (now.epochMilliseconds - o.createdAt.epochMilliseconds) / 1000), 0)
       )
     }
   }

@@ -194,6 +194,13 @@ describe.skipIf(databaseUrl === undefined)("hedging off, then manual, with runni
           assert.deepStrictEqual(await cliJson(db.url, "hedge", "orders"), [])
           const offMetrics = await scrape(`http://127.0.0.1:${offWorkerPort}`, token)
           assert.strictEqual(valueOf(offMetrics, "ratelock_hedge_orders_total"), 0)
+          // nothing waits: the gauge is there, at 0
+          assert.isDefined(
+            offMetrics.ratelock_hedge_order_waiting_seconds?.data.find(
+              (datum) => datum.labels.environment === "sandbox" && datum.labels.pair === "USD/BRL"
+            )
+          )
+          assert.strictEqual(valueOf(offMetrics, "ratelock_hedge_order_waiting_seconds", sandbox), 0)
           await Promise.all([cluster.kill(off.api), cluster.kill(offWorker)])
 
           // ---- manual: the same book, the processes started again with RATELOCK_HEDGING=manual
@@ -220,6 +227,11 @@ describe.skipIf(databaseUrl === undefined)("hedging off, then manual, with runni
             )
 
           const first = await pendingOrder([])
+          // the API's /metrics says how long it has waited for the trader
+          const apiMetrics = await scrape(`http://127.0.0.1:${apiPort}`, token)
+          const waited = valueOf(apiMetrics, "ratelock_hedge_order_waiting_seconds", sandbox)
+          assert.isAbove(waited, 0)
+          assert.isAtMost(waited, (Date.now() - Date.parse(first.created_at)) / 1000 + 1)
           assert.deepInclude(first, { ...sandbox, side: "sell", instrument: "spot", status: "sent", venue: "manual" })
           assert.strictEqual(
             first.value_date,
