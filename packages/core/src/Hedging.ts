@@ -134,7 +134,10 @@ const hedgePair = Effect.fnUntraced(function* (
   const outstanding = yield* orders.outstanding(policy.environment, policy.pair)
   if (outstanding.length > 0) {
     let moved = 0
-    for (const order of outstanding) if (yield* resolve(venue, order)) moved++
+    for (const order of outstanding) {
+      yield* Effect.annotateCurrentSpan("ratelock.hedge_order_id", order.id)
+      if (yield* resolve(venue, order)) moved++
+    }
     return moved
   }
   if (book === undefined) return 0
@@ -168,6 +171,7 @@ const hedgePair = Effect.fnUntraced(function* (
   }
   // stored before it is sent; not at all if the lease went to another worker meanwhile
   if (!(yield* orders.insertIntended(order, lease))) return 0
+  yield* Effect.annotateCurrentSpan("ratelock.hedge_order_id", order.id)
   yield* Metrics.hedgeOrder(order, "placed")
   yield* logOrder("hedge order placed", order)
   yield* send(venue, order)
@@ -202,9 +206,15 @@ export const pass = Effect.fn("Hedging.pass")(function* () {
         )
       )
     )
+    // a span per pair, the pass's job (traced worker passes have one child per job)
     const moved = yield* Effect.forEach(
       claimed,
-      (c) => hedgePair(venue.value, c, deltas.get(c.policy.environment)?.get(c.policy.pair)),
+      (c) =>
+        hedgePair(venue.value, c, deltas.get(c.policy.environment)?.get(c.policy.pair)).pipe(
+          Effect.withSpan("Hedging.pair", {
+            attributes: { "ratelock.environment": c.policy.environment, "ratelock.pair": c.policy.pair }
+          })
+        ),
       { concurrency }
     )
     return moved.reduce((a, b) => a + b, 0)

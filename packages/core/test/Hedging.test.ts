@@ -6,7 +6,7 @@
  * an order was executed).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
+import { BigDecimal, DateTime, Duration, Effect, Layer, Option, Ref, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryStore, SimulatedHedgeVenue } from "@ratelock/adapters-store"
 import {
@@ -217,6 +217,42 @@ describe("Hedging.pass", () => {
         // a pair with no delta in the revaluation is left alone, whatever its position
         yield* Ref.set(book, {})
         assert.strictEqual(yield* Hedging.pass(), 0)
+      })
+    )
+  )
+
+  it.effect("traced: a span per pair under the pass's, naming the pair and the order it placed or resolved", () =>
+    inWorld(simulated, (book) =>
+      Effect.gen(function* () {
+        const made: Array<Tracer.NativeSpan> = []
+        const tracer = Tracer.make({
+          span: (options) => {
+            const span = new Tracer.NativeSpan(options)
+            made.push(span)
+            return span
+          }
+        })
+        yield* policy("USD/BRL", "50000")
+        yield* policy("EUR/USD", "20000")
+        yield* setDelta(book, "USD/BRL", "120000")
+        yield* setDelta(book, "EUR/USD", "100")
+        assert.strictEqual(yield* Effect.provideService(Hedging.pass(), Tracer.Tracer, tracer), 1)
+        const pass = made.find((s) => s.name === "Hedging.pass")!
+        const pairs = made.filter((s) => s.name === "Hedging.pair")
+        assert.deepStrictEqual(
+          pairs.map((s) => [s.attributes.get("ratelock.pair"), s.attributes.get("ratelock.environment")]).sort(),
+          [
+            ["EUR/USD", "production"],
+            ["USD/BRL", "production"]
+          ]
+        )
+        for (const span of pairs) assert.strictEqual(Option.getOrThrow(span.parent).spanId, pass.spanId)
+        const [placed] = yield* ordersOf("USD/BRL")
+        const usdBrl = pairs.find((s) => s.attributes.get("ratelock.pair") === "USD/BRL")!
+        assert.strictEqual(usdBrl.attributes.get("ratelock.hedge_order_id"), placed!.id)
+        // inside its band: a job with nothing placed
+        const eurUsd = pairs.find((s) => s.attributes.get("ratelock.pair") === "EUR/USD")!
+        assert.isUndefined(eurUsd.attributes.get("ratelock.hedge_order_id"))
       })
     )
   )

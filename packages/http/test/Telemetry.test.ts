@@ -1,14 +1,16 @@
 /**
  * Telemetry settings from the standard `OTEL_*` variables (the endpoint alone is enough; signals,
- * service name, headers, sampler), the head sampler's decisions, and the request span names.
+ * service name, headers, sampler), the head sampler's decisions, the request span names, and
+ * telemetry off costing no span and storing no trace context.
  * The export itself, end to end: `Telemetry.e2e.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Option, Tracer } from "effect"
-import type { HttpServerRequest } from "effect/http"
+import { HttpMiddleware, type HttpServerRequest } from "effect/http"
+import { TraceContext } from "@ratelock/core"
 import * as TraceSampler from "../src/internal/traceSampler.ts"
 import * as WorkerTraces from "../src/internal/workerTraces.ts"
-import { spanName } from "../src/server/Tracing.ts"
+import * as Tracing from "../src/server/Tracing.ts"
 import * as Telemetry from "../src/Telemetry.ts"
 
 const settings = (env: Record<string, string>) =>
@@ -263,7 +265,7 @@ describe("idle worker passes", () => {
 })
 
 describe("request span names", () => {
-  const named = (method: string, url: string) => spanName({ method, url } as HttpServerRequest.HttpServerRequest)
+  const named = (method: string, url: string) => Tracing.spanName({ method, url } as HttpServerRequest.HttpServerRequest)
 
   it("the method and route template; the method alone off any route", () => {
     assert.strictEqual(named("POST", "/api/v1/fx/quotes"), "POST /api/v1/fx/quotes")
@@ -280,4 +282,33 @@ describe("request span names", () => {
     assert.strictEqual(named("GET", "/metrics"), "GET")
     assert.strictEqual(named("DELETE", "/api/v1/fx/quotes"), "DELETE")
   })
+})
+
+describe("telemetry off: no cost", () => {
+  const request = (url: string) => ({ method: "GET", url }) as HttpServerRequest.HttpServerRequest
+  /** Whether the API's HTTP server would skip the request's span under `tracer`. */
+  const skipped = (tracer: Tracer.Tracer | undefined, url: string) =>
+    Effect.gen(function* () {
+      const disabledWhen = yield* HttpMiddleware.TracerDisabledWhen
+      return disabledWhen(request(url))
+    }).pipe(
+      Effect.provide(Tracing.layer),
+      tracer === undefined ? (effect) => effect : Effect.provideService(Tracer.Tracer, tracer)
+    )
+  const exporting = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
+
+  it.effect("no exporting tracer: the HTTP server makes no request span, and no trace context is stored", () =>
+    Effect.gen(function* () {
+      assert.isTrue(yield* skipped(undefined, "/api/v1/partners/me"))
+      assert.isNull(yield* TraceContext.current.pipe(Effect.withSpan("POST /api/v1/fx/contracts")))
+      // with one, every request but the probes has its span, and the context is kept
+      assert.isFalse(yield* skipped(exporting, "/api/v1/partners/me"))
+      assert.isTrue(yield* skipped(exporting, "/health"))
+      const kept = yield* TraceContext.current.pipe(
+        Effect.withSpan("POST /api/v1/fx/contracts"),
+        Effect.provideService(Tracer.Tracer, exporting)
+      )
+      assert.match(kept!, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+    })
+  )
 })
