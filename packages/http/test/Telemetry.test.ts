@@ -265,7 +265,8 @@ describe("idle worker passes", () => {
 })
 
 describe("request span names", () => {
-  const named = (method: string, url: string) => Tracing.spanName({ method, url } as HttpServerRequest.HttpServerRequest)
+  const named = (method: string, url: string) =>
+    Tracing.spanName({ method, url } as HttpServerRequest.HttpServerRequest)
 
   it("the method and route template; the method alone off any route", () => {
     assert.strictEqual(named("POST", "/api/v1/fx/quotes"), "POST /api/v1/fx/quotes")
