@@ -102,14 +102,20 @@ export const orders = Effect.fn("HedgeDesk.orders")(function* (query: OrdersQuer
 })
 
 /** An order of the manual venue still waiting for an outcome. */
-const openManualOrder = Effect.fnUntraced(function* (orderId: string) {
+/**
+ * An outstanding order a trader's outcome may be recorded for: a manual one, or with
+ * `overrideVenue` one sent to another venue (an order left at the simulated venue when the host
+ * changed to manual, which no pass resolves any more), its outcome confirmed at that venue.
+ */
+const openManualOrder = Effect.fnUntraced(function* (orderId: string, overrideVenue: boolean) {
   const found = yield* (yield* HedgeOrderRepo).find(orderId)
   if (Option.isNone(found)) return yield* fail("order_not_found", `no hedge order ${orderId}`)
   const order = found.value
-  if (order.venue !== ManualHedgeVenue.name) {
+  if (order.venue !== ManualHedgeVenue.name && !overrideVenue) {
     return yield* fail(
       "not_manual",
-      `hedge order ${orderId} went to the ${order.venue} venue: only manual orders take a trader's outcome`
+      `hedge order ${orderId} went to the ${order.venue} venue: only manual orders take a trader's outcome ` +
+        "(one no pass resolves any more: confirm its outcome at that venue, then record it with --override-venue)"
     )
   }
   if (!HedgeOrder.isOutstanding(order)) {
@@ -126,16 +132,17 @@ const written = (orderId: string) => (result: Option.Option<HedgeOrder.HedgeOrde
   })
 
 /**
- * Records a trader's fill of a manual order: at `rate` (QUOTE per BASE, above 0), for `amount`
- * BASE units (above 0, at most the order's; the whole order when absent), now. What was not
- * filled is decided anew by the next pass.
+ * Records a trader's fill of a manual order (another venue's with `overrideVenue`): at `rate`
+ * (QUOTE per BASE, above 0), for `amount` BASE units (above 0, at most the order's; the whole
+ * order when absent), now. What was not filled is decided anew by the next pass.
  */
 export const fill = Effect.fn("HedgeDesk.fill")(function* (
   orderId: string,
   rate: Money.Decimal,
-  amount?: Money.Decimal | undefined
+  amount?: Money.Decimal | undefined,
+  options: { readonly overrideVenue?: boolean } = {}
 ) {
-  const order = yield* openManualOrder(orderId)
+  const order = yield* openManualOrder(orderId, options.overrideVenue === true)
   const filled = amount ?? order.amount
   if (!Money.isPositive(rate)) return yield* fail("invalid_fill", "the rate must be above 0")
   if (!Money.isPositive(filled) || Money.greaterThan(filled, order.amount)) {
@@ -148,9 +155,16 @@ export const fill = Effect.fn("HedgeDesk.fill")(function* (
   return yield* written(orderId)(result)
 })
 
-/** Records a trader's rejection of a manual order; the next pass decides anew, under a new id. */
-export const reject = Effect.fn("HedgeDesk.reject")(function* (orderId: string, reason: string) {
-  const order = yield* openManualOrder(orderId)
+/**
+ * Records a trader's rejection of a manual order (another venue's with `overrideVenue`); the next
+ * pass decides anew, under a new id.
+ */
+export const reject = Effect.fn("HedgeDesk.reject")(function* (
+  orderId: string,
+  reason: string,
+  options: { readonly overrideVenue?: boolean } = {}
+) {
+  const order = yield* openManualOrder(orderId, options.overrideVenue === true)
   if (reason.trim() === "") return yield* fail("invalid_fill", "a rejection needs its reason")
   const result = yield* Hedging.recordRejection(order, reason.trim())
   return yield* written(orderId)(result)

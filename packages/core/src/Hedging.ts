@@ -99,7 +99,8 @@ const send = Effect.fnUntraced(function* (venue: HedgeVenueShape, order: HedgeOr
 const resolve = Effect.fnUntraced(function* (venue: HedgeVenueShape, order: HedgeOrder) {
   if (order.venue !== venue.name) {
     yield* Effect.logWarning(
-      `hedge order ${order.id} was sent to the ${order.venue} venue, not this host's ${venue.name}: left for an operator`
+      `hedge order ${order.id} was sent to the ${order.venue} venue, not this host's ${venue.name}: left for an operator ` +
+        `(its outcome confirmed there: ratelock hedge fill|reject ${order.id} --override-venue)`
     )
     return false
   }

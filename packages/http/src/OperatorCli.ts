@@ -462,6 +462,12 @@ const hedgeOrders = Command.make(
 
 const orderArgument = Argument.String("order_id").pipe(Argument.withDescription("The hedge order's id"))
 
+const overrideVenueFlag = Flag.Boolean("override-venue").pipe(
+  Flag.withDescription(
+    "The order went to another venue than manual (left there when the host changed venue): record the outcome confirmed at that venue"
+  )
+)
+
 const hedgeFill = Command.make(
   "fill",
   {
@@ -471,6 +477,7 @@ const hedgeFill = Command.make(
       Flag.withDescription("BASE units filled, at most the order's (default: all of it)"),
       Flag.optional
     ),
+    overrideVenue: overrideVenueFlag,
     json: jsonFlag
   },
   (input) =>
@@ -478,7 +485,7 @@ const hedgeFill = Command.make(
       const rate = yield* decimalOf("rate", input.rate)
       const amount = Option.isSome(input.amount) ? yield* decimalOf("amount", input.amount.value) : undefined
       return yield* onStore(
-        Effect.flatMap(HedgeDesk.fill(input.order, rate, amount), (order) =>
+        Effect.flatMap(HedgeDesk.fill(input.order, rate, amount, { overrideVenue: input.overrideVenue }), (order) =>
           print(input.json, HedgeOrder.view(order), () => HedgeFormat.filled(order))
         )
       )
@@ -490,11 +497,12 @@ const hedgeReject = Command.make(
   {
     order: orderArgument,
     reason: Flag.String("reason").pipe(Flag.withDescription("Why the order was not executed")),
+    overrideVenue: overrideVenueFlag,
     json: jsonFlag
   },
   (input) =>
     onStore(
-      Effect.flatMap(HedgeDesk.reject(input.order, input.reason), (order) =>
+      Effect.flatMap(HedgeDesk.reject(input.order, input.reason, { overrideVenue: input.overrideVenue }), (order) =>
         print(input.json, HedgeOrder.view(order), () => HedgeFormat.rejected(order))
       )
     )
