@@ -465,7 +465,8 @@ const orderArgument = Argument.String("order_id").pipe(Argument.withDescription(
 const overrideVenueFlag = Flag.Boolean("override-venue").pipe(
   Flag.withDescription(
     "The order went to another venue than manual (left there when the host changed venue): record the outcome confirmed at that venue"
-  )
+  ),
+  Flag.withDefault(false)
 )
 
 const hedgeFill = Command.make(
