@@ -101,7 +101,6 @@ export const orders = Effect.fn("HedgeDesk.orders")(function* (query: OrdersQuer
   return yield* (yield* HedgeOrderRepo).list({ environment: query.environment, statuses, limit: query.limit })
 })
 
-/** An order of the manual venue still waiting for an outcome. */
 /**
  * An outstanding order a trader's outcome may be recorded for: a manual one, or with
  * `overrideVenue` one sent to another venue (an order left at the simulated venue when the host
