@@ -484,56 +484,44 @@ describe("Hedging.pass", () => {
     )
   )
 
-  it.effect("a simulated order is not the trader's to fill", () =>
-    inWorld(simulated, (book) =>
-      Effect.gen(function* () {
-        yield* policy("USD/BRL", "50000")
-        yield* setDelta(book, "USD/BRL", "900000")
-        yield* arm("timeout")
-        yield* Hedging.pass()
-        const [order] = yield* ordersOf("USD/BRL")
-        const refused = yield* Effect.flip(HedgeDesk.fill(order!.id, d("5.4")))
-        assert.strictEqual(reasonOf(refused), "not_manual")
-      })
-    )
-  )
-
-  it.effect("an order left at the simulated venue when the host went manual: the operator records its outcome", () =>
-    inWorld(simulated, (book) =>
-      Effect.gen(function* () {
-        yield* policy("USD/BRL", "50000")
-        yield* setDelta(book, "USD/BRL", "900000")
-        yield* arm("timeout")
-        yield* Hedging.pass()
-        const [left] = yield* ordersOf("USD/BRL")
-        assert.strictEqual(left!.status, "sent")
-        // the host now hedges on the manual venue: no pass resolves the simulated order, none decides past it
-        const manualPass = Hedging.pass().pipe(Effect.provide(ManualHedgeVenue.layer))
-        yield* TestClock.adjust(Duration.seconds(1))
-        assert.strictEqual(yield* manualPass, 0)
-        assert.deepStrictEqual(
-          (yield* ordersOf("USD/BRL")).map((o) => o.id),
-          [left!.id]
-        )
-        // confirmed at the simulated venue (it executed it, once), the operator records its fill there
-        const venueBooks = yield* SimulatedHedgeVenue.SimulatedHedgeVenue.use((venue) => venue.received(left!.id))
-        const { fill, executions: executed } = Option.getOrThrow(venueBooks)
-        assert.strictEqual(executed, 1)
-        const refused = yield* Effect.flip(HedgeDesk.fill(left!.id, fill!.rate))
-        assert.strictEqual(reasonOf(refused), "not_manual")
-        const filled = yield* HedgeDesk.fill(left!.id, fill!.rate, fill!.amount, { overrideVenue: true })
-        assert.deepInclude(filled, { status: "filled", venue: "simulated" })
-        assert.strictEqual(fmt(yield* positionOf("USD/BRL")), fmt(BigDecimal.negate(fill!.amount)))
-        // and the next pass decides anew from the position, on the manual venue (inside its band: nothing)
-        yield* TestClock.adjust(Duration.seconds(1))
-        assert.strictEqual(yield* manualPass, 0)
-        yield* setDelta(book, "USD/BRL", "1200000")
-        yield* TestClock.adjust(Duration.seconds(1))
-        assert.strictEqual(yield* manualPass, 1)
-        const [, next] = yield* ordersOf("USD/BRL")
-        assert.deepInclude(next, { venue: "manual", status: "sent" })
-      })
-    )
+  it.effect(
+    "a simulated order is not the trader's to fill; left there when the host went manual, the operator records its outcome",
+    () =>
+      inWorld(simulated, (book) =>
+        Effect.gen(function* () {
+          yield* policy("USD/BRL", "50000")
+          yield* setDelta(book, "USD/BRL", "900000")
+          yield* arm("timeout")
+          yield* Hedging.pass()
+          const [left] = yield* ordersOf("USD/BRL")
+          assert.strictEqual(left!.status, "sent")
+          const refused = yield* Effect.flip(HedgeDesk.fill(left!.id, d("5.4")))
+          assert.strictEqual(reasonOf(refused), "not_manual")
+          // the host now hedges on the manual venue: no pass resolves the simulated order, none decides past it
+          const manualPass = Hedging.pass().pipe(Effect.provide(ManualHedgeVenue.layer))
+          yield* TestClock.adjust(Duration.seconds(1))
+          assert.strictEqual(yield* manualPass, 0)
+          assert.deepStrictEqual(
+            (yield* ordersOf("USD/BRL")).map((o) => o.id),
+            [left!.id]
+          )
+          // confirmed at the simulated venue (it executed it, once), the operator records its fill there
+          const venueBooks = yield* SimulatedHedgeVenue.SimulatedHedgeVenue.use((venue) => venue.received(left!.id))
+          const { fill, executions: executed } = Option.getOrThrow(venueBooks)
+          assert.strictEqual(executed, 1)
+          const filled = yield* HedgeDesk.fill(left!.id, fill!.rate, fill!.amount, { overrideVenue: true })
+          assert.deepInclude(filled, { status: "filled", venue: "simulated" })
+          assert.strictEqual(fmt(yield* positionOf("USD/BRL")), fmt(BigDecimal.negate(fill!.amount)))
+          // and the next pass decides anew from the position, on the manual venue (inside its band: nothing)
+          yield* TestClock.adjust(Duration.seconds(1))
+          assert.strictEqual(yield* manualPass, 0)
+          yield* setDelta(book, "USD/BRL", "1200000")
+          yield* TestClock.adjust(Duration.seconds(1))
+          assert.strictEqual(yield* manualPass, 1)
+          const [, next] = yield* ordersOf("USD/BRL")
+          assert.deepInclude(next, { venue: "manual", status: "sent" })
+        })
+      )
   )
 })
 

@@ -81,30 +81,10 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
           "spot"
         )
         // limits whose usage the gauges show: on USD_TO_BRL the net delta's is the fuller one
-        await cliJson(
-          db.url,
-          "limits",
-          "set",
-          "--environment",
-          "sandbox",
-          "--corridor",
-          "USD_TO_BRL",
-          "--max-open-notional",
-          "7000000",
-          "--max-net-delta",
-          "1000000"
-        )
-        await cliJson(
-          db.url,
-          "limits",
-          "set",
-          "--environment",
-          "sandbox",
-          "--corridor",
-          "BRL_TO_USD",
-          "--max-open-notional",
-          "1000000"
-        )
+        const limits = (corridor: string, ...flags: ReadonlyArray<string>) =>
+          cliJson(db.url, "limits", "set", "--environment", "sandbox", "--corridor", corridor, ...flags)
+        await limits("USD_TO_BRL", "--max-open-notional", "7000000", "--max-net-delta", "1000000")
+        await limits("BRL_TO_USD", "--max-open-notional", "1000000")
         const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
         // the simulated venue rejects the first order the worker sends
         // (the CLI runs without the cluster's RATELOCK_HEDGING: it arms the venue all the same)
