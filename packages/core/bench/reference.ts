@@ -3,7 +3,7 @@
  * window rule (`Pricing.windowLattice`), against which engines' errors are reported in basis points of notional,
  * `|v − v_ref| / spot × 10⁴`. About 0.1 s a price: long runs print their progress.
  */
-import { windowLattice, type WindowOptionInput } from "../src/Pricing.ts"
+import { windowLattice, type WindowOptionInput } from "../src/pricing/Pricing.ts"
 
 export const referenceSteps = 10_000
 

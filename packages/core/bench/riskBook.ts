@@ -6,12 +6,12 @@
  * sandbox; beside them committed locks (one per 20 open) and exercised ones awaiting their payout (one per 100).
  */
 import { DateTime, Option } from "effect"
-import { type Direction, directions, marketPair, marketPairKey, pair } from "../src/Corridor.ts"
-import type { ContractStatus } from "../src/Contract.ts"
-import * as MarketSnapshot from "../src/MarketSnapshot.ts"
-import * as Money from "../src/Money.ts"
-import { roundLockedRate } from "../src/QuotePricer.ts"
-import type { Book, BookContract, BookPayout } from "../src/RiskBook.ts"
+import { type Direction, directions, marketPair, marketPairKey, pair } from "../src/kernel/Corridor.ts"
+import type { ContractStatus } from "../src/terms/Contract.ts"
+import * as MarketSnapshot from "../src/market/MarketSnapshot.ts"
+import * as Money from "../src/kernel/Money.ts"
+import { roundLockedRate } from "../src/pricing/QuotePricer.ts"
+import type { Book, BookContract, BookPayout } from "../src/risk/internal/RiskBook.ts"
 
 const dayMs = 86_400_000
 

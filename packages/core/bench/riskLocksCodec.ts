@@ -4,9 +4,9 @@
  * before it could start); a few typed arrays move without a copy. The ids stay behind: a slice's sums never
  * name a lock.
  */
-import { type Direction, directions, marketPair, marketPairKey } from "../src/Corridor.ts"
-import type { Environment } from "../src/Partner.ts"
-import type { LockTerms } from "../src/RiskBook.ts"
+import { type Direction, directions, marketPair, marketPairKey } from "../src/kernel/Corridor.ts"
+import type { Environment } from "../src/terms/Partner.ts"
+import type { LockTerms } from "../src/risk/internal/RiskBook.ts"
 
 export interface EncodedLocks {
   /** Per lock: `N_b`, strike, window start and end (epoch ms). */

@@ -5,9 +5,9 @@
  */
 import { parentPort } from "node:worker_threads"
 import { DateTime, Schema } from "effect"
-import * as MarketSnapshot from "../src/MarketSnapshot.ts"
-import * as Risk from "../src/Risk.ts"
-import * as RiskScenario from "../src/RiskScenario.ts"
+import * as MarketSnapshot from "../src/market/MarketSnapshot.ts"
+import * as Risk from "../src/risk/Risk.ts"
+import * as RiskScenario from "../src/risk/RiskScenario.ts"
 import * as LocksCodec from "./riskLocksCodec.ts"
 
 export interface Job {

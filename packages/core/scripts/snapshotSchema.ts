@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonSchema } from "../src/MarketSnapshot.ts"
+import { jsonSchema } from "../src/market/MarketSnapshot.ts"
 
 export const schemaPath = join(import.meta.dirname, "../../../docs/market/snapshot.schema.json")
 

@@ -4,12 +4,12 @@
  * so a new pass is one entry here.
  */
 import { Duration, Effect } from "effect"
-import * as Deliveries from "./Deliveries.ts"
-import * as Expiry from "./Expiry.ts"
-import * as Funding from "./Funding.ts"
-import * as Hedging from "./Hedging.ts"
-import * as Payouts from "./Payouts.ts"
-import * as RiskDesk from "./RiskDesk.ts"
+import * as Deliveries from "./lifecycle/Deliveries.ts"
+import * as Expiry from "./lifecycle/Expiry.ts"
+import * as Funding from "./lifecycle/Funding.ts"
+import * as Hedging from "./hedging/Hedging.ts"
+import * as Payouts from "./lifecycle/Payouts.ts"
+import * as RiskDesk from "./risk/RiskDesk.ts"
 
 /** A pass: one run over its due work; `run` answers how many jobs it took or moved. */
 export interface WorkerPass<E, R> {

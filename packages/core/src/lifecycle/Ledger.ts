@@ -1,0 +1,186 @@
+/**
+ * The double-entry ledger of a contract's money: what each transition moves between accounts; and
+ * of the book's hedges: what each fill moves. Debits are positive, credits negative; the entries of
+ * one transition, or of one fill, sum to zero per currency.
+ */
+import { type DateTime, Schema } from "effect"
+import type { ContractRecord } from "../terms/Contract.ts"
+import type { Command, Transition } from "./ContractMachine.ts"
+import { Currency } from "../kernel/Corridor.ts"
+import type { HedgeOrder } from "../hedging/HedgeOrder.ts"
+import { currencies } from "../hedging/HedgePolicy.ts"
+import * as Money from "../kernel/Money.ts"
+import { Environment } from "../terms/Partner.ts"
+import { FundsCurrency } from "../kernel/Rail.ts"
+
+/**
+ * The accounts: `funding_wallet`, tokens sitting on the contracts' funding addresses (asset);
+ * `partner_prepayment`, funds received before the contract is fully funded (owed back to the
+ * partner until then); `premium_income`, premiums and forward fees earned; `deposits_held`,
+ * forward deposits held for the partner (liability); `forfeited_deposits`, deposits kept when a
+ * forward's window ended with no exercise; `payout_expense`, FX deltas paid to customers
+ * (expense); `payout_wallet`, the hot wallet payouts are sent from (asset).
+ */
+export const Account = Schema.Literals([
+  "funding_wallet",
+  "partner_prepayment",
+  "premium_income",
+  "deposits_held",
+  "forfeited_deposits",
+  "payout_expense",
+  "payout_wallet"
+])
+export type Account = typeof Account.Type
+
+export const EntryKind = Schema.Literals([
+  "funds_received",
+  "premium_received",
+  "deposit_held",
+  "deposit_released",
+  "deposit_forfeited",
+  "payout_paid"
+])
+export type EntryKind = typeof EntryKind.Type
+
+export const LedgerEntry = Schema.Struct({
+  contractId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  kind: EntryKind,
+  account: Account,
+  currency: FundsCurrency,
+  /** Signed: debit > 0, credit < 0. */
+  amount: Schema.BigDecimal,
+  at: Schema.DateTimeUtc
+}).annotate({ identifier: "LedgerEntry" })
+export type LedgerEntry = typeof LedgerEntry.Type
+
+const pair = (
+  c: ContractRecord,
+  kind: EntryKind,
+  debit: Account,
+  credit: Account,
+  currency: FundsCurrency,
+  amount: Money.Decimal,
+  at: DateTime.Utc
+): ReadonlyArray<LedgerEntry> => {
+  if (Money.isZero(amount)) return []
+  const base = { contractId: c.id, partnerId: c.partnerId, environment: c.environment, kind, currency, at }
+  return [
+    { ...base, account: debit, amount },
+    { ...base, account: credit, amount: Money.subtract(Money.zero, amount) }
+  ]
+}
+
+/** The entries a transition books, given the contract before it and the command that caused it. */
+export const entriesFor = (
+  before: ContractRecord,
+  command: Command,
+  transition: Transition
+): ReadonlyArray<LedgerEntry> => {
+  const c = transition.contract
+  const at = transition.entry.at
+  const token = c.settlementCurrency
+  const deposit = c.depositAmount ?? Money.zero
+  switch (command._tag) {
+    case "FundingObserved": {
+      const received = pair(c, "funds_received", "funding_wallet", "partner_prepayment", token, command.amount, at)
+      if (before.status === c.status || c.status !== "active") return received
+      return [
+        ...received,
+        ...pair(c, "premium_received", "partner_prepayment", "premium_income", token, c.premiumAmount, at),
+        ...pair(c, "deposit_held", "partner_prepayment", "deposits_held", token, deposit, at)
+      ]
+    }
+    case "PayoutSettled":
+      return [
+        ...pair(
+          c,
+          "payout_paid",
+          "payout_expense",
+          "payout_wallet",
+          c.exercise?.payoutCurrency ?? token,
+          command.amount,
+          at
+        ),
+        // a forward's deposit goes back to the partner once the customer transacted
+        ...pair(c, "deposit_released", "deposits_held", "funding_wallet", token, deposit, at)
+      ]
+    case "WindowEnded":
+      return c.status === "deposit_forfeited"
+        ? pair(c, "deposit_forfeited", "deposits_held", "forfeited_deposits", token, deposit, at)
+        : []
+    default:
+      return []
+  }
+}
+
+/** Sum of the entries per currency: every currency must come to zero. */
+export const balances = <C extends string>(
+  entries: ReadonlyArray<{ readonly currency: C; readonly amount: Money.Decimal }>
+): ReadonlyMap<C, Money.Decimal> => {
+  const sums = new Map<C, Money.Decimal>()
+  for (const e of entries) sums.set(e.currency, Money.sum(sums.get(e.currency) ?? Money.zero, e.amount))
+  return sums
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hedges: the book's own trades, in the corridors' currencies rather than in tokens
+
+/**
+ * The accounts of hedge fills: `hedge_position`, the currencies the service bought and sold on
+ * its hedge venues (its side of the hedges); `hedge_venue`, what it owes the venues or they owe
+ * it for them, until they settle on the value date (off this ledger, as the chains' wallets are
+ * funded off it).
+ */
+export const HedgeAccount = Schema.Literals(["hedge_position", "hedge_venue"])
+export type HedgeAccount = typeof HedgeAccount.Type
+
+export const HedgeEntryKind = Schema.Literals(["hedge_filled"])
+export type HedgeEntryKind = typeof HedgeEntryKind.Type
+
+export const HedgeLedgerEntry = Schema.Struct({
+  orderId: Schema.String,
+  environment: Environment,
+  /** The market pair, `USD/BRL`. */
+  pair: Schema.String,
+  kind: HedgeEntryKind,
+  account: HedgeAccount,
+  currency: Currency,
+  /** Signed: debit > 0, credit < 0. */
+  amount: Schema.BigDecimal,
+  at: Schema.DateTimeUtc
+}).annotate({ identifier: "HedgeLedgerEntry" })
+export type HedgeLedgerEntry = typeof HedgeLedgerEntry.Type
+
+/**
+ * What a filled hedge order books: a buy of `A` BASE at rate `r` takes `A` BASE into
+ * `hedge_position` from `hedge_venue` and pays `A × r` QUOTE (exact, unrounded) out of
+ * `hedge_position` to `hedge_venue`; a sell the reverse. Each currency sums to zero. Nothing for
+ * an order that is not filled.
+ */
+export const hedgeFillEntries = (order: HedgeOrder): ReadonlyArray<HedgeLedgerEntry> => {
+  if (order.status !== "filled" || order.fillAmount === null || order.fillRate === null || order.filledAt === null) {
+    return []
+  }
+  const { base, quote } = currencies(order.pair)
+  const entry = (account: HedgeAccount, currency: Currency, amount: Money.Decimal): HedgeLedgerEntry => ({
+    orderId: order.id,
+    environment: order.environment,
+    pair: order.pair,
+    kind: "hedge_filled",
+    account,
+    currency,
+    amount,
+    at: order.filledAt!
+  })
+  const bought = order.side === "buy" ? order.fillAmount : Money.subtract(Money.zero, order.fillAmount)
+  if (Money.isZero(bought)) return []
+  const paid = Money.multiply(bought, order.fillRate)
+  return [
+    entry("hedge_position", base, bought),
+    entry("hedge_venue", base, Money.subtract(Money.zero, bought)),
+    entry("hedge_venue", quote, paid),
+    entry("hedge_position", quote, Money.subtract(Money.zero, paid))
+  ]
+}

@@ -1,0 +1,77 @@
+/**
+ * `ratelock quote explain`: what priced a quote (its snapshot and the engine's inputs, as stored)
+ * and whether repricing from those inputs gives its premium to the token unit.
+ */
+import { Effect, Option, Result } from "effect"
+import { QuoteNotFound } from "../kernel/ApiError.ts"
+import * as MarketSnapshot from "../market/MarketSnapshot.ts"
+import { MarketSnapshotRepo } from "../market/MarketSnapshotRepo.ts"
+import * as Money from "../kernel/Money.ts"
+import type { PricingInputs } from "../terms/PricingInputs.ts"
+import { QuotePolicy } from "../pricing/QuotePolicy.ts"
+import * as QuotePricer from "../pricing/QuotePricer.ts"
+import { QuoteRepo } from "../lifecycle/QuoteRepo.ts"
+
+export interface Explanation {
+  readonly quote_id: string
+  /** The stored snapshot that priced it; null for the built-in illustrative one (or no pricing). */
+  readonly snapshot_id: string | null
+  readonly inputs: PricingInputs | null
+  readonly premium_amount: string
+  /** Null when there is nothing to reprice from (see `note`). */
+  readonly repriced_premium_amount: string | null
+  readonly reproduced: boolean
+  /** Why it was not reproduced, when it was not. */
+  readonly note: string | null
+}
+
+export const explain = Effect.fn("QuoteExplain.explain")(function* (quoteId: string) {
+  const found = yield* (yield* QuoteRepo).findForOperator(quoteId)
+  if (Option.isNone(found)) return yield* new QuoteNotFound({ message: `quote ${quoteId} not found` })
+  const quote = found.value
+  const base = {
+    quote_id: quote.id,
+    snapshot_id: quote.snapshotId,
+    inputs: quote.pricingInputs,
+    premium_amount: Money.format(quote.premiumAmount)
+  }
+  if (quote.pricingInputs === null) {
+    const note =
+      quote.status === "failed"
+        ? `the quote failed before it was priced (${quote.failureReason?.code ?? "failed"})`
+        : "priced before market data was recorded with quotes: no inputs kept"
+    return { ...base, repriced_premium_amount: null, reproduced: false, note } satisfies Explanation
+  }
+  // a settlement fiat on neither side of the corridor converts at the quote's own snapshot's mid
+  const snapshot =
+    quote.snapshotId === null
+      ? MarketSnapshot.illustrative
+      : Option.match(yield* (yield* MarketSnapshotRepo).find(quote.snapshotId), {
+          onNone: () => MarketSnapshot.illustrative,
+          onSome: (stored) => stored.document
+        })
+  const repriced = QuotePricer.reprice({
+    inputs: quote.pricingInputs,
+    quote,
+    fiatPerQuote: QuotePricer.fiatPerQuote(snapshot, quote.direction, quote.settlementCurrency),
+    policy: yield* QuotePolicy
+  })
+  if (Result.isFailure(repriced)) {
+    return {
+      ...base,
+      repriced_premium_amount: null,
+      reproduced: false,
+      note: repriced.failure.message
+    } satisfies Explanation
+  }
+  const premium = repriced.success.premiumAmount
+  const reproduced = Money.equals(premium, quote.premiumAmount)
+  return {
+    ...base,
+    repriced_premium_amount: Money.format(premium),
+    reproduced,
+    note: reproduced
+      ? null
+      : `differs by ${Money.format(Money.subtract(premium, quote.premiumAmount))} (the quote policy changed since?)`
+  } satisfies Explanation
+})

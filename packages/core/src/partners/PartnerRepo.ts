@@ -1,0 +1,77 @@
+/**
+ * Persistence port for partners, their API keys and webhook endpoints, records as schemas that
+ * stores decode their rows into. API key secrets are stored only as SHA-256 hashes (they are 32
+ * random bytes, so a fast hash is enough).
+ */
+import { Context, Schema } from "effect"
+import type { DateTime, Effect, Option } from "effect"
+import { Environment, type PartnerScope } from "../terms/Partner.ts"
+import type { StoreError } from "../kernel/StoreError.ts"
+
+export const PartnerRecord = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  createdAt: Schema.DateTimeUtc
+}).annotate({ identifier: "PartnerRecord" })
+export type PartnerRecord = typeof PartnerRecord.Type
+
+export const ApiKeyRecord = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  /** Lowercase hex SHA-256 of the secret. */
+  secretHash: Schema.String,
+  createdAt: Schema.DateTimeUtc,
+  revokedAt: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "ApiKeyRecord" })
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
+
+export const WebhookSecret = Schema.Struct({
+  secret: Schema.String,
+  /** A rotated-out secret keeps signing until then; null for the current one. */
+  validUntil: Schema.NullOr(Schema.DateTimeUtc)
+}).annotate({ identifier: "WebhookSecret" })
+export type WebhookSecret = typeof WebhookSecret.Type
+
+export const WebhookEndpoint = Schema.Struct({
+  partnerId: Schema.String,
+  environment: Environment,
+  url: Schema.String,
+  /** Newest first. */
+  secrets: Schema.Array(WebhookSecret)
+}).annotate({ identifier: "WebhookEndpoint" })
+export type WebhookEndpoint = typeof WebhookEndpoint.Type
+
+/** What a partner is created with: its API keys and webhook endpoints, all of this partner. */
+export interface PartnerCredentials {
+  readonly apiKeys: ReadonlyArray<ApiKeyRecord>
+  readonly webhookEndpoints: ReadonlyArray<WebhookEndpoint>
+}
+
+/** A partner created bare (tests, fixtures): keys and endpoints come later. */
+export const noCredentials: PartnerCredentials = { apiKeys: [], webhookEndpoints: [] }
+
+export interface PartnerRepoShape {
+  /** Writes the partner with its credentials, all or nothing (one transaction). */
+  readonly insertPartner: (partner: PartnerRecord, credentials?: PartnerCredentials) => Effect.Effect<void, StoreError>
+  /**
+   * `insertPartner` only while the store holds no partner at all; true when it wrote. Of callers
+   * racing on one store (servers starting together on one database), exactly one writes.
+   */
+  readonly insertFirstPartner: (
+    partner: PartnerRecord,
+    credentials: PartnerCredentials
+  ) => Effect.Effect<boolean, StoreError>
+  readonly findPartner: (id: string) => Effect.Effect<Option.Option<PartnerRecord>, StoreError>
+  /** Every partner, oldest first (operators list them; the count stays small). */
+  readonly listPartners: () => Effect.Effect<ReadonlyArray<PartnerRecord>, StoreError>
+  /** A partner's API keys, revoked ones included, oldest first. */
+  readonly listApiKeys: (partnerId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreError>
+  readonly insertApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StoreError>
+  readonly findApiKey: (id: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
+  readonly revokeApiKey: (id: string, at: DateTime.Utc) => Effect.Effect<void, StoreError>
+  readonly saveWebhookEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
+  readonly findWebhookEndpoint: (scope: PartnerScope) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+}
+
+export class PartnerRepo extends Context.Service<PartnerRepo, PartnerRepoShape>()("@ratelock/core/PartnerRepo") {}

@@ -1,0 +1,21 @@
+/**
+ * Partner identity and environments.
+ */
+import { Schema } from "effect"
+import { Uuid } from "../kernel/Fields.ts"
+
+export const Environment = Schema.Literals(["sandbox", "production"])
+export type Environment = typeof Environment.Type
+
+/** Response of `GET /api/v1/partners/me`. */
+export const PartnerIdentity = Schema.Struct({
+  partner_id: Uuid,
+  partner_name: Schema.String,
+  api_key_id: Uuid,
+  environment: Environment
+}).annotate({ identifier: "PartnerIdentity" })
+export type PartnerIdentity = typeof PartnerIdentity.Type
+
+/** The caller of a request, once authenticated: every read and write is scoped by it. */
+export const PartnerScope = Schema.Struct({ partnerId: Schema.String, environment: Environment })
+export type PartnerScope = typeof PartnerScope.Type
