@@ -7,7 +7,15 @@
  * `hedge_orders_outstanding`. A fill is the compare-and-set update with its ledger entries, one
  * statement too.
  */
-import { type HedgeOrder, HedgeOrderRepo, type HedgePolicyRepo, Ledger, Money, type Partner } from "@ratelock/core"
+import {
+  type HedgeLedger,
+  type HedgeOrder,
+  HedgeOrderRepo,
+  type HedgePolicyRepo,
+  Ledger,
+  Money,
+  type Partner
+} from "@ratelock/core"
 import { Array, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { timestamp } from "./internal/rows/columns.ts"
@@ -15,7 +23,7 @@ import { LedgerRow, ledgerRow, OrderRow, orderRow } from "./internal/rows/hedgin
 import { isConflict, isUuid, orStoreError, Parameters, storeError } from "./internal/sql.ts"
 
 /** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
-const unbalanced = (entries: ReadonlyArray<Ledger.HedgeLedgerEntry>): string | undefined => {
+const unbalanced = (entries: ReadonlyArray<HedgeLedger.HedgeLedgerEntry>): string | undefined => {
   for (const [currency, total] of Ledger.balances(entries)) {
     if (!Money.isZero(total)) return `${currency} ${Money.format(total)}`
   }
@@ -56,7 +64,7 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
     const update = Effect.fn("PgHedgeOrderRepo.update")(function* (
       order: HedgeOrder.HedgeOrder,
       expected: HedgeOrderRepo.Expected,
-      ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
+      ledger: ReadonlyArray<HedgeLedger.HedgeLedgerEntry> = []
     ) {
       const imbalance = unbalanced(ledger)
       if (imbalance !== undefined) {

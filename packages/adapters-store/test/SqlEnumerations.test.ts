@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Contract,
   Corridor,
+  HedgeLedger,
   HedgeOrder,
   HedgePolicy,
   InboundEvent,
@@ -93,8 +94,8 @@ describe("SQL enumerations", () => {
           ["hedge_orders", "side", HedgePolicy.Side.literals],
           ["hedge_orders", "instrument", HedgePolicy.Instrument.literals],
           ["hedge_orders", "status", HedgeOrder.HedgeOrderStatus.literals],
-          ["hedge_ledger_entries", "kind", Ledger.HedgeEntryKind.literals],
-          ["hedge_ledger_entries", "account", Ledger.HedgeAccount.literals],
+          ["hedge_ledger_entries", "kind", HedgeLedger.HedgeEntryKind.literals],
+          ["hedge_ledger_entries", "account", HedgeLedger.HedgeAccount.literals],
           ["hedge_ledger_entries", "currency", Corridor.Currency.literals],
           ["sim_hedge_fills", "side", HedgePolicy.Side.literals]
         ]

@@ -19,6 +19,7 @@ import {
   CorridorLimit,
   CorridorLimitRepo,
   EventRepo,
+  HedgeLedger,
   type HedgeOrder,
   HedgeOrderRepo,
   type HedgePolicy,
@@ -30,15 +31,15 @@ import {
   MarketSnapshotRepo,
   Money,
   OperatorTokenRepo,
-  PartnerRepo,
   type Partner,
+  PartnerRepo,
   PayoutRepo,
   type Quote,
+  QuoteRepo,
   Risk,
   RiskRevaluationRepo,
   RiskScenario,
   RiskScenarioRepo,
-  QuoteRepo,
   type StoreError,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
@@ -2111,7 +2112,7 @@ const hedgeTests = (it: It) =>
           // a writer that read the order before it moved writes nothing
           assert.isFalse(yield* orders.update({ ...first, status: "rejected", rejectionReason: "late" }, first))
           const filled = filledAt(sent, "5.41235", R.plus(t, "4 seconds"), R.dec("100000.50"))
-          const entries = Ledger.hedgeFillEntries(filled)
+          const entries = HedgeLedger.hedgeFillEntries(filled)
           assert.isTrue(yield* orders.update(filled, sent, entries))
           assert.deepStrictEqual(R.plain(Option.getOrNull(yield* orders.find(first.id))), R.plain(filled))
           assert.deepStrictEqual(R.plain(yield* orders.ledgerEntries(first.id)), R.plain(entries))
@@ -2138,7 +2139,7 @@ const hedgeTests = (it: It) =>
             yield* orders.update(
               filledAt(thirdSent, "5.4", R.plus(t, "8 seconds")),
               thirdSent,
-              Ledger.hedgeFillEntries(filledAt(thirdSent, "5.4", R.plus(t, "8 seconds")))
+              HedgeLedger.hedgeFillEntries(filledAt(thirdSent, "5.4", R.plus(t, "8 seconds")))
             )
           )
 
@@ -2185,7 +2186,7 @@ const hedgeTests = (it: It) =>
         const order = hedgeOrder(policy, t)
         assert.isTrue(yield* orders.insertIntended(order, yield* leaseOf(policy, t)))
         const filled = filledAt(order, "1500.25", R.plus(t, "1 second"))
-        const [first, ...rest] = Ledger.hedgeFillEntries(filled)
+        const [first, ...rest] = HedgeLedger.hedgeFillEntries(filled)
         const exit = yield* Effect.exit(orders.update(filled, order, [{ ...first!, amount: R.dec("1") }, ...rest]))
         assert.isTrue(Exit.hasDies(exit))
         assert.strictEqual(Option.getOrThrow(yield* orders.find(order.id)).status, "intended")

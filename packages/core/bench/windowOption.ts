@@ -17,7 +17,13 @@ import * as MarketData from "../src/market/MarketData.ts"
 import type * as MarketFreshness from "../src/market/MarketFreshness.ts"
 import * as MarketSnapshot from "../src/market/MarketSnapshot.ts"
 import * as Money from "../src/kernel/Money.ts"
-import { bookWindowOption, windowLattice, windowOption, windowSteps, type WindowOptionInput } from "../src/pricing/Pricing.ts"
+import {
+  bookWindowOption,
+  windowLattice,
+  windowOption,
+  windowSteps,
+  type WindowOptionInput
+} from "../src/pricing/Pricing.ts"
 import * as QuotePolicy from "../src/pricing/QuotePolicy.ts"
 import * as QuotePricer from "../src/pricing/QuotePricer.ts"
 import type * as QuoteRequest from "../src/terms/QuoteRequest.ts"

@@ -9,7 +9,7 @@ import * as Expiry from "./lifecycle/Expiry.ts"
 import * as Funding from "./lifecycle/Funding.ts"
 import * as Hedging from "./hedging/Hedging.ts"
 import * as Payouts from "./lifecycle/Payouts.ts"
-import * as RiskDesk from "./risk/RiskDesk.ts"
+import * as Revaluation from "./risk/Revaluation.ts"
 
 /** A pass: one run over its due work; `run` answers how many jobs it took or moved. */
 export interface WorkerPass<E, R> {
@@ -38,8 +38,8 @@ const list = [
   // funds sent to a contract's address after it stopped awaiting them, recorded for refund: it
   // moves no contract, so it counts no job
   pass("late-funds", Effect.as(Funding.watchLateFunds(), 0), Duration.minutes(1)),
-  // the book revalued every RiskDesk.Settings.interval and on a new snapshot (it decides when)
-  pass("revaluation", RiskDesk.revaluationPass(), Duration.seconds(1)),
+  // the book revalued every Revaluation.Settings.interval and on a new snapshot (it decides when)
+  pass("revaluation", Revaluation.revaluationPass(), Duration.seconds(1)),
   // the book's delta within each pair's band; nothing where the host provides no hedge venue
   pass("hedging", Hedging.pass(), Duration.seconds(1))
 ] as const

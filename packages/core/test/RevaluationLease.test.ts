@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryStore } from "@ratelock/adapters-store"
-import { IdGenerator, Lease, RiskDesk, RiskRevaluationRepo } from "@ratelock/core"
+import { IdGenerator, Lease, Revaluation, RiskRevaluationRepo } from "@ratelock/core"
 
 const start = Date.parse("2026-11-23T12:00:00Z")
 const leaseFor = Duration.minutes(1)
@@ -24,7 +24,7 @@ const computedAt = Effect.map(
   Option.map((r) => DateTime.formatIso(r.computedAt))
 )
 
-describe("RiskDesk.revaluationPass: one worker revalues at a time", () => {
+describe("Revaluation.revaluationPass: one worker revalues at a time", () => {
   it.effect("a worker skips a due book while another holds the lease, and revalues once it is free", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(start)
@@ -33,15 +33,15 @@ describe("RiskDesk.revaluationPass: one worker revalues at a time", () => {
       // worker-b is revaluing (it took the lease and has stored nothing yet)
       const held = { owner: "worker-b", until: DateTime.addDuration(now, leaseFor) }
       assert.isTrue(yield* repo.claim(held, now))
-      assert.strictEqual(yield* as("worker-a", RiskDesk.revaluationPass()), 0)
+      assert.strictEqual(yield* as("worker-a", Revaluation.revaluationPass()), 0)
       assert.isTrue(Option.isNone(yield* computedAt))
       // worker-b is done: its lease released, worker-a (finding the book still due) revalues it
       yield* repo.release(held, now)
-      assert.strictEqual(yield* as("worker-a", RiskDesk.revaluationPass()), 2)
+      assert.strictEqual(yield* as("worker-a", Revaluation.revaluationPass()), 2)
       assert.deepStrictEqual(yield* computedAt, Option.some(DateTime.formatIso(now)))
       // and lets the lease go: the next due revaluation is anybody's
       yield* TestClock.adjust(Duration.seconds(30))
-      assert.strictEqual(yield* as("worker-b", RiskDesk.revaluationPass()), 2)
+      assert.strictEqual(yield* as("worker-b", Revaluation.revaluationPass()), 2)
     }).pipe(Effect.provide(world))
   )
 
@@ -52,9 +52,9 @@ describe("RiskDesk.revaluationPass: one worker revalues at a time", () => {
       const now = yield* DateTime.now
       assert.isTrue(yield* repo.claim({ owner: "worker-b", until: DateTime.addDuration(now, leaseFor) }, now))
       yield* TestClock.adjust(Duration.seconds(59))
-      assert.strictEqual(yield* as("worker-a", RiskDesk.revaluationPass()), 0)
+      assert.strictEqual(yield* as("worker-a", Revaluation.revaluationPass()), 0)
       yield* TestClock.adjust(Duration.seconds(1))
-      assert.strictEqual(yield* as("worker-a", RiskDesk.revaluationPass()), 2)
+      assert.strictEqual(yield* as("worker-a", Revaluation.revaluationPass()), 2)
     }).pipe(Effect.provide(world))
   )
 })

@@ -10,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { MemoryStore, SimulatedHedgeVenue } from "@ratelock/adapters-store"
 import {
   ContractRepo,
+  Environment,
   HedgeDesk,
   Hedging,
   IdGenerator,
@@ -19,9 +20,10 @@ import {
   Money,
   type Partner,
   QuoteRepo,
+  Revaluation,
   RiskDesk,
-  RiskRevaluationRepo,
-  type RiskReport
+  type RiskReport,
+  RiskRevaluationRepo
 } from "@ratelock/core"
 import { type LockSpec, lockAt } from "./fixtures/book.ts"
 import { quoteOf } from "./fixtures/contract.ts"
@@ -32,9 +34,9 @@ const start = Date.parse("2026-11-23T12:00:00Z") // a Monday
 const interval = Duration.seconds(30)
 
 const world = Layer.mergeAll(
-  RiskDesk.bookDelta,
+  Revaluation.bookDelta,
   SimulatedHedgeVenue.layerMemory({ spreadBps: d("10") }),
-  Layer.succeed(RiskDesk.Settings, { interval })
+  Layer.succeed(Revaluation.Settings, { interval })
 ).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
@@ -125,7 +127,7 @@ describe("RiskDesk.report", () => {
           instrument: "forward",
           valueDays: 30
         })
-        yield* RiskDesk.revalue()
+        yield* Revaluation.revalue()
         assert.isAbove(yield* hedgeUntilQuiet, 0)
 
         // the operator's report reads the revaluation the hedger hedged; the stored one knows no hedge
@@ -190,7 +192,7 @@ describe("RiskDesk.report", () => {
   )
 })
 
-describe("RiskDesk.revaluationPass", () => {
+describe("Revaluation.revaluationPass", () => {
   it.effect("does nothing within the interval, and revalues at once after a new snapshot, with its id", () =>
     inWorld(
       Effect.gen(function* () {
@@ -198,15 +200,15 @@ describe("RiskDesk.revaluationPass", () => {
           Effect.map(storedRevaluation(environment), (r) => r.computedAt.epochMilliseconds)
         const first = yield* storeSnapshot(MarketSnapshot.illustrativeAt(yield* DateTime.now))
         // none stored: both environments revalued, from the latest snapshot
-        assert.strictEqual(yield* RiskDesk.revaluationPass(), 2)
-        for (const environment of RiskDesk.environments) {
+        assert.strictEqual(yield* Revaluation.revaluationPass(), 2)
+        for (const environment of Environment.productionFirst) {
           assert.strictEqual((yield* storedRevaluation(environment)).snapshotId, first)
         }
         const firstAt = yield* revaluedAt("production")
 
         // within the interval, on the same snapshot: nothing
         yield* TestClock.adjust(Duration.seconds(10))
-        assert.strictEqual(yield* RiskDesk.revaluationPass(), 0)
+        assert.strictEqual(yield* Revaluation.revaluationPass(), 0)
         assert.strictEqual(yield* revaluedAt("production"), firstAt)
 
         // a new snapshot (USD/BRL at 5.6), still within the interval: revalued at once, from it
@@ -215,8 +217,8 @@ describe("RiskDesk.revaluationPass", () => {
         })
         const second = yield* storeSnapshot(secondDocument)
         assert.notStrictEqual(second, first)
-        assert.strictEqual(yield* RiskDesk.revaluationPass(), 2)
-        for (const environment of RiskDesk.environments) {
+        assert.strictEqual(yield* Revaluation.revaluationPass(), 2)
+        for (const environment of Environment.productionFirst) {
           const stored = yield* storedRevaluation(environment)
           assert.strictEqual(stored.snapshotId, second, environment)
           assert.strictEqual(stored.report.snapshot_id, second, environment)
@@ -226,9 +228,9 @@ describe("RiskDesk.revaluationPass", () => {
 
         // and again nothing until the interval has passed since then
         yield* TestClock.adjust(Duration.seconds(29))
-        assert.strictEqual(yield* RiskDesk.revaluationPass(), 0)
+        assert.strictEqual(yield* Revaluation.revaluationPass(), 0)
         yield* TestClock.adjust(Duration.seconds(1))
-        assert.strictEqual(yield* RiskDesk.revaluationPass(), 2)
+        assert.strictEqual(yield* Revaluation.revaluationPass(), 2)
         assert.strictEqual((yield* storedRevaluation("sandbox")).snapshotId, second)
       })
     )

@@ -12,7 +12,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
-import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners, RiskDesk } from "@ratelock/core"
+import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners, Revaluation } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -78,8 +78,8 @@ const services = (settings: HostConfig.Settings) =>
     Chains.layer(settings),
     hedgeVenue(settings),
     // the hedger hedges the delta of the workers' latest revaluation, made this often
-    RiskDesk.bookDelta,
-    Layer.succeed(RiskDesk.Settings, { interval: settings.riskInterval }),
+    Revaluation.bookDelta,
+    Layer.succeed(Revaluation.Settings, { interval: settings.riskInterval }),
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql

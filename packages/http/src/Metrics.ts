@@ -12,14 +12,14 @@ import {
   BacklogRepo,
   type CorridorLimitRepo,
   CorridorLimits,
+  Environment,
   HedgeOrderRepo,
   HedgePolicy,
   MarketSnapshotRepo,
-  Money,
-  RiskDesk,
-  RiskRevaluationRepo,
   Metrics as CoreMetrics,
+  Money,
   OperatorStatus,
+  RiskRevaluationRepo,
   type StoreError
 } from "@ratelock/core"
 import { Clock, Context, DateTime, Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
@@ -141,7 +141,7 @@ const sampleBook = Effect.gen(function* () {
   const now = yield* DateTime.now
   const orders = yield* HedgeOrderRepo.HedgeOrderRepo
   const { corridors } = yield* CorridorLimits.show()
-  for (const environment of RiskDesk.environments) {
+  for (const environment of Environment.productionFirst) {
     const stored = yield* (yield* RiskRevaluationRepo.RiskRevaluationRepo).latest(environment)
     const labels = { environment }
     yield* Metric.update(

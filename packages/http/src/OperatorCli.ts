@@ -15,6 +15,7 @@ import {
   Partners,
   QuoteExplain,
   QuotePolicy,
+  Revaluation,
   RiskDesk,
   RiskDeskReport,
   RiskScenario,
@@ -603,7 +604,7 @@ const scenarioSet = Command.make(
 const scenarioList = Command.make("list", { json: jsonFlag }, (input) =>
   onStore(
     Effect.gen(function* () {
-      const all = yield* RiskDesk.scenarios()
+      const all = yield* Revaluation.scenarios()
       const operator = new Set((yield* (yield* RiskScenarioRepo.RiskScenarioRepo).list()).map((s) => s.scenario.name))
       yield* print(
         input.json,

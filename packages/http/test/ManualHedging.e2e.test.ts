@@ -14,7 +14,7 @@
  * one `hedge reject`ed, a later pass places a third order under a new id: the rejected one stays
  * rejected, never sent again. The worker's `/metrics` counts the three placed.
  */
-import { HedgeMarks, HedgePolicy, MarketSnapshot, Money, RiskDeskReport, RiskReport } from "@ratelock/core"
+import { HedgeMarks, HedgePolicy, MarketSnapshot, Money, type RiskDeskReport, RiskReport } from "@ratelock/core"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { freePort } from "@ratelock/test-support/Processes"
 import { DateTime, Effect, Option, Schema } from "effect"

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryStore } from "@ratelock/adapters-store"
-import { ApiKeySecret, type Partner, PartnerRepo, Partners } from "@ratelock/core"
+import { ApiKeySecret, Environment, type Partner, PartnerRepo, Partners } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import * as Services from "../src/Services.ts"
 import * as WebhookUrl from "../src/WebhookUrl.ts"
@@ -98,7 +98,7 @@ describe("Operator", () => {
         })
         assert.strictEqual(created.name, "Acme Pay")
         const repo = yield* PartnerRepo.PartnerRepo
-        for (const environment of Partners.environments) {
+        for (const environment of Environment.all) {
           const issued = created.environments[environment]!
           const stored = Option.getOrThrow(yield* repo.findApiKey(issued.api_key_id))
           assert.strictEqual(stored.partnerId, created.partner_id)

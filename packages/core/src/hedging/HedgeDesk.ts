@@ -4,6 +4,7 @@
  * and print what these return.
  */
 import { Data, DateTime, Effect, Option, Result, Schema } from "effect"
+import * as HedgeMarks from "./HedgeMarks.ts"
 import * as HedgeOrder from "./HedgeOrder.ts"
 import { HedgeOrderRepo } from "./HedgeOrderRepo.ts"
 import * as HedgePolicy from "./HedgePolicy.ts"
@@ -11,6 +12,7 @@ import { HedgePolicyRepo } from "./HedgePolicyRepo.ts"
 import * as Hedging from "./Hedging.ts"
 import * as IssueDetail from "../kernel/IssueDetail.ts"
 import * as ManualHedgeVenue from "./ManualHedgeVenue.ts"
+import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Money from "../kernel/Money.ts"
 import type { Environment } from "../terms/Partner.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
@@ -74,11 +76,89 @@ export const policies = Effect.fn("HedgeDesk.policies")(function* (environment?:
   return yield* Effect.forEach(
     list,
     (policy): Effect.Effect<PolicyStatus, StoreError> =>
-      Effect.all({
-        position: orders.position(policy.environment, policy.pair),
-        outstanding: Effect.map(orders.outstanding(policy.environment, policy.pair), (o) => o[0] ?? null)
-      }).pipe(Effect.map(({ position, outstanding }) => ({ policy, position, outstanding })))
+      Effect.map(standing(orders, policy.environment, policy.pair), (where) => ({ policy, ...where }))
   )
+})
+
+/** Where a pair's hedge stands: the position its fills add up to and the order waiting for an outcome. */
+const standing = (orders: HedgeOrderRepo["Service"], environment: Environment, pair: string) =>
+  Effect.all({
+    position: orders.position(environment, pair),
+    outstanding: Effect.map(orders.outstanding(environment, pair), (o) => o[0] ?? null)
+  })
+
+const Figure = Money.DecimalString
+
+/** A pair's hedge (risk.md, Hedging): BASE units, buys positive; the residual is `delta + position`. */
+export const PairHedge = Schema.Struct({
+  /** Null: the pair has no policy (nothing is hedged). */
+  policy: Schema.NullOr(
+    Schema.Struct({
+      target_ratio: Figure,
+      band: Figure,
+      instrument: HedgePolicy.Instrument,
+      value_days: Schema.NullOr(Schema.Int)
+    })
+  ),
+  /** Σ of the filled hedge orders. */
+  position: Figure,
+  /** The position the policy aims at, `−target_ratio × delta`; null without a policy. */
+  target: Schema.NullOr(Figure),
+  /** What the book's delta leaves once hedged: `delta + position`. */
+  residual_delta: Figure,
+  /** The order the policy would place now (also when hedging is off); null inside the band. */
+  order_needed: Schema.NullOr(Schema.Struct({ side: HedgePolicy.Side, amount: Figure })),
+  /** The fills marked at the snapshot's forward to each value date, in the pair's QUOTE and in USD. */
+  pnl: Figure,
+  pnl_usd: Figure,
+  /** Orders created since midnight UTC. */
+  orders_today: Schema.Int,
+  /** The order waiting for an outcome (intended or sent), if any. */
+  pending_order: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "RiskPairHedge" })
+export type PairHedge = typeof PairHedge.Type
+
+const startOfDay = (now: DateTime.Utc) =>
+  DateTime.makeUnsafe(Math.floor(now.epochMilliseconds / 86_400_000) * 86_400_000)
+
+/**
+ * A pair's hedge against its book delta, as the risk report shows it: the policy, the position and
+ * what the policy aims at, the residual, the order it would place now, and the fills' P&L marked at
+ * `snapshot`.
+ */
+export const pairHedge = Effect.fn("HedgeDesk.pairHedge")(function* (
+  environment: Environment,
+  book: { readonly pair: string; readonly delta: Money.Decimal },
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc
+) {
+  const policy = yield* (yield* HedgePolicyRepo).find(environment, book.pair)
+  const orders = yield* HedgeOrderRepo
+  const { position, outstanding } = yield* standing(orders, environment, book.pair)
+  const filled = yield* orders.list({ environment, pair: book.pair, statuses: ["filled"], limit: 100_000 })
+  const today = yield* orders.list({ environment, pair: book.pair, since: startOfDay(now), limit: 100_000 })
+  const quote = HedgePolicy.currencies(book.pair).quote
+  const pnl = HedgeMarks.pnl(snapshot, filled)
+  const usdPerQuote = Option.getOrElse(MarketSnapshot.midRate(snapshot, quote, "USD"), () => Money.zero)
+  const needed = Option.flatMap(policy, (p) => HedgePolicy.decide({ delta: book.delta, position, policy: p, now }))
+  return {
+    policy: Option.getOrNull(
+      Option.map(policy, (p) => ({
+        target_ratio: p.targetRatio,
+        band: p.band,
+        instrument: p.instrument,
+        value_days: p.valueDays
+      }))
+    ),
+    position,
+    target: Option.getOrNull(Option.map(policy, (p) => HedgePolicy.target(book.delta, p))),
+    residual_delta: HedgePolicy.residual(book.delta, position),
+    order_needed: Option.getOrNull(Option.map(needed, (o) => ({ side: o.side, amount: o.amount }))),
+    pnl: Money.figure(pnl),
+    pnl_usd: Money.figure(pnl * Money.toModel(usdPerQuote)),
+    orders_today: today.length,
+    pending_order: outstanding?.id ?? null
+  } satisfies PairHedge
 })
 
 /** `pending` is every order waiting for an outcome (`intended` or `sent`). */

@@ -23,7 +23,7 @@ import { type ClaimedPolicy, HedgePolicyRepo } from "./HedgePolicyRepo.ts"
 import { type Fill, HedgeVenue, type HedgeVenueShape } from "./HedgeVenue.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Lease from "../kernel/Lease.ts"
-import * as Ledger from "../lifecycle/Ledger.ts"
+import * as HedgeLedger from "./HedgeLedger.ts"
 import * as Metrics from "../lifecycle/Metrics.ts"
 import * as Money from "../kernel/Money.ts"
 
@@ -52,7 +52,7 @@ export const recordFill = Effect.fn("Hedging.recordFill")(function* (order: Hedg
     filledAt: fill.at,
     updatedAt: yield* DateTime.now
   }
-  const written = yield* (yield* HedgeOrderRepo).update(filled, order, Ledger.hedgeFillEntries(filled))
+  const written = yield* (yield* HedgeOrderRepo).update(filled, order, HedgeLedger.hedgeFillEntries(filled))
   if (written) {
     yield* logOrder(`hedge order filled at ${Money.format(fill.rate)}`, filled)
     yield* Metrics.hedgeOrder(filled, "filled")

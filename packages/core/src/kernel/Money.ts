@@ -83,6 +83,13 @@ export const fromModel = (x: number): Decimal => {
   return BigDecimal.fromNumberUnsafe(x)
 }
 
+/** Decimals of every reported model figure (the book's greeks and marks, a hedge's P&L). */
+export const figureScale = 2
+
+/** A model float as a reported figure: one crossing into a decimal, rounded half away from zero to 2 decimals. */
+export const figure = (x: number): Decimal =>
+  BigDecimal.round(fromModel(x), { scale: figureScale, mode: "half-from-zero" })
+
 /** A decimal as a float64, for feeding the option model only (never for amounts paid). */
 export const toModel = (value: Decimal): number => BigDecimal.toNumberUnsafe(value)
 

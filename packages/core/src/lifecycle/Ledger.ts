@@ -1,14 +1,11 @@
 /**
- * The double-entry ledger of a contract's money: what each transition moves between accounts; and
- * of the book's hedges: what each fill moves. Debits are positive, credits negative; the entries of
- * one transition, or of one fill, sum to zero per currency.
+ * The double-entry ledger of a contract's money: what each transition moves between accounts. Debits
+ * are positive, credits negative; the entries of one transition sum to zero per currency. (The
+ * book's hedges have a ledger of their own: `HedgeLedger`.)
  */
 import { type DateTime, Schema } from "effect"
 import type { ContractRecord } from "../terms/Contract.ts"
 import type { Command, Transition } from "./ContractMachine.ts"
-import { Currency } from "../kernel/Corridor.ts"
-import type { HedgeOrder } from "../hedging/HedgeOrder.ts"
-import { currencies } from "../hedging/HedgePolicy.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
 import { FundsCurrency } from "../kernel/Rail.ts"
@@ -122,65 +119,4 @@ export const balances = <C extends string>(
   const sums = new Map<C, Money.Decimal>()
   for (const e of entries) sums.set(e.currency, Money.sum(sums.get(e.currency) ?? Money.zero, e.amount))
   return sums
-}
-
-// ---------------------------------------------------------------------------------------------
-// Hedges: the book's own trades, in the corridors' currencies rather than in tokens
-
-/**
- * The accounts of hedge fills: `hedge_position`, the currencies the service bought and sold on
- * its hedge venues (its side of the hedges); `hedge_venue`, what it owes the venues or they owe
- * it for them, until they settle on the value date (off this ledger, as the chains' wallets are
- * funded off it).
- */
-export const HedgeAccount = Schema.Literals(["hedge_position", "hedge_venue"])
-export type HedgeAccount = typeof HedgeAccount.Type
-
-export const HedgeEntryKind = Schema.Literals(["hedge_filled"])
-export type HedgeEntryKind = typeof HedgeEntryKind.Type
-
-export const HedgeLedgerEntry = Schema.Struct({
-  orderId: Schema.String,
-  environment: Environment,
-  /** The market pair, `USD/BRL`. */
-  pair: Schema.String,
-  kind: HedgeEntryKind,
-  account: HedgeAccount,
-  currency: Currency,
-  /** Signed: debit > 0, credit < 0. */
-  amount: Schema.BigDecimal,
-  at: Schema.DateTimeUtc
-}).annotate({ identifier: "HedgeLedgerEntry" })
-export type HedgeLedgerEntry = typeof HedgeLedgerEntry.Type
-
-/**
- * What a filled hedge order books: a buy of `A` BASE at rate `r` takes `A` BASE into
- * `hedge_position` from `hedge_venue` and pays `A × r` QUOTE (exact, unrounded) out of
- * `hedge_position` to `hedge_venue`; a sell the reverse. Each currency sums to zero. Nothing for
- * an order that is not filled.
- */
-export const hedgeFillEntries = (order: HedgeOrder): ReadonlyArray<HedgeLedgerEntry> => {
-  if (order.status !== "filled" || order.fillAmount === null || order.fillRate === null || order.filledAt === null) {
-    return []
-  }
-  const { base, quote } = currencies(order.pair)
-  const entry = (account: HedgeAccount, currency: Currency, amount: Money.Decimal): HedgeLedgerEntry => ({
-    orderId: order.id,
-    environment: order.environment,
-    pair: order.pair,
-    kind: "hedge_filled",
-    account,
-    currency,
-    amount,
-    at: order.filledAt!
-  })
-  const bought = order.side === "buy" ? order.fillAmount : Money.subtract(Money.zero, order.fillAmount)
-  if (Money.isZero(bought)) return []
-  const paid = Money.multiply(bought, order.fillRate)
-  return [
-    entry("hedge_position", base, bought),
-    entry("hedge_venue", base, Money.subtract(Money.zero, bought)),
-    entry("hedge_venue", quote, paid),
-    entry("hedge_position", quote, Money.subtract(Money.zero, paid))
-  ]
 }

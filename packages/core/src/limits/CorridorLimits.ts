@@ -9,9 +9,8 @@ import * as CorridorLimit from "./CorridorLimit.ts"
 import { CorridorLimitRepo } from "./CorridorLimitRepo.ts"
 import { defaultNotionalLimits, type NotionalLimits } from "../market/MarketData.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Environments from "../kernel/Environment.ts"
 import { Environment } from "../terms/Partner.ts"
-
-export const environments: ReadonlyArray<Environment> = ["sandbox", "production"]
 
 export class LimitError extends Data.TaggedError("LimitError")<{ readonly message: string }> {}
 
@@ -91,7 +90,7 @@ export const show = Effect.fn("CorridorLimits.show")(function* (
   options: { readonly environment?: Environment | undefined; readonly notionalLimits?: NotionalLimits } = {}
 ) {
   const stored = yield* (yield* CorridorLimitRepo).list()
-  const shown = options.environment === undefined ? environments : [options.environment]
+  const shown = options.environment === undefined ? Environments.all : [options.environment]
   const corridors = shown.flatMap((environment) =>
     directions.map((direction) => {
       const found = stored.find((c) => c.environment === environment && c.direction === direction)

@@ -8,13 +8,12 @@ import { Data, DateTime, Duration, Effect, Option } from "effect"
 import * as ApiKeySecret from "../partners/ApiKeySecret.ts"
 import { isLiveSecret } from "../lifecycle/Deliveries.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
+import * as Environment from "../kernel/Environment.ts"
 import type * as Partner from "../terms/Partner.ts"
 import * as PartnerRepo from "../partners/PartnerRepo.ts"
 import type * as StoreError from "../kernel/StoreError.ts"
 import { type InvalidWebhookUrl, WebhookUrlCheck } from "../lifecycle/WebhookUrlCheck.ts"
 import * as WebhookSignature from "../lifecycle/WebhookSignature.ts"
-
-export const environments: ReadonlyArray<Partner.Environment> = ["sandbox", "production"]
 
 /** How long a replaced webhook secret keeps signing next to the new one (api-decisions.md). */
 export const webhookSecretOverlap = Duration.hours(24)
@@ -150,7 +149,7 @@ export const newPartner = Effect.fn("Partners.newPartner")(function* (input: {
   if (name === "" || name.length > 200) {
     return yield* notFound("invalid_name", "a partner name is 1 to 200 characters")
   }
-  const envs = input.environments ?? environments
+  const envs = input.environments ?? Environment.all
   const urls: Partial<Record<Partner.Environment, string>> = {}
   for (const env of envs) {
     const url = input.webhookUrls?.[env]
@@ -203,7 +202,7 @@ export const listPartners = Effect.fn("Partners.listPartners")(function* () {
     Effect.gen(function* () {
       const keys = yield* repo.listApiKeys(partner.id)
       const webhookUrls: Partial<Record<Partner.Environment, string>> = {}
-      for (const environment of environments) {
+      for (const environment of Environment.all) {
         const endpoint = yield* repo.findWebhookEndpoint({ partnerId: partner.id, environment })
         if (Option.isSome(endpoint)) webhookUrls[environment] = endpoint.value.url
       }

@@ -18,6 +18,7 @@
 import { type DateTime, Effect } from "effect"
 import { figures, type LockRisk, unitValues } from "./internal/LockRisk.ts"
 import type * as MarketSnapshot from "../market/MarketSnapshot.ts"
+import * as Environments from "../kernel/Environment.ts"
 import type { Environment } from "../terms/Partner.ts"
 import { type Book, type LockTerms, openLocks } from "./internal/RiskBook.ts"
 import * as RiskFigures from "./internal/RiskFigures.ts"
@@ -32,8 +33,6 @@ export interface Options {
   /** The stored snapshot's id, reported as `snapshot_id` (null when not given). */
   readonly snapshotId?: string | null | undefined
 }
-
-export const allEnvironments: ReadonlyArray<Environment> = ["production", "sandbox"]
 
 /**
  * The plan of a revaluation: `greeks` for `revalue` and `report`, `scenarios` for `stress` and `report`; priced
@@ -122,7 +121,7 @@ export const reportFrom = (input: {
   readonly options?: Options | undefined
 }): ReadonlyArray<BookReport> => {
   const options = input.options ?? {}
-  return (options.environments ?? allEnvironments).map((environment) => {
+  return (options.environments ?? Environments.productionFirst).map((environment) => {
     const env = input.sums.get(environment) ?? RiskSums.emptyEnvironment(input.plan)
     const header: RiskFigures.Header = {
       environment,
@@ -152,7 +151,7 @@ export const revalue = (
   options: Options = {}
 ): Revaluation => {
   const riskPlan = plan({ snapshot, now, greeks: true, scenarios: [] })
-  const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? allEnvironments))
+  const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? Environments.productionFirst))
   const sums = RiskSums.empty()
   for (const risk of locks) RiskSums.add(sums, riskPlan, risk)
   const reports = reportFrom({ book, snapshot, now, plan: riskPlan, sums, options })
@@ -168,7 +167,7 @@ const reportWith = (
   options: Options
 ): ReadonlyArray<BookReport> => {
   const riskPlan = plan({ snapshot, now, greeks, scenarios })
-  const sums = sumLocks(riskPlan, openLocks(book, options.environments ?? allEnvironments))
+  const sums = sumLocks(riskPlan, openLocks(book, options.environments ?? Environments.productionFirst))
   return reportFrom({ book, snapshot, now, plan: riskPlan, sums, options })
 }
 
@@ -215,7 +214,7 @@ export const reportInSlices = (
 ): Effect.Effect<ReadonlyArray<BookReport>> =>
   Effect.gen(function* () {
     const riskPlan = plan({ snapshot, now, greeks: true, scenarios })
-    const locks = openLocks(book, options.environments ?? allEnvironments)
+    const locks = openLocks(book, options.environments ?? Environments.productionFirst)
     const size = Math.max(1, options.sliceSize ?? defaultSliceSize)
     const slices: Array<RiskSums.BookSums> = []
     for (let from = 0; from < locks.length; from += size) {

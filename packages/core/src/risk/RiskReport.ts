@@ -6,19 +6,15 @@
  * zero to 2 decimals of its unit (cents of a currency; hundredths of a BASE unit for delta and gamma). Payouts
  * due are exact sums of token amounts, 6 decimals. Signs are the service's: `mtm ≤ 0` is what it owes.
  */
-import { BigDecimal, Schema } from "effect"
+import { Schema } from "effect"
 import { Currency, Direction } from "../kernel/Corridor.ts"
 import { Datetime } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 
-/** Decimals of every model figure. */
-export const figureScale = 2
-
-/** A model float as a reported figure: one crossing into a decimal, rounded half away from zero to 2 decimals. */
-export const figure = (x: number): Money.Decimal =>
-  BigDecimal.round(Money.fromModel(x), { scale: figureScale, mode: "half-from-zero" })
+// the rounding of a reported figure is Money's (hedge P&L uses it too); named here as the report has always named it
+export { figure, figureScale } from "../kernel/Money.ts"
 
 const Figure = Money.DecimalString
 const Count = Schema.Int

@@ -1,6 +1,6 @@
 /**
  * Persistence port for the book's current revaluation (issue 17): the workers revalue the book
- * every `RiskDesk.Settings.interval` and after each new snapshot, and store the figures per
+ * every `Revaluation.Settings.interval` and after each new snapshot, and store the figures per
  * environment here; the risk report, the operator API, the gauges and the hedger's `BookDelta`
  * read them instead of revaluing a large book on every call.
  */

@@ -6,7 +6,7 @@
  * deliveries and detect gaps.
  */
 import { Record, Schema } from "effect"
-import { failureReasons } from "../lifecycle/ChainGateway.ts"
+import { failureReasons } from "./PayoutFailure.ts"
 import { Datetime, Uuid } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { Chain, FundsCurrency, SettlementCurrency } from "../kernel/Rail.ts"
@@ -20,7 +20,7 @@ const PayoutCurrency = FundsCurrency
 
 /**
  * Why a payout attempt failed, with what each code means: the chain's reasons
- * (`ChainGateway.failureReasons`) and the one core adds.
+ * (`PayoutFailure.failureReasons`) and the one core adds.
  */
 export const payoutFailureCodes = {
   ...failureReasons,

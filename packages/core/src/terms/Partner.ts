@@ -2,10 +2,11 @@
  * Partner identity and environments.
  */
 import { Schema } from "effect"
+import { Environment } from "../kernel/Environment.ts"
 import { Uuid } from "../kernel/Fields.ts"
 
-export const Environment = Schema.Literals(["sandbox", "production"])
-export type Environment = typeof Environment.Type
+// a partner's environment is named here too, where the wire schemas have always found it
+export { Environment } from "../kernel/Environment.ts"
 
 /** Response of `GET /api/v1/partners/me`. */
 export const PartnerIdentity = Schema.Struct({

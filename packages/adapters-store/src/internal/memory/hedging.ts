@@ -5,6 +5,7 @@
  */
 import { DateTime, Duration, Effect, HashMap, Option } from "effect"
 import {
+  type HedgeLedger,
   HedgeOrder,
   HedgeOrderRepo,
   type HedgePolicy,
@@ -112,7 +113,7 @@ export const makeHedgeOrderRepo = (ref: StateRef): HedgeOrderRepo.HedgeOrderRepo
   const update = Effect.fn("MemoryStore.hedgeOrders.update")(function* (
     order: HedgeOrder.HedgeOrder,
     expected: HedgeOrderRepo.Expected,
-    ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
+    ledger: ReadonlyArray<HedgeLedger.HedgeLedgerEntry> = []
   ) {
     for (const [currency, total] of Ledger.balances(ledger)) {
       if (!Money.isZero(total)) {

@@ -12,6 +12,7 @@ import type {
   HedgeOrder,
   HedgePolicy,
   IdempotencyRepo,
+  HedgeLedger,
   Ledger,
   MarketSnapshotRepo,
   OperatorTokenRepo,
@@ -70,7 +71,7 @@ export interface State {
   readonly hedgePolicies: HashMap.HashMap<string, Leased<HedgePolicy.HedgePolicy>>
   readonly hedgeOrders: HashMap.HashMap<string, HedgeOrder.HedgeOrder>
   /** order id → the entries of its fill. */
-  readonly hedgeLedger: HashMap.HashMap<string, ReadonlyArray<Ledger.HedgeLedgerEntry>>
+  readonly hedgeLedger: HashMap.HashMap<string, ReadonlyArray<HedgeLedger.HedgeLedgerEntry>>
   readonly operatorTokens: HashMap.HashMap<string, OperatorTokenRepo.OperatorTokenRecord>
   /** `owner|pass` → its latest heartbeat. */
   readonly heartbeats: HashMap.HashMap<string, WorkerHeartbeatRepo.WorkerHeartbeat>

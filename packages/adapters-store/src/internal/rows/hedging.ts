@@ -3,7 +3,7 @@
  * (lease columns are the store's own): the one place their columns are named, in the schema a
  * read decodes and the mapping a write binds.
  */
-import { Corridor, HedgeOrder, HedgePolicy, Ledger, Partner } from "@ratelock/core"
+import { Corridor, HedgeLedger, HedgeOrder, HedgePolicy, Partner } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import {
   decimal,
@@ -146,15 +146,15 @@ const LedgerColumns = Schema.Struct({
   order_id: Schema.String,
   environment: Partner.Environment,
   pair: Schema.String,
-  kind: Ledger.HedgeEntryKind,
-  account: Ledger.HedgeAccount,
+  kind: HedgeLedger.HedgeEntryKind,
+  account: HedgeLedger.HedgeAccount,
   currency: Corridor.Currency,
   amount: Numeric,
   at: Timestamp
 })
 
 /** The row a hedge ledger entry is written as. */
-export const ledgerRow = (e: Ledger.HedgeLedgerEntry): typeof LedgerColumns.Type => ({
+export const ledgerRow = (e: HedgeLedger.HedgeLedgerEntry): typeof LedgerColumns.Type => ({
   order_id: e.orderId,
   environment: e.environment,
   pair: e.pair,
@@ -167,9 +167,9 @@ export const ledgerRow = (e: Ledger.HedgeLedgerEntry): typeof LedgerColumns.Type
 
 /** A `hedge_ledger_entries` row → `HedgeLedgerEntry`. */
 export const LedgerRow = LedgerColumns.pipe(
-  Schema.decodeTo(Ledger.HedgeLedgerEntry, {
+  Schema.decodeTo(HedgeLedger.HedgeLedgerEntry, {
     decode: SchemaGetter.transform(
-      (r): Ledger.HedgeLedgerEntry => ({
+      (r): HedgeLedger.HedgeLedgerEntry => ({
         orderId: r.order_id,
         environment: r.environment,
         pair: r.pair,
