@@ -13,7 +13,15 @@
  *   caller only learns of it by looking the order up.
  * - No mid for the pair, or a store that fails: `unavailable`, nothing recorded.
  */
-import { type HedgeOrder, HedgePolicy, HedgeVenue, MarketData, type Money, type StoreError } from "@ratelock/core"
+import {
+  Corridor,
+  type HedgeOrder,
+  HedgePolicy,
+  HedgeVenue,
+  MarketData,
+  type Money,
+  type StoreError
+} from "@ratelock/core"
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
@@ -104,7 +112,7 @@ const newRecord = (
 
 /** The mid the venue fills around, now. */
 const midOf = Effect.fnUntraced(function* (market: MarketData.MarketDataShape, pair: string, now: DateTime.Utc) {
-  const { base, quote } = HedgePolicy.currencies(pair)
+  const { base, quote } = Corridor.marketPairCurrencies(pair)
   const mid = yield* market.midRate(base, quote, now).pipe(Effect.mapError((e) => unavailable(e.message)))
   if (Option.isNone(mid)) return yield* unavailable(`no market rate for ${pair}`)
   return mid.value

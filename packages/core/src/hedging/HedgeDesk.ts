@@ -4,6 +4,7 @@
  * and print what these return.
  */
 import { Data, DateTime, Effect, Option, Result, Schema } from "effect"
+import { marketPairCurrencies } from "../kernel/Corridor.ts"
 import * as HedgeMarks from "./HedgeMarks.ts"
 import * as HedgeOrder from "./HedgeOrder.ts"
 import { HedgeOrderRepo } from "./HedgeOrderRepo.ts"
@@ -137,7 +138,7 @@ export const pairHedge = Effect.fn("HedgeDesk.pairHedge")(function* (
   const { position, outstanding } = yield* standing(orders, environment, book.pair)
   const filled = yield* orders.list({ environment, pair: book.pair, statuses: ["filled"], limit: 100_000 })
   const today = yield* orders.list({ environment, pair: book.pair, since: startOfDay(now), limit: 100_000 })
-  const quote = HedgePolicy.currencies(book.pair).quote
+  const quote = marketPairCurrencies(book.pair).quote
   const pnl = HedgeMarks.pnl(snapshot, filled)
   const usdPerQuote = Option.getOrElse(MarketSnapshot.midRate(snapshot, quote, "USD"), () => Money.zero)
   const needed = Option.flatMap(policy, (p) => HedgePolicy.decide({ delta: book.delta, position, policy: p, now }))
@@ -227,7 +228,7 @@ export const fill = Effect.fn("HedgeDesk.fill")(function* (
   if (!Money.isPositive(filled) || Money.greaterThan(filled, order.amount)) {
     return yield* fail(
       "invalid_fill",
-      `the amount must be above 0 and at most the order's ${Money.format(order.amount)} ${HedgePolicy.currencies(order.pair).base}`
+      `the amount must be above 0 and at most the order's ${Money.format(order.amount)} ${marketPairCurrencies(order.pair).base}`
     )
   }
   const result = yield* Hedging.recordFill(order, { rate, amount: filled, at: yield* DateTime.now })

@@ -4,11 +4,10 @@
  * currency (`Ledger.balances` sums them).
  */
 import { Schema } from "effect"
-import { Currency } from "../kernel/Corridor.ts"
+import { Currency, marketPairCurrencies } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
 import type { HedgeOrder } from "./HedgeOrder.ts"
-import { currencies } from "./HedgePolicy.ts"
 
 /**
  * The accounts of hedge fills: `hedge_position`, the currencies the service bought and sold on
@@ -46,7 +45,7 @@ export const hedgeFillEntries = (order: HedgeOrder): ReadonlyArray<HedgeLedgerEn
   if (order.status !== "filled" || order.fillAmount === null || order.fillRate === null || order.filledAt === null) {
     return []
   }
-  const { base, quote } = currencies(order.pair)
+  const { base, quote } = marketPairCurrencies(order.pair)
   const entry = (account: HedgeAccount, currency: Currency, amount: Money.Decimal): HedgeLedgerEntry => ({
     orderId: order.id,
     environment: order.environment,

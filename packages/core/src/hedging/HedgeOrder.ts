@@ -9,8 +9,9 @@
  * venue refused it; the next pass decides anew, under a new id.
  */
 import { Schema } from "effect"
+import { MarketPairKey } from "../kernel/Corridor.ts"
 import { Uuid } from "../kernel/Fields.ts"
-import { Instrument, MarketPair, Side } from "./HedgePolicy.ts"
+import { Instrument, Side } from "./HedgePolicy.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
 
@@ -23,7 +24,7 @@ export const outstandingStatuses: ReadonlyArray<HedgeOrderStatus> = ["intended",
 export const HedgeOrder = Schema.Struct({
   id: Uuid,
   environment: Environment,
-  pair: MarketPair,
+  pair: MarketPairKey,
   side: Side,
   /** BASE units asked for, positive. */
   amount: Schema.BigDecimal,

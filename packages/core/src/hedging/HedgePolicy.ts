@@ -11,23 +11,9 @@
  * offsets (`−position`); it is the same rule as `|target − position| > band` here.
  */
 import { BigDecimal, DateTime, Option, Schema } from "effect"
-import type { Currency } from "../kernel/Corridor.ts"
-import { servedPairs } from "../market/MarketSnapshot.ts"
+import { MarketPairKey } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
-
-/** A market pair in its usual order (`USD/BRL`), one the service quotes on. */
-export const MarketPair = Schema.String.check(
-  Schema.makeFilter(
-    (s: string) => servedPairs.includes(s) || `a market pair in its usual order: one of ${servedPairs.join(", ")}`
-  )
-)
-
-/** The BASE and QUOTE currencies of a market pair key (`USD/BRL` → USD, BRL). */
-export const currencies = (pair: string): { readonly base: Currency; readonly quote: Currency } => {
-  const [base, quote] = pair.split("/") as [Currency, Currency]
-  return { base, quote }
-}
 
 /** `spot` settles two business days on; `forward` on a value date `valueDays` calendar days on. */
 export const Instrument = Schema.Literals(["spot", "forward"])
@@ -54,7 +40,7 @@ export const spotLagDays = 2
 
 export const HedgePolicy = Schema.Struct({
   environment: Environment,
-  pair: MarketPair,
+  pair: MarketPairKey,
   /**
    * The share of the delta to hedge, from 0 to 1: a hedge larger than the delta would be a
    * position of its own, not a hedge.

@@ -5,9 +5,9 @@
  */
 import { Context, Schema } from "effect"
 import type { DateTime, Effect } from "effect"
-import { marketPairDecimals } from "../kernel/Corridor.ts"
+import { marketPairCurrencies, marketPairDecimals } from "../kernel/Corridor.ts"
 import type { HedgeOrder } from "./HedgeOrder.ts"
-import { currencies, type Side } from "./HedgePolicy.ts"
+import type { Side } from "./HedgePolicy.ts"
 import * as Money from "../kernel/Money.ts"
 
 /**
@@ -58,7 +58,7 @@ export class HedgeVenue extends Context.Service<HedgeVenue, HedgeVenueShape>()("
  */
 export const spreadRate = (pair: string, mid: Money.Decimal, side: Side, spreadBps: Money.Decimal): Money.Decimal => {
   const spread = Money.divide(spreadBps, Money.unsafe("10000"))
-  const decimals = marketPairDecimals(currencies(pair))
+  const decimals = marketPairDecimals(marketPairCurrencies(pair))
   return side === "buy"
     ? Money.roundUp(Money.multiply(mid, Money.sum(Money.one, spread)), decimals)
     : Money.roundDown(Money.multiply(mid, Money.subtract(Money.one, spread)), decimals)

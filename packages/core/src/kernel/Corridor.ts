@@ -82,6 +82,32 @@ export const marketPairKey = (direction: Direction): string => {
   return `${p.base}/${p.quote}`
 }
 
+const unique = <A>(items: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(items)]
+
+/** The market pairs of the corridors served (`marketPair` of every direction), each once. */
+export const servedPairs: ReadonlyArray<string> = unique(directions.map(marketPairKey))
+
+/** The currencies of the corridors served, each once. */
+export const servedCurrencies: ReadonlyArray<Currency> = unique(
+  directions.flatMap((direction) => {
+    const p = marketPair(direction)
+    return [p.base, p.quote]
+  })
+)
+
+/** A market pair's key in its usual order (`USD/BRL`), one the service quotes on: what the book and hedges are kept by. */
+export const MarketPairKey = Schema.String.check(
+  Schema.makeFilter(
+    (s: string) => servedPairs.includes(s) || `a market pair in its usual order: one of ${servedPairs.join(", ")}`
+  )
+)
+
+/** The BASE and QUOTE currencies of a market pair key (`USD/BRL` → USD, BRL). */
+export const marketPairCurrencies = (key: string): { readonly base: Currency; readonly quote: Currency } => {
+  const [base, quote] = key.split("/") as [Currency, Currency]
+  return { base, quote }
+}
+
 /**
  * How a locked rate is rounded: a number of decimals for pairs in their usual order
  * (EUR/USD 5, NGN pairs 2, the rest 4), or significant digits for inverted pairs.

@@ -7,7 +7,7 @@
  */
 import { DateTime, Option } from "effect"
 import * as CorridorMarket from "./CorridorMarket.ts"
-import { type Direction, directions, ratePrecision } from "../kernel/Corridor.ts"
+import { type Direction, directions, marketPairCurrencies, ratePrecision } from "../kernel/Corridor.ts"
 import * as DiscountCurve from "./DiscountCurve.ts"
 import * as MarketSnapshot from "./MarketSnapshot.ts"
 import * as Money from "../kernel/Money.ts"
@@ -142,7 +142,7 @@ export interface PairVols {
 /** Every served market pair, in `MarketSnapshot.servedPairs` order. */
 export const vols = (snapshot: MarketSnapshot.MarketSnapshot): ReadonlyArray<PairVols> =>
   MarketSnapshot.servedPairs.flatMap((pairKey) => {
-    const [base, quote] = pairKey.split("/") as [string, string]
+    const { base, quote } = marketPairCurrencies(pairKey)
     return Option.match(
       Option.all({
         spot: MarketSnapshot.spot(snapshot, pairKey),

@@ -11,7 +11,7 @@ import { BigDecimal, Clock, DateTime, Effect, JsonSchema, Option, Result, Schema
 import type { SchemaAST } from "effect"
 import { Digest } from "effect/crypto"
 import { issueType, ValidationError, type ValidationIssue } from "../kernel/ApiError.ts"
-import { type Currency, directions, marketPair } from "../kernel/Corridor.ts"
+import { type Currency, servedCurrencies, servedPairs } from "../kernel/Corridor.ts"
 import { BoundedString, Datetime } from "../kernel/Fields.ts"
 import { toBytes } from "../kernel/Bytes.ts"
 import { canonicalize } from "../kernel/CanonicalJson.ts"
@@ -79,23 +79,8 @@ export const maxTenorDays = 36_500
 // ---------------------------------------------------------------------------------------------------------------
 // The served corridors: what a snapshot must cover
 
-const unique = <A>(items: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(items)]
-
-/** The market pairs of the corridors served (`Corridor.marketPair` of every direction), each once. */
-export const servedPairs: ReadonlyArray<string> = unique(
-  directions.map((direction) => {
-    const p = marketPair(direction)
-    return `${p.base}/${p.quote}`
-  })
-)
-
-/** The currencies of the corridors served, each once. */
-export const servedCurrencies: ReadonlyArray<Currency> = unique(
-  directions.flatMap((direction) => {
-    const p = marketPair(direction)
-    return [p.base, p.quote]
-  })
-)
+// what the corridors served are is Corridor's; a snapshot must cover them
+export { servedCurrencies, servedPairs } from "../kernel/Corridor.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fields

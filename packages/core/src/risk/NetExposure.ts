@@ -14,8 +14,7 @@
  * (already rounded) figures.
  */
 import { BigDecimal } from "effect"
-import type { Currency } from "../kernel/Corridor.ts"
-import { currencies } from "../hedging/HedgePolicy.ts"
+import { type Currency, marketPairCurrencies } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import { type CurrencyExposure, figureScale } from "./RiskReport.ts"
 
@@ -41,7 +40,7 @@ export const withHedges = (
   const add = (currency: Currency, amount: Money.Decimal) =>
     hedged.set(currency, Money.sum(hedged.get(currency) ?? Money.zero, amount))
   for (const p of positions) {
-    const { base, quote } = currencies(p.pair)
+    const { base, quote } = marketPairCurrencies(p.pair)
     add(base, p.position)
     add(quote, BigDecimal.negate(Money.multiply(p.position, p.spot)))
   }

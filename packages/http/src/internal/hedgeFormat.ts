@@ -2,7 +2,7 @@
  * What the `ratelock hedge …` commands print: aligned text, or with `--json` the operator views
  * of core (`HedgePolicy.view`, `HedgeOrder.view`), decimals as strings.
  */
-import { type HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
+import { Corridor, type HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
 import { DateTime } from "effect"
 import { table } from "./table.ts"
 
@@ -10,7 +10,7 @@ const instrumentOf = (p: { readonly instrument: string; readonly valueDays: numb
   p.instrument === "forward" ? `forward ${p.valueDays}d` : "spot"
 
 export const policySet = (p: HedgePolicy.HedgePolicy): string => {
-  const { base } = HedgePolicy.currencies(p.pair)
+  const { base } = Corridor.marketPairCurrencies(p.pair)
   return (
     `Hedge policy set for ${p.pair} in ${p.environment}: hedge ${Money.format(p.targetRatio)} of the delta ` +
     `when the position strays more than ${Money.format(p.band)} ${base} from target, with ${instrumentOf(p)} orders.`
@@ -84,7 +84,7 @@ export const orders = (list: ReadonlyArray<HedgeOrder.HedgeOrder>): string => {
 }
 
 export const filled = (o: HedgeOrder.HedgeOrder): string => {
-  const { base, quote } = HedgePolicy.currencies(o.pair)
+  const { base, quote } = Corridor.marketPairCurrencies(o.pair)
   return `Hedge order ${o.id} filled: ${o.side === "buy" ? "bought" : "sold"} ${Money.format(o.fillAmount!)} ${base} at ${Money.format(o.fillRate!)} ${quote}.`
 }
 

@@ -8,7 +8,14 @@
  * Pure and deterministic: the same inputs make the same plan, so worker threads can each make it and price
  * their slice of the book.
  */
-import { type Currency, type Direction, directions, marketPair, marketPairKey } from "../../kernel/Corridor.ts"
+import {
+  type Currency,
+  type Direction,
+  directions,
+  marketPair,
+  marketPairCurrencies,
+  marketPairKey
+} from "../../kernel/Corridor.ts"
 import * as CorridorMarket from "../../market/CorridorMarket.ts"
 import * as MarketSnapshot from "../../market/MarketSnapshot.ts"
 import * as Money from "../../kernel/Money.ts"
@@ -126,7 +133,7 @@ export const make = (input: {
   const spots = new Map<string, number>()
   const pairs = new Map<string, PairPlan>()
   for (const pair of MarketSnapshot.servedPairs) {
-    const [base, quote] = pair.split("/") as [Currency, Currency]
+    const { base, quote } = marketPairCurrencies(pair)
     const spot = MarketSnapshot.spot(snapshot, pair)
     if (spot._tag === "None") throw new Error(`the snapshot has no spot for ${pair}`)
     spots.set(pair, Money.toModel(spot.value))
