@@ -10,7 +10,7 @@ import * as Lease from "../kernel/Lease.ts"
 import * as Metrics from "./Metrics.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
 import * as TraceContext from "../kernel/TraceContext.ts"
-import { PartnerRepo, type WebhookEndpoint, type WebhookSecret } from "../partners/PartnerRepo.ts"
+import { liveSecrets, PartnerRepo, type WebhookEndpoint } from "../partners/PartnerRepo.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
@@ -21,14 +21,6 @@ export const body = (event: OutgoingEvent, deliveredAt: DateTime.Utc): string =>
   const { event_type, event_id, ...rest } = event.payload
   return JSON.stringify({ event_type, event_id, delivered_at: DateTime.formatIso(deliveredAt), ...rest })
 }
-
-/** Whether a webhook secret still signs at `now`: the current one, or a rotated-out one until its `validUntil`. */
-export const isLiveSecret = (secret: WebhookSecret, now: DateTime.Utc): boolean =>
-  secret.validUntil === null || secret.validUntil.epochMilliseconds > now.epochMilliseconds
-
-/** Secrets that still sign at `now`, newest first. */
-export const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
-  endpoint.secrets.filter((s) => isLiveSecret(s, now)).map((s) => s.secret)
 
 /** When the next attempt goes out, or `null` when there is none left (retries used, or past 24 h). */
 export const nextAttemptAt = Effect.fnUntraced(function* (event: OutgoingEvent, attempts: number, now: DateTime.Utc) {

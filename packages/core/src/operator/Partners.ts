@@ -6,7 +6,6 @@
  */
 import { Data, DateTime, Duration, Effect, Option } from "effect"
 import * as ApiKeySecret from "../partners/ApiKeySecret.ts"
-import { isLiveSecret } from "../lifecycle/Deliveries.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Environment from "../kernel/Environment.ts"
 import type * as Partner from "../terms/Partner.ts"
@@ -114,7 +113,7 @@ const saveWebhook = Effect.fnUntraced(function* (partnerId: string, environment:
     onNone: () => [],
     onSome: (endpoint) =>
       endpoint.secrets
-        .filter((s) => isLiveSecret(s, now))
+        .filter((s) => PartnerRepo.isLiveSecret(s, now))
         .map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? until }))
   })
   yield* repo.saveWebhookEndpoint({

@@ -42,6 +42,14 @@ export const WebhookEndpoint = Schema.Struct({
 }).annotate({ identifier: "WebhookEndpoint" })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
+/** Whether a webhook secret still signs at `now`: the current one, or a rotated-out one until its `validUntil`. */
+export const isLiveSecret = (secret: WebhookSecret, now: DateTime.Utc): boolean =>
+  secret.validUntil === null || secret.validUntil.epochMilliseconds > now.epochMilliseconds
+
+/** Secrets that still sign at `now`, newest first. */
+export const liveSecrets = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
+  endpoint.secrets.filter((s) => isLiveSecret(s, now)).map((s) => s.secret)
+
 /** What a partner is created with: its API keys and webhook endpoints, all of this partner. */
 export interface PartnerCredentials {
   readonly apiKeys: ReadonlyArray<ApiKeyRecord>
