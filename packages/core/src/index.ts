@@ -123,6 +123,7 @@ export * as OperatorTokenRepo from "./operator/OperatorTokenRepo.ts"
 export * as OperatorTokens from "./operator/OperatorTokens.ts"
 export * as Partners from "./operator/Partners.ts"
 export * as QuoteExplain from "./operator/QuoteExplain.ts"
+export * as UnmatchedFunds from "./operator/UnmatchedFunds.ts"
 export * as WorkerHeartbeatRepo from "./operator/WorkerHeartbeatRepo.ts"
 
 // Every background pass, in order

@@ -19,7 +19,8 @@ import {
   RiskDesk,
   RiskDeskReport,
   RiskScenario,
-  RiskScenarioRepo
+  RiskScenarioRepo,
+  UnmatchedFunds
 } from "@ratelock/core"
 import { PgStore, SimulatedHedgeVenue } from "@ratelock/adapters-store"
 import type { StoreError } from "@ratelock/core"
@@ -34,7 +35,6 @@ import * as Format from "./internal/operatorFormat.ts"
 import * as RiskFormat from "./internal/riskFormat.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
-import * as UnmatchedFunds from "./UnmatchedFunds.ts"
 import { version } from "./Version.ts"
 
 export { version }

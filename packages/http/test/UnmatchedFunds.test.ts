@@ -3,10 +3,10 @@
  * it (JSON records and text), on the e2e server's memory store.
  */
 import { assert, layer } from "@effect/vitest"
-import { ContractRepo } from "@ratelock/core"
+import { ContractRepo, UnmatchedFunds } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
 import * as Format from "../src/internal/operatorFormat.ts"
-import * as UnmatchedFunds from "../src/UnmatchedFunds.ts"
+
 import { createContract } from "./support/lifecycle.ts"
 import { layer as serverLayer, TestServer } from "./support/server.ts"
 

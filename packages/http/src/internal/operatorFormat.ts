@@ -5,14 +5,14 @@ import {
   type ApiError,
   type CorridorLimits,
   MarketOverview,
-  Money,
   type MarketSnapshotRepo,
+  Money,
   type OperatorTokens,
   type Partners,
-  type QuoteExplain
+  type QuoteExplain,
+  type UnmatchedFunds
 } from "@ratelock/core"
 import { DateTime, Duration, Option } from "effect"
-import type * as UnmatchedFunds from "../UnmatchedFunds.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
 

@@ -2,7 +2,8 @@
  * The operator's view of funds that did not fund a contract (after it stopped awaiting funds, or
  * of another token): recorded by the funding worker, listed here for refund, oldest first.
  */
-import { ContractRepo, type StoreError } from "@ratelock/core"
+import * as ContractRepo from "../lifecycle/ContractRepo.ts"
+import type * as StoreError from "../kernel/StoreError.ts"
 import { DateTime, Effect } from "effect"
 
 export interface UnmatchedListing {
