@@ -13,15 +13,7 @@
  *   caller only learns of it by looking the order up.
  * - No mid for the pair, or a store that fails: `unavailable`, nothing recorded.
  */
-import {
-  Corridor,
-  type HedgeOrder,
-  HedgePolicy,
-  HedgeVenue,
-  MarketData,
-  type Money,
-  type StoreError
-} from "@ratelock/core"
+import { Corridor, type HedgeOrder, HedgeVenue, MarketData, type Money, type StoreError } from "@ratelock/core"
 import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
