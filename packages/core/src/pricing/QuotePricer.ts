@@ -7,7 +7,7 @@
  * pricing.md says: the locked rate down to the pair's precision, charges up to 6 decimals.
  */
 import { BigDecimal, type DateTime, Option, Result } from "effect"
-import { type Direction, inBase, marketPairKey, marketPair, pair, ratePrecision } from "../kernel/Corridor.ts"
+import { type Direction, marketPairKey, marketPair, pair, ratePrecision } from "../kernel/Corridor.ts"
 import * as CorridorLimit from "../limits/CorridorLimit.ts"
 import * as CorridorMarket from "../market/CorridorMarket.ts"
 import type { NotionalLimits } from "../market/MarketData.ts"
@@ -16,11 +16,13 @@ import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Pricing from "./Pricing.ts"
 import type { PricingInputs } from "../terms/PricingInputs.ts"
-import type { FailureReason, QuoteFailureCode, QuoteRecord, QuoteStatus } from "../terms/Quote.ts"
+import type { FailureReason, QuoteFailureCode, QuoteStatus } from "../terms/Quote.ts"
 import type { QuotePolicyShape } from "./QuotePolicy.ts"
 import type { QuoteRequest } from "../terms/QuoteRequest.ts"
 import { fiatOf, type SettlementCurrency, tokenDecimals } from "../kernel/Rail.ts"
-import { type Conversion, convert } from "../terms/Settlement.ts"
+import { charges, engineValue, quoteConversion, type QuoteTerms } from "./internal/charges.ts"
+
+export type { QuoteTerms } from "./internal/charges.ts"
 
 /** The engine a quote records: `Pricing.windowOption` (BBSR lattice, `t1` on the grid). */
 export const engine = "window-lattice"
@@ -127,19 +129,6 @@ export const fiatPerQuote = (
   settlementCurrency: SettlementCurrency
 ): Option.Option<Money.Decimal> => MarketSnapshot.midRate(snapshot, pair(direction).quote, fiatOf(settlementCurrency))
 
-/** How amounts in QUOTE become the settlement fiat at quote time (at market_rate, or the cross mid). */
-const quoteConversion = (
-  terms: { readonly direction: Direction; readonly settlementCurrency: SettlementCurrency },
-  marketRate: Money.Decimal,
-  cross: () => Option.Option<Money.Decimal>
-): Option.Option<Conversion> => {
-  const { base, quote } = pair(terms.direction)
-  const fiat = fiatOf(terms.settlementCurrency)
-  if (fiat === quote) return Option.some({ _tag: "Identity" })
-  if (fiat === base) return Option.some({ _tag: "FromBase", liveExecutionRate: marketRate })
-  return Option.map(cross(), (rate) => ({ _tag: "Cross", fiatPerQuote: rate }) as const)
-}
-
 /**
  * The direction's default `max_lock_notional` in its BASE units: the pair's limit of the table, times
  * the snapshot's spot when inverted.
@@ -156,68 +145,8 @@ const notionalLimitOf = (
   return Option.flatMap(limit, (l) => Option.map(MarketSnapshot.spot(snapshot, key), (s) => Money.multiply(l, s)))
 }
 
-/** What the amounts of a quote are computed from, once the model has valued the option. */
-export interface QuoteTerms {
-  readonly contractType: QuoteRecord["contractType"]
-  readonly direction: Direction
-  readonly notionalCurrency: QuoteRecord["notionalCurrency"]
-  readonly notionalAmount: Money.Decimal
-  readonly lockedRate: Money.Decimal
-  readonly settlementCurrency: SettlementCurrency
-}
-
-/**
- * The charges of a quote from the model's value per 1 BASE (pricing.md, Quote fields): the premium
- * `value × N_b × (1 + margin)` in the settlement fiat (a forward's fee `max(min_fee, ratio × premium)`), and a
- * forward's deposit `notional × clamp(σ·√t2, min, max)`, each rounded up to the token unit. One rule for
- * `price` and `reprice`.
- */
-const charges = (
-  terms: QuoteTerms,
-  model: { readonly value: number; readonly sigma: number; readonly t2: number },
-  marketRate: Money.Decimal,
-  conversion: Conversion,
-  policy: QuotePolicyShape
-): { readonly premiumAmount: Money.Decimal; readonly depositAmount: Money.Decimal | null } => {
-  const notionalBase = inBase(terms.notionalAmount, terms.notionalCurrency, terms.direction, terms.lockedRate)
-  const marginFactor = Money.sum(Money.one, policy.optionMargin)
-  const optionPremiumQuote = Money.multiply(Money.multiply(Money.fromModel(model.value), notionalBase), marginFactor)
-  const optionPremium = convert(optionPremiumQuote, conversion)
-  const premiumAmount = Money.roundUp(
-    terms.contractType === "option"
-      ? optionPremium
-      : Money.max(policy.minForwardFee, Money.multiply(policy.forwardFeeRatio, optionPremium))
-  )
-  if (terms.contractType !== "forward") return { premiumAmount, depositAmount: null }
-  const notionalQuote =
-    terms.notionalCurrency === pair(terms.direction).base
-      ? Money.multiply(terms.notionalAmount, marketRate)
-      : terms.notionalAmount
-  const ratio = BigDecimal.clamp(Money.fromModel(model.sigma * Math.sqrt(model.t2)), {
-    minimum: policy.depositMin,
-    maximum: policy.depositMax
-  })
-  return { premiumAmount, depositAmount: Money.roundUp(Money.multiply(convert(notionalQuote, conversion), ratio)) }
-}
-
 /** A model number as JSON keeps it: `-0` (a zero rate, `−ln 1 / τ`) is written `0`, so it is priced as `0`. */
 const storable = (x: number): number => (x === 0 ? 0 : x)
-
-/** The engine's value per 1 BASE of a put on BASE from recorded inputs, struck at the locked rate. */
-const engineValue = (inputs: PricingInputs, strike: Money.Decimal): number =>
-  Pricing.windowOptionOn(
-    {
-      spot: Money.toModel(inputs.spot),
-      strike: Money.toModel(strike),
-      domesticRate: inputs.rate_domestic,
-      foreignRate: inputs.rate_foreign,
-      volatility: inputs.sigma,
-      windowStartYears: inputs.t1,
-      windowEndYears: inputs.t2,
-      kind: "put"
-    },
-    inputs.steps
-  )
 
 export const price = (input: PricerInput): PricedQuote => {
   const { request, policy, now } = input
