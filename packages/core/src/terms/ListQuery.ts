@@ -16,25 +16,25 @@ const Cursor = Schema.String.check(isCharacters(1, 512)).annotate({
   description: "The next_cursor of the previous page, as it was given"
 })
 
+/** What every list takes, after its own filters: the page size and where the page starts. */
+const page = { limit: Schema.optionalKey(Limit), cursor: Schema.optionalKey(Cursor) }
+
 export const ListQuotesQuery = Schema.Struct({
   status: Schema.optionalKey(QuoteStatus),
   customer_reference_id: Schema.optionalKey(BoundedString(256)),
-  limit: Schema.optionalKey(Limit),
-  cursor: Schema.optionalKey(Cursor)
+  ...page
 }).annotate({ identifier: "ListQuotesQuery" })
 export type ListQuotesQuery = typeof ListQuotesQuery.Type
 
 export const ListLocksQuery = Schema.Struct({
   status: Schema.optionalKey(ContractStatus),
-  limit: Schema.optionalKey(Limit),
-  cursor: Schema.optionalKey(Cursor)
+  ...page
 }).annotate({ identifier: "ListLocksQuery" })
 export type ListLocksQuery = typeof ListLocksQuery.Type
 
 export const ListWebhookEventsQuery = Schema.Struct({
   direction: Schema.optionalKey(EventDirection),
   fx_contract_id: Schema.optionalKey(Uuid),
-  limit: Schema.optionalKey(Limit),
-  cursor: Schema.optionalKey(Cursor)
+  ...page
 }).annotate({ identifier: "ListWebhookEventsQuery" })
 export type ListWebhookEventsQuery = typeof ListWebhookEventsQuery.Type
