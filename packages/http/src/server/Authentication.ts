@@ -13,7 +13,7 @@
  * kept for a minute (partners are insert-only: no operation renames or removes one). Unknown key
  * ids are never kept, so made-up ids cannot fill the memory.
  */
-import { ApiKeySecret, type Partner, PartnerRepo, TraceContext } from "@ratelock/core"
+import { ApiKeySecret, Environment, type Partner, PartnerRepo, TraceContext } from "@ratelock/core"
 import { DateTime, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { Digest } from "effect/crypto"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -37,8 +37,8 @@ const unauthorized = () =>
     )
   )
 
-const environments: ReadonlyArray<string> = ["sandbox", "production"] satisfies ReadonlyArray<Partner.Environment>
-const isEnvironment = (s: string | undefined): s is Partner.Environment => s !== undefined && environments.includes(s)
+const isEnvironment = (s: string | undefined): s is Partner.Environment =>
+  s !== undefined && (Environment.all as ReadonlyArray<string>).includes(s)
 
 /** How long a partner's name is kept in memory. */
 const partnerNameMillis = 60_000

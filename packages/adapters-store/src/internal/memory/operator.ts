@@ -7,6 +7,7 @@ import { Effect, Exit, HashMap, Option } from "effect"
 import type { DateTime } from "effect"
 import {
   BacklogRepo,
+  Environment,
   type EventRepo,
   OperatorTokenRepo,
   type Partner,
@@ -102,8 +103,6 @@ export const makeWorkerHeartbeatRepo = (ref: StateRef): WorkerHeartbeatRepo.Work
   return WorkerHeartbeatRepo.WorkerHeartbeatRepo.of({ beat, list, prune })
 }
 
-const environments: ReadonlyArray<Partner.Environment> = ["sandbox", "production"]
-
 /** The earlier of two instants, either possibly missing. */
 const earliest = (a: DateTime.Utc | null, b: DateTime.Utc): DateTime.Utc =>
   a === null || b.epochMilliseconds < a.epochMilliseconds ? b : a
@@ -111,7 +110,7 @@ const earliest = (a: DateTime.Utc | null, b: DateTime.Utc): DateTime.Utc =>
 export const makeBacklogRepo = (ref: StateRef): BacklogRepo.BacklogRepoShape => {
   const backlog = Effect.fn("MemoryStore.backlog")(function* () {
     return yield* read(ref, (state) =>
-      environments.map((environment) => {
+      Environment.all.map((environment) => {
         const counts: {
           -readonly [K in keyof BacklogRepo.EnvironmentBacklog]: BacklogRepo.EnvironmentBacklog[K]
         } = {
