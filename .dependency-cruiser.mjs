@@ -172,8 +172,8 @@ export default {
       name: "not-to-unresolvable",
       severity: "error",
       comment:
-        "an import that resolves to no file; for @ratelock/* check the package.json exports' " +
-        '"source" condition, which this config resolves',
+        "an import that resolves to no file. For @ratelock/<name>: pnpm links only the packages that " +
+        "this package's package.json declares, and <name>'s exports must map the \"source\" condition",
       from: {},
       to: { couldNotResolve: true }
     },
