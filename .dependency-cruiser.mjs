@@ -31,12 +31,14 @@
 // packages/core/src's folders, lowest first: a folder imports only itself and the folders
 // before it. WorkerPasses.ts comes after them all (it may import every folder), and index.ts,
 // the barrel, may import anything; no folder imports either of those two files.
+// limits/ sits below pricing/: the pricer refuses a quote that would breach its corridor's limits
+// (risk.md), so it reads CorridorLimit, while nothing of limits/ prices anything.
 const coreLayers = [
   "kernel",
   "terms",
   "market",
-  "pricing",
   "limits",
+  "pricing",
   "partners",
   "lifecycle",
   "hedging",
