@@ -5,12 +5,13 @@ import * as Format from "../internal/operatorFormat.ts"
 import * as UnmatchedFunds from "../UnmatchedFunds.ts"
 import { onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
+import { listLimitFlag } from "./SharedFlags.ts"
 
 const fundsUnmatched = Command.make(
   "unmatched",
   {
     contract: Flag.String("contract").pipe(Flag.withDescription("Only this contract's"), Flag.optional),
-    limit: Flag.Int("limit").pipe(Flag.withDescription("At most this many (default 100)"), Flag.withDefault(100)),
+    limit: listLimitFlag,
     json: jsonFlag
   },
   (input) =>

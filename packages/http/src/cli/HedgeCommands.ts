@@ -12,7 +12,7 @@ import * as HedgeFormat from "../internal/hedgeFormat.ts"
 import { onStore } from "./OnStore.ts"
 import { forOperator } from "./OperatorMessage.ts"
 import { jsonFlag, print } from "./Output.ts"
-import { environmentFlag } from "./SharedFlags.ts"
+import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
 /** A decimal flag's text as a decimal, or the operator's error naming the flag. */
 const decimalOf = (flag: string, text: string) =>
@@ -100,7 +100,7 @@ const hedgeOrders = Command.make(
       Flag.withDescription("Only these: pending is every order waiting for an outcome (intended or sent)"),
       Flag.optional
     ),
-    limit: Flag.Int("limit").pipe(Flag.withDescription("At most this many (default 100)"), Flag.withDefault(100)),
+    limit: listLimitFlag,
     json: jsonFlag
   },
   (input) =>

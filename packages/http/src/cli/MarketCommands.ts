@@ -4,18 +4,16 @@
  */
 import { MarketSnapshots } from "@ratelock/core"
 import { Effect } from "effect"
-import { Argument, CliError, Command } from "effect/cli"
+import { CliError, Command } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
-import { readDocument } from "./DocumentInput.ts"
+import { documentArgument, readDocument } from "./DocumentInput.ts"
 import { onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
 
 const marketImport = Command.make(
   "import",
   {
-    file: Argument.String("file").pipe(
-      Argument.withDescription("The snapshot document (JSON), or - for standard input")
-    ),
+    file: documentArgument("The snapshot document (JSON)"),
     json: jsonFlag
   },
   (input) =>

@@ -4,10 +4,10 @@
  */
 import { RiskDesk, RiskDeskReport, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
 import { Effect, Result } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
+import { CliError, Command, Flag } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
 import * as RiskFormat from "../internal/riskFormat.ts"
-import { readDocument } from "./DocumentInput.ts"
+import { documentArgument, readDocument } from "./DocumentInput.ts"
 import { onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
@@ -37,9 +37,7 @@ const riskReport = Command.make(
 const scenarioSet = Command.make(
   "set",
   {
-    file: Argument.String("file").pipe(
-      Argument.withDescription("A scenario (JSON object) or an array of them, or - for standard input")
-    ),
+    file: documentArgument("A scenario (JSON object) or an array of them"),
     json: jsonFlag
   },
   (input) =>

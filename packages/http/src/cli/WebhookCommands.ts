@@ -5,12 +5,12 @@ import { Command, Flag } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
 import { onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
-import { environmentFlag } from "./SharedFlags.ts"
+import { environmentFlag, partnerFlag } from "./SharedFlags.ts"
 
 const webhookSet = Command.make(
   "set",
   {
-    partner: Flag.String("partner").pipe(Flag.withDescription("The partner id")),
+    partner: partnerFlag,
     environment: environmentFlag,
     url: Flag.String("url").pipe(Flag.withDescription("The webhook URL")),
     json: jsonFlag
