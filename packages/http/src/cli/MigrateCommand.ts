@@ -1,4 +1,4 @@
-/** `ratelock migrate`: the schema, before a server starts or when none runs to apply it. */
+/** `ratelock migrate`: the schema brought up to date without starting a server (which does it too). */
 import { PgStore } from "@ratelock/adapters-store"
 import { Console, Effect } from "effect"
 import { Command } from "effect/cli"

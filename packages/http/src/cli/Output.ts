@@ -1,7 +1,4 @@
-/**
- * What a command prints: text for a person, or with `--json` the value itself for a script (every
- * command that prints a result takes the flag).
- */
+/** What a command prints: text for a person, or with `--json` the value itself, for a script. */
 import { Console } from "effect"
 import { Flag } from "effect/cli"
 
