@@ -1,5 +1,5 @@
 /**
- * `pnpm ratelock <command>`: the operator CLI (see `OperatorCli.ts` and the README).
+ * `pnpm ratelock <command>`: the operator CLI (see `OperatorCli.ts`, its groups in `cli/`, and the README).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"

@@ -34,6 +34,15 @@ import { PartnerAuth } from "./Security.ts"
 const always = [ValidationFailed, TooManyRequests, InternalError] as const
 const posting = [...always, PayloadTooLarge, Conflict] as const
 
+/**
+ * What makes a group the partners': its routes behind their credentials, under /api/v1. Piped
+ * after the last `add`, as `middleware` and `prefix` reach only the endpoints already added.
+ */
+const partnerRoutes =
+  (description: string) =>
+  <Id extends string, Endpoints extends HttpApiEndpoint.Constraint>(group: HttpApiGroup.HttpApiGroup<Id, Endpoints>) =>
+    group.middleware(PartnerAuth).prefix("/api/v1").annotate(OpenApi.Description, description)
+
 export class PartnersGroup extends HttpApiGroup.make("partners")
   .add(
     HttpApiEndpoint.get("me", "/partners/me", { success: Partner.PartnerIdentity, error: always }).annotate(
@@ -41,9 +50,7 @@ export class PartnersGroup extends HttpApiGroup.make("partners")
       "Who am I: the partner and key behind these credentials"
     )
   )
-  .middleware(PartnerAuth)
-  .prefix("/api/v1")
-  .annotate(OpenApi.Description, "The partner and API key behind the credentials") {}
+  .pipe(partnerRoutes("The partner and API key behind the credentials")) {}
 
 export class QuotesGroup extends HttpApiGroup.make("quotes")
   .add(
@@ -64,9 +71,7 @@ export class QuotesGroup extends HttpApiGroup.make("quotes")
       error: [...always, NotFound]
     }).annotate(OpenApi.Summary, "Get a quote")
   )
-  .middleware(PartnerAuth)
-  .prefix("/api/v1")
-  .annotate(OpenApi.Description, "Priced rate locks, valid for a short time") {}
+  .pipe(partnerRoutes("Priced rate locks, valid for a short time")) {}
 
 /** What contract creation answers besides 201, with the codes of its 4xx (docs/partner-api.md, Errors). */
 const contractCreationErrors = [
@@ -96,9 +101,7 @@ export class ContractsGroup extends HttpApiGroup.make("contracts")
       error: always
     }).annotate(OpenApi.Summary, "A customer's locks, newest first")
   )
-  .middleware(PartnerAuth)
-  .prefix("/api/v1")
-  .annotate(OpenApi.Description, "Binding rate locks made from quotes") {}
+  .pipe(partnerRoutes("Binding rate locks made from quotes")) {}
 
 export const ListPayoutEventsQuery = Schema.Struct({
   since: Schema.optionalKey(Fields.Datetime),
@@ -131,9 +134,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       error: [...posting, NotFound]
     }).annotate(OpenApi.Summary, "Queue a fresh delivery attempt of an outgoing event")
   )
-  .middleware(PartnerAuth)
-  .prefix("/api/v1")
-  .annotate(OpenApi.Description, "Inbound events from the partner, and the audit of events both ways") {}
+  .pipe(partnerRoutes("Inbound events from the partner, and the audit of events both ways")) {}
 
 const sandboxContract = { fx_contract_id: Fields.Uuid }
 
@@ -175,11 +176,9 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
       "Sandbox: what your sandbox webhook delivered to the service's own inbox, newest first, with whether each signature verified"
     )
   )
-  // innermost first: authentication runs, then the sandbox check, then decoding
+  // innermost first: authentication (added by partnerRoutes) runs, then the sandbox check, then decoding
   .middleware(Sandbox.SandboxOnly)
-  .middleware(PartnerAuth)
-  .prefix("/api/v1")
-  .annotate(OpenApi.Description, "Sandbox keys only: drive a contract's life on the simulated chain") {}
+  .pipe(partnerRoutes("Sandbox keys only: drive a contract's life on the simulated chain")) {}
 
 /**
  * The receiving end of the sandbox's webhook inbox: where a sandbox webhook can point (the demo

@@ -1,0 +1,204 @@
+/**
+ * `ratelock hedge …`: the policy per market pair and the orders the workers placed by it; `fill`
+ * and `reject` are the trader's side of the manual venue, `simulate` arms the simulated venue's
+ * next failure.
+ */
+import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
+import { HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
+import { Effect, Option } from "effect"
+import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as HostConfig from "../HostConfig.ts"
+import * as HedgeFormat from "../internal/hedgeFormat.ts"
+import { onStore } from "./OnStore.ts"
+import { forOperator } from "./OperatorMessage.ts"
+import { jsonFlag, print } from "./Output.ts"
+import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
+
+/** A decimal flag's text as a decimal, or the operator's error naming the flag. */
+const decimalOf = (flag: string, text: string) =>
+  Option.match(Money.parse(text.trim()), {
+    onNone: () =>
+      Effect.fail(
+        new CliError.UserError({ cause: text, userMessage: `--${flag} must be a decimal such as 50000 (got ${text})` })
+      ),
+    onSome: Effect.succeed
+  })
+
+const hedgePolicySet = Command.make(
+  "set",
+  {
+    environment: environmentFlag,
+    pair: Flag.String("pair").pipe(Flag.withDescription("The market pair in its usual order, e.g. USD/BRL")),
+    targetRatio: Flag.String("target-ratio").pipe(
+      Flag.withDescription("The share of the delta to hedge, 0 to 1 (default 1)"),
+      Flag.optional
+    ),
+    band: Flag.String("band").pipe(
+      Flag.withDescription("BASE units the position may stray from its target before an order is placed")
+    ),
+    instrument: Flag.Literals("instrument", ["spot", "forward"] as const).pipe(
+      Flag.withDescription("spot (value in two business days) or forward (value in --value-days)")
+    ),
+    valueDays: Flag.Int("value-days").pipe(Flag.withDescription("A forward's calendar days to value"), Flag.optional),
+    json: jsonFlag
+  },
+  (input) =>
+    Effect.gen(function* () {
+      const band = yield* decimalOf("band", input.band)
+      const targetRatio = Option.isSome(input.targetRatio)
+        ? yield* decimalOf("target-ratio", input.targetRatio.value)
+        : undefined
+      return yield* onStore(
+        Effect.flatMap(
+          HedgeDesk.setPolicy({
+            environment: input.environment,
+            pair: input.pair,
+            targetRatio,
+            band,
+            instrument: input.instrument,
+            valueDays: Option.getOrUndefined(input.valueDays)
+          }),
+          (policy) => print(input.json, HedgePolicy.view(policy), () => HedgeFormat.policySet(policy))
+        )
+      )
+    })
+).pipe(
+  Command.withDescription("Create or replace the hedge policy of a market pair in an environment"),
+  Command.withExamples([
+    {
+      command:
+        "ratelock hedge policy set --environment production --pair USD/BRL --target-ratio 1 --band 50000 --instrument spot",
+      description: "Keep USD/BRL's position within 50,000 USD of the whole delta, with spot orders"
+    }
+  ])
+)
+
+const hedgePolicyShow = Command.make(
+  "show",
+  {
+    environment: environmentFlag.pipe(Flag.optional),
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(HedgeDesk.policies(Option.getOrUndefined(input.environment)), (list) =>
+        print(input.json, HedgeFormat.policiesJson(list), () => HedgeFormat.policies(list))
+      )
+    )
+).pipe(Command.withDescription("The hedge policies, with each pair's position and the order it waits on"))
+
+const hedgePolicy = Command.make("policy").pipe(
+  Command.withDescription("How each market pair is hedged"),
+  Command.withSubcommands([hedgePolicySet, hedgePolicyShow])
+)
+
+const hedgeOrders = Command.make(
+  "orders",
+  {
+    environment: environmentFlag.pipe(Flag.optional),
+    status: Flag.Literals("status", ["pending", "intended", "sent", "filled", "rejected"] as const).pipe(
+      Flag.withDescription("Only these: pending is every order waiting for an outcome (intended or sent)"),
+      Flag.optional
+    ),
+    limit: listLimitFlag,
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(
+        HedgeDesk.orders({
+          environment: Option.getOrUndefined(input.environment),
+          status: Option.getOrUndefined(input.status),
+          limit: input.limit
+        }),
+        (list) => print(input.json, HedgeFormat.ordersJson(list), () => HedgeFormat.orders(list))
+      )
+    )
+).pipe(Command.withDescription("Hedge orders, newest first"))
+
+const orderArgument = Argument.String("order_id").pipe(Argument.withDescription("The hedge order's id"))
+
+const overrideVenueFlag = Flag.Boolean("override-venue").pipe(
+  Flag.withDescription(
+    "The order went to another venue than manual (left there when the host changed venue): record the outcome confirmed at that venue"
+  ),
+  Flag.withDefault(false)
+)
+
+const hedgeFill = Command.make(
+  "fill",
+  {
+    order: orderArgument,
+    rate: Flag.String("rate").pipe(Flag.withDescription("The rate filled at, QUOTE per BASE")),
+    amount: Flag.String("amount").pipe(
+      Flag.withDescription("BASE units filled, at most the order's (default: all of it)"),
+      Flag.optional
+    ),
+    overrideVenue: overrideVenueFlag,
+    json: jsonFlag
+  },
+  (input) =>
+    Effect.gen(function* () {
+      const rate = yield* decimalOf("rate", input.rate)
+      const amount = Option.isSome(input.amount) ? yield* decimalOf("amount", input.amount.value) : undefined
+      return yield* onStore(
+        Effect.flatMap(HedgeDesk.fill(input.order, rate, amount, { overrideVenue: input.overrideVenue }), (order) =>
+          print(input.json, HedgeOrder.view(order), () => HedgeFormat.filled(order))
+        )
+      )
+    })
+).pipe(Command.withDescription("Record a trader's fill of a manual hedge order (the rest is decided anew)"))
+
+const hedgeReject = Command.make(
+  "reject",
+  {
+    order: orderArgument,
+    reason: Flag.String("reason").pipe(Flag.withDescription("Why the order was not executed")),
+    overrideVenue: overrideVenueFlag,
+    json: jsonFlag
+  },
+  (input) =>
+    onStore(
+      Effect.flatMap(HedgeDesk.reject(input.order, input.reason, { overrideVenue: input.overrideVenue }), (order) =>
+        print(input.json, HedgeOrder.view(order), () => HedgeFormat.rejected(order))
+      )
+    )
+).pipe(Command.withDescription("Record that a manual hedge order was not executed; the next pass decides anew"))
+
+const hedgeSimulate = Command.make(
+  "simulate",
+  {
+    rejectNext: Flag.Boolean("reject-next").pipe(
+      Flag.withDescription("The simulated venue rejects the next new order"),
+      Flag.withDefault(false)
+    ),
+    timeoutNext: Flag.Boolean("timeout-next").pipe(
+      Flag.withDescription("The simulated venue fills the next new order but answers with a timeout"),
+      Flag.withDefault(false)
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    Effect.gen(function* () {
+      if (input.rejectNext === input.timeoutNext) {
+        return yield* new CliError.UserError({
+          cause: input,
+          userMessage: "Give exactly one of --reject-next and --timeout-next"
+        })
+      }
+      const action = input.rejectNext ? "reject" : "timeout"
+      const settings = yield* forOperator(HostConfig.settings)
+      yield* onStore(
+        SimulatedHedgeVenue.SimulatedHedgeVenue.use((venue) => venue.arm(action)).pipe(
+          Effect.provide(SimulatedHedgeVenue.layerSqlControl)
+        )
+      )
+      const armed = { armed: action, hedging: settings.hedging }
+      yield* print(input.json, armed, () => HedgeFormat.armed(armed))
+    })
+).pipe(Command.withDescription("Tell the simulated hedge venue to reject, or to time out, the next new order"))
+
+export const hedge = Command.make("hedge").pipe(
+  Command.withDescription("Hedging the book: policies per market pair, orders, the manual desk, the simulated venue"),
+  Command.withSubcommands([hedgePolicy, hedgeOrders, hedgeFill, hedgeReject, hedgeSimulate])
+)

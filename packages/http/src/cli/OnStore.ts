@@ -1,0 +1,24 @@
+/**
+ * Most commands are one program of core on the database the server uses (`DATABASE_URL`, else
+ * the embedded one in `RATELOCK_DATA_DIR`, which must not be open in a running server).
+ */
+import type { StoreError } from "@ratelock/core"
+import { Effect, Layer } from "effect"
+import type { CliError } from "effect/cli"
+import * as HostConfig from "../HostConfig.ts"
+import * as Services from "../Services.ts"
+import * as Store from "../Store.ts"
+import { forOperator } from "./OperatorMessage.ts"
+
+/** What a program run `onStore` may use: the repositories and the host's services. */
+type OnStoreServices = Layer.Success<ReturnType<typeof Store.layer>> | Layer.Success<typeof Services.layer>
+
+/** Runs `program` on the configured store, which is closed (and its lock released) afterwards. */
+export const onStore = <A, E, R extends OnStoreServices>(
+  program: Effect.Effect<A, E | StoreError.StoreError, R>
+): Effect.Effect<A, CliError.UserError, Exclude<R, OnStoreServices>> =>
+  forOperator(
+    Effect.flatMap(HostConfig.settings, (settings) =>
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer))
+    )
+  )
