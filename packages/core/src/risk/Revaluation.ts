@@ -32,7 +32,7 @@ export interface SettingsShape {
 }
 
 /** `RATELOCK_RISK_INTERVAL_SECONDS` in the host; 30 s by default (risk.md's report is for people). */
-export const Settings = Context.Reference<SettingsShape>("@ratelock/core/RiskDesk/Settings", {
+export const Settings = Context.Reference<SettingsShape>("@ratelock/core/Revaluation/Settings", {
   defaultValue: () => ({ interval: Duration.seconds(30) })
 })
 
