@@ -20,7 +20,14 @@ import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { commit } from "./internal/commit.ts"
 import { after, before } from "./internal/keyset.ts"
 import { Int8, int, numeric, timestamp } from "./internal/rows/columns.ts"
-import { ContractRow, contractRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
+import {
+  ContractRow,
+  contractRow,
+  fundingIndexSequence,
+  historyRows,
+  LedgerRow,
+  selectColumns
+} from "./internal/rows/contracts.ts"
 import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
 import { UnmatchedRow, unmatchedRow } from "./internal/rows/unmatched.ts"
 import {
@@ -34,7 +41,6 @@ import {
   storeError,
   uniqueConstraint
 } from "./internal/sql.ts"
-import { fundingIndexSequence } from "./PgMigrations.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })

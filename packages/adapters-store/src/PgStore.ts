@@ -24,6 +24,7 @@ import type {
 } from "@ratelock/core"
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import * as Migrations from "./migrations/index.ts"
 import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
@@ -32,7 +33,6 @@ import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
 import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
-import * as PgMigrations from "./PgMigrations.ts"
 import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
@@ -71,9 +71,7 @@ export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   PgMigrator.MigrationError | SqlError.SqlError,
   PgClient.PgClient | SqlClient.SqlClient
-> = Effect.flatMap(PgClient.PgClient, () =>
-  PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
-)
+> = Effect.flatMap(PgClient.PgClient, () => PgMigrator.make({})({ loader: Migrations.loader, table: migrationsTable }))
 
 /** The nine repositories over a `PgClient`, after migrating its database. */
 /** The repositories over a `PgClient`, after migrating its database. */

@@ -173,6 +173,9 @@ export const ContractRow = ContractColumns.pipe(
   })
 ).annotate({ identifier: "ContractRow" })
 
+/** The sequence that hands out one rail's funding-address indexes (made by migration 5). */
+export const fundingIndexSequence = (chain: string, environment: string) => `funding_index_${chain}_${environment}`
+
 /** `SELECT` list of a contract with its history, over a relation aliased `c`. */
 export const selectColumns = (sql: SqlClient.SqlClient) =>
   sql`c.*, (SELECT json_agg(json_build_object(
