@@ -10,8 +10,8 @@
 import { type HedgeOrder, HedgeOrderRepo, type HedgePolicyRepo, Ledger, Money, type Partner } from "@ratelock/core"
 import { Array, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
-import { timestamp } from "./internal/rows/columns.ts"
-import { LedgerRow, ledgerRow, OrderRow, orderRow } from "./internal/rows/hedging.ts"
+import { decimal, timestamp } from "./internal/rows/columns.ts"
+import { LedgerRow, ledgerRow, OrderRow, orderRow, PositionRow } from "./internal/rows/hedging.ts"
 import { isConflict, isUuid, orStoreError, Parameters, storeError } from "./internal/sql.ts"
 
 /** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
@@ -105,11 +105,16 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
       return yield* outstandingOf({ environment, pair })
     }, orStoreError("PgHedgeOrderRepo.outstanding"))
 
-    const position = Effect.fn("PgHedgeOrderRepo.position")(function* (environment: Partner.Environment, pair: string) {
-      const rows = yield* sql<{ readonly position: string }>`SELECT
+    const filled = SqlSchema.findOne({
+      Request: Parameters<PairKey>(),
+      Result: PositionRow,
+      execute: (k) => sql`SELECT
           coalesce(sum(CASE side WHEN 'buy' THEN fill_amount ELSE -fill_amount END), 0)::text AS position
-        FROM hedge_orders WHERE environment = ${environment} AND pair = ${pair} AND status = 'filled'`
-      return Money.unsafe(rows[0]!.position)
+        FROM hedge_orders WHERE environment = ${k.environment} AND pair = ${k.pair} AND status = 'filled'`
+    })
+
+    const position = Effect.fn("PgHedgeOrderRepo.position")(function* (environment: Partner.Environment, pair: string) {
+      return decimal((yield* filled({ environment, pair })).position)
     }, orStoreError("PgHedgeOrderRepo.position"))
 
     const listed = SqlSchema.findAll({

@@ -4,7 +4,7 @@
  * be one.
  */
 import { type Lease, StoreError } from "@ratelock/core"
-import { Cause, DateTime, Effect, Option, Schema, SchemaAST, type SchemaIssue } from "effect"
+import { Cause, DateTime, Effect, Option, Predicate, Schema, SchemaAST, type SchemaIssue } from "effect"
 import { SqlError } from "effect/sql"
 import { timestamp } from "./rows/columns.ts"
 
@@ -21,8 +21,10 @@ export const uniqueConstraint = (error: SqlError.SqlError): Option.Option<string
  */
 export const checkViolated = (error: SqlError.SqlError): Option.Option<string> => {
   if (error.reason._tag !== "ConstraintError") return Option.none()
-  const cause = error.reason.cause as { readonly constraint?: unknown } | undefined
-  return typeof cause?.constraint === "string" ? Option.some(cause.constraint) : Option.none()
+  const cause = error.reason.cause
+  return Predicate.hasProperty(cause, "constraint") && Predicate.isString(cause.constraint)
+    ? Option.some(cause.constraint)
+    : Option.none()
 }
 
 /** Lost a race with a concurrent writer: a unique key taken, a deadlock or a serialization failure. */
@@ -69,7 +71,7 @@ const toStoreError = (operation: string, e: StoreFailure): StoreError.StoreError
       ? rowError(operation, e)
       : new StoreError.StoreError({ message: `${operation} failed: the statement returned no row`, cause: e })
 
-const isStoreFailure = (e: unknown): e is StoreFailure =>
+const isStoreFailure = <E>(e: E): e is E & StoreFailure =>
   SqlError.isSqlError(e) || Schema.isSchemaError(e) || Cause.isNoSuchElementError(e)
 
 /**
@@ -78,12 +80,10 @@ const isStoreFailure = (e: unknown): e is StoreFailure =>
  */
 export const orStoreError =
   (operation: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StoreFailure> | StoreError.StoreError, R> =>
-    Effect.mapError(self, (e) => (isStoreFailure(e) ? toStoreError(operation, e) : e)) as Effect.Effect<
-      A,
-      Exclude<E, StoreFailure> | StoreError.StoreError,
-      R
-    >
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, E & StoreFailure> | StoreError.StoreError, R> =>
+    Effect.catchIf<A, E, R, E & StoreFailure, never, StoreError.StoreError, never>(self, isStoreFailure, (e) =>
+      Effect.fail(toStoreError(operation, e))
+    )
 
 /**
  * The parameters of a statement, as the repository passes them: its own typed arguments, bound as

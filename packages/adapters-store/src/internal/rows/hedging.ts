@@ -142,6 +142,9 @@ export const OrderRow = OrderColumns.pipe(
   })
 ).annotate({ identifier: "HedgeOrderRow" })
 
+/** A pair's position, as `PgHedgeOrderRepo.position` sums it: the signed filled amounts. */
+export const PositionRow = Schema.Struct({ position: Numeric }).annotate({ identifier: "HedgePositionRow" })
+
 const LedgerColumns = Schema.Struct({
   order_id: Schema.String,
   environment: Partner.Environment,

@@ -3,7 +3,7 @@
  * (a scenario, a revaluation's report) are kept as their encoded JSON and decoded through core's
  * schemas on read.
  */
-import { RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
+import { Partner, RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
 import { Schema, SchemaGetter } from "effect"
 import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
 
@@ -32,7 +32,7 @@ export const ScenarioRow = ScenarioColumns.pipe(
 ).annotate({ identifier: "ScenarioRow" })
 
 const RevaluationColumns = Schema.Struct({
-  environment: Schema.String,
+  environment: Partner.Environment,
   computed_at: Timestamp,
   snapshot_id: Schema.NullOr(Schema.String),
   report: Schema.toEncoded(RiskReport.BookReport)
@@ -50,7 +50,7 @@ export const revaluationRow = (r: RiskRevaluationRepo.StoredRevaluation) => ({
 export const RevaluationRow = RevaluationColumns.pipe(
   Schema.decodeTo(RiskRevaluationRepo.StoredRevaluation, {
     decode: SchemaGetter.transform((r): typeof RiskRevaluationRepo.StoredRevaluation.Encoded => ({
-      environment: r.environment as typeof RiskRevaluationRepo.StoredRevaluation.Encoded.environment,
+      environment: r.environment,
       computedAt: utc(r.computed_at),
       snapshotId: r.snapshot_id,
       report: r.report

@@ -21,6 +21,12 @@ export const Received = Schema.Struct({
 }).annotate({ identifier: "SimulatedHedgeVenue.Received" })
 export type Received = typeof Received.Type
 
+/** The two things the venue can be told to do to the next new order. */
+export const Action = Schema.Literals(["reject", "timeout"])
+
+/** An action a new order took from `sim_hedge_venue_control`. */
+export const ActionRow = Schema.Struct({ action: Action }).annotate({ identifier: "SimHedgeActionRow" })
+
 const Columns = Schema.Struct({
   order_id: Schema.String,
   amount: Numeric,
