@@ -53,5 +53,20 @@ export const int8OrNull = (value: number | null): bigint | null => (value === nu
 export const json = (value: unknown): string => JSON.stringify(value ?? null)
 
 /** A row schema's encoding, which nothing uses: rows are written by their row module's mapping. */
-export const writtenByMapping = <T, E>() =>
+const writtenByMapping = <T, E>() =>
   SchemaGetter.forbidden<T, E>(() => "a row is written by its row module's mapping, not encoded by its schema")
+
+/**
+ * A row schema, named `identifier` in a read's errors: its columns, decoded by one mapping into the
+ * record's schema (which checks what the mapping made). It has no encoding: rows are written by
+ * their row module's mapping.
+ */
+export const rowSchema = <Columns extends Schema.Top, Record extends Schema.Top>(
+  identifier: string,
+  columns: Columns,
+  record: Record,
+  decode: (row: NoInfer<Columns["Type"]>) => NoInfer<Record["Encoded"]>
+) =>
+  columns
+    .pipe(Schema.decodeTo(record, { decode: SchemaGetter.transform(decode), encode: writtenByMapping() }))
+    .annotate({ identifier })

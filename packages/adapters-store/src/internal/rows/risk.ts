@@ -4,8 +4,8 @@
  * schemas on read.
  */
 import { Partner, RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { json, Timestamp, timestamp, utc, rowSchema } from "./columns.ts"
 
 const ScenarioColumns = Schema.Struct({
   name: Schema.String,
@@ -21,15 +21,10 @@ export const scenarioRow = (s: RiskScenarioRepo.StoredScenario) => ({
   updated_at: timestamp(s.updatedAt)
 })
 
-export const ScenarioRow = ScenarioColumns.pipe(
-  Schema.decodeTo(RiskScenarioRepo.StoredScenario, {
-    decode: SchemaGetter.transform((r): typeof RiskScenarioRepo.StoredScenario.Encoded => ({
-      scenario: r.document,
-      updatedAt: utc(r.updated_at)
-    })),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "ScenarioRow" })
+export const ScenarioRow = rowSchema("ScenarioRow", ScenarioColumns, RiskScenarioRepo.StoredScenario, (r) => ({
+  scenario: r.document,
+  updatedAt: utc(r.updated_at)
+}))
 
 const RevaluationColumns = Schema.Struct({
   environment: Partner.Environment,
@@ -47,14 +42,14 @@ export const revaluationRow = (r: RiskRevaluationRepo.StoredRevaluation) => ({
   report: json(encodeReport(r.report))
 })
 
-export const RevaluationRow = RevaluationColumns.pipe(
-  Schema.decodeTo(RiskRevaluationRepo.StoredRevaluation, {
-    decode: SchemaGetter.transform((r): typeof RiskRevaluationRepo.StoredRevaluation.Encoded => ({
-      environment: r.environment,
-      computedAt: utc(r.computed_at),
-      snapshotId: r.snapshot_id,
-      report: r.report
-    })),
-    encode: writtenByMapping()
+export const RevaluationRow = rowSchema(
+  "RevaluationRow",
+  RevaluationColumns,
+  RiskRevaluationRepo.StoredRevaluation,
+  (r) => ({
+    environment: r.environment,
+    computedAt: utc(r.computed_at),
+    snapshotId: r.snapshot_id,
+    report: r.report
   })
-).annotate({ identifier: "RevaluationRow" })
+)

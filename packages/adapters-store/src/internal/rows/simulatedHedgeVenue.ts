@@ -2,8 +2,8 @@
  * `sim_hedge_fills` rows and what the simulated venue recorded of an order: the one place the
  * columns of its books are named.
  */
-import { Schema, SchemaGetter } from "effect"
-import { decimal, decimalOrNull, Numeric, Timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { decimal, decimalOrNull, Numeric, Timestamp, utc, rowSchema } from "./columns.ts"
 
 /** What the venue recorded of an order. */
 export const Received = Schema.Struct({
@@ -40,19 +40,12 @@ const Columns = Schema.Struct({
 })
 
 /** A `sim_hedge_fills` row → what the venue recorded. */
-export const SimFillRow = Columns.pipe(
-  Schema.decodeTo(Received, {
-    decode: SchemaGetter.transform(
-      (r): Received => ({
-        orderId: r.order_id,
-        outcome: r.outcome,
-        fill: r.rate === null ? null : { rate: decimal(r.rate), amount: decimal(r.amount), at: utc(r.received_at) },
-        mid: decimalOrNull(r.mid),
-        reason: r.reason,
-        timedOut: r.timed_out,
-        executions: r.executions
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "SimHedgeFillRow" })
+export const SimFillRow = rowSchema("SimHedgeFillRow", Columns, Received, (r) => ({
+  orderId: r.order_id,
+  outcome: r.outcome,
+  fill: r.rate === null ? null : { rate: decimal(r.rate), amount: decimal(r.amount), at: utc(r.received_at) },
+  mid: decimalOrNull(r.mid),
+  reason: r.reason,
+  timedOut: r.timed_out,
+  executions: r.executions
+}))
