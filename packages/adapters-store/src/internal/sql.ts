@@ -5,7 +5,7 @@
  */
 import { type Lease, StoreError } from "@ratelock/core"
 import { Cause, DateTime, Effect, Option, Predicate, Schema, SchemaAST, type SchemaIssue } from "effect"
-import { SqlError } from "effect/sql"
+import { type SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
 import { timestamp } from "./rows/columns.ts"
 
 /** The reason of a failed statement, to tell conflicts from other failures. */
@@ -105,6 +105,41 @@ export const claimOf = (claim: Lease.Claim): Claim => ({
   limit: claim.limit,
   leaseUntil: timestamp(DateTime.addDuration(claim.now, claim.leaseFor))
 })
+
+/**
+ * A worker's claim on a job table (`contracts`, `payouts`, `webhook_events`), as one statement: up
+ * to `claim.limit` rows that are `due` (a condition on the table aliased `job`) and that nobody
+ * holds or whose lease ended, oldest first by `(created_at, id)`, skipping the rows other claimers
+ * are locking right now (`FOR UPDATE SKIP LOCKED`), leased to the owner until the lease's end;
+ * answered with `select` over the claimed rows (aliased `c`), oldest first, decoded by `Result`.
+ */
+export const claimJobs = <Result extends Schema.ConstraintCodec<unknown, unknown, never, unknown>>(options: {
+  readonly sql: SqlClient.SqlClient
+  readonly table: string
+  readonly Result: Result
+  readonly due: (claim: Claim) => Statement.Fragment
+  readonly select?: Statement.Fragment
+}) => {
+  const { sql, table, due, select = sql`c.*` } = options
+  return SqlSchema.findAll({
+    Request: Parameters<Lease.Claim>(),
+    Result: options.Result,
+    execute: (lease) => {
+      const claim = claimOf(lease)
+      return sql`WITH due AS MATERIALIZED (
+          SELECT job.id FROM ${sql(table)} job
+          WHERE ${due(claim)} AND (job.lease_expires_at IS NULL OR job.lease_expires_at <= ${claim.now})
+          ORDER BY job.created_at, job.id LIMIT ${claim.limit}
+          FOR UPDATE OF job SKIP LOCKED
+        ), claimed AS (
+          UPDATE ${sql(table)} leased SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
+          FROM due WHERE leased.id = due.id
+          RETURNING leased.*
+        )
+        SELECT ${select} FROM claimed c ORDER BY c.created_at, c.id`
+    }
+  })
+}
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
