@@ -7,20 +7,13 @@
  * `hedge_orders_outstanding`. A fill is the compare-and-set update with its ledger entries, one
  * statement too.
  */
-import { type HedgeOrder, HedgeOrderRepo, type HedgePolicyRepo, Ledger, Money, type Partner } from "@ratelock/core"
+import { type HedgeOrder, HedgeOrderRepo, type HedgePolicyRepo, type Ledger, type Partner } from "@ratelock/core"
 import { Array, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { decimal, timestamp } from "./internal/rows/columns.ts"
 import { LedgerRow, ledgerRow, OrderRow, orderRow, PositionRow } from "./internal/rows/hedging.ts"
+import { imbalance } from "./internal/rules.ts"
 import { isConflict, isUuid, orStoreError, Parameters, storeError } from "./internal/sql.ts"
-
-/** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
-const unbalanced = (entries: ReadonlyArray<Ledger.HedgeLedgerEntry>): string | undefined => {
-  for (const [currency, total] of Ledger.balances(entries)) {
-    if (!Money.isZero(total)) return `${currency} ${Money.format(total)}`
-  }
-  return undefined
-}
 
 /** Lost to a guard, a unique index or a concurrent writer: not written. */
 const notWritten = (operation: string) => (e: SqlError.SqlError) =>
@@ -58,9 +51,13 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
       expected: HedgeOrderRepo.Expected,
       ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
     ) {
-      const imbalance = unbalanced(ledger)
-      if (imbalance !== undefined) {
-        return yield* Effect.die(new Error(`ledger entries of hedge order ${order.id} do not balance: ${imbalance}`))
+      const unbalanced = imbalance(ledger)
+      if (unbalanced !== undefined) {
+        return yield* Effect.die(
+          new Error(
+            `ledger entries of hedge order ${order.id} do not balance: ${unbalanced.currency} ${unbalanced.total}`
+          )
+        )
       }
       const moved = sql`UPDATE hedge_orders SET ${sql.update(orderRow(order), ["id"])}
         WHERE id = ${order.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}

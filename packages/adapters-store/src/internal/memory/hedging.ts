@@ -10,10 +10,10 @@ import {
   type HedgePolicy,
   HedgePolicyRepo,
   type Lease,
-  Ledger,
-  Money,
+  type Ledger,
   type Partner
 } from "@ratelock/core"
+import { imbalance } from "../rules.ts"
 import { compareKeys } from "./keyset.ts"
 import { isFree } from "./lease.ts"
 import { atomically, done, read, type State, type StateRef } from "./state.ts"
@@ -114,12 +114,13 @@ export const makeHedgeOrderRepo = (ref: StateRef): HedgeOrderRepo.HedgeOrderRepo
     expected: HedgeOrderRepo.Expected,
     ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
   ) {
-    for (const [currency, total] of Ledger.balances(ledger)) {
-      if (!Money.isZero(total)) {
-        return yield* Effect.die(
-          new Error(`ledger entries of hedge order ${order.id} do not balance: ${currency} ${Money.format(total)}`)
+    const unbalanced = imbalance(ledger)
+    if (unbalanced !== undefined) {
+      return yield* Effect.die(
+        new Error(
+          `ledger entries of hedge order ${order.id} do not balance: ${unbalanced.currency} ${unbalanced.total}`
         )
-      }
+      )
     }
     return yield* atomically(ref, (state) => {
       const stored = Option.getOrUndefined(HashMap.get(state.hedgeOrders, order.id))

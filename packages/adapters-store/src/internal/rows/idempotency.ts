@@ -4,6 +4,7 @@
  */
 import { IdempotencyRepo } from "@ratelock/core"
 import { Schema } from "effect"
+import { heldClaim } from "../rules.ts"
 import { rowSchema } from "./columns.ts"
 
 /** A key another request holds → in flight until its response is stored, then completed. */
@@ -17,12 +18,11 @@ export const HeldKeyRow = rowSchema(
   "IdempotencyKeyRow",
   HeldKeyColumns,
   Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]),
-  (r): IdempotencyRepo.InFlight | IdempotencyRepo.Completed =>
-    r.response_status === null || r.response_body === null
-      ? { _tag: "InFlight", fingerprint: r.fingerprint }
-      : {
-          _tag: "Completed",
-          fingerprint: r.fingerprint,
-          response: { status: r.response_status, body: r.response_body }
-        }
+  (r) =>
+    heldClaim(
+      r.fingerprint,
+      r.response_status === null || r.response_body === null
+        ? null
+        : { status: r.response_status, body: r.response_body }
+    )
 )
