@@ -12,7 +12,7 @@ import { Array, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { decimal, timestamp } from "./internal/rows/columns.ts"
 import { LedgerRow, ledgerRow, OrderRow, orderRow, PositionRow } from "./internal/rows/hedging.ts"
-import { imbalance } from "./internal/rules.ts"
+import { requireBalanced } from "./internal/rules.ts"
 import { isConflict, isUuid, orStoreError, Parameters, storeError } from "./internal/sql.ts"
 
 /** Lost to a guard, a unique index or a concurrent writer: not written. */
@@ -51,14 +51,7 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
       expected: HedgeOrderRepo.Expected,
       ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
     ) {
-      const unbalanced = imbalance(ledger)
-      if (unbalanced !== undefined) {
-        return yield* Effect.die(
-          new Error(
-            `ledger entries of hedge order ${order.id} do not balance: ${unbalanced.currency} ${unbalanced.total}`
-          )
-        )
-      }
+      yield* requireBalanced(ledger, `hedge order ${order.id}`)
       const moved = sql`UPDATE hedge_orders SET ${sql.update(orderRow(order), ["id"])}
         WHERE id = ${order.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}
         RETURNING id`

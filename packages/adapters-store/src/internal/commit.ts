@@ -11,7 +11,7 @@ import type { SqlClient, Statement } from "effect/sql"
 import { numeric } from "./rows/columns.ts"
 import { contractRow, historyRows, ledgerRow, transferRow } from "./rows/contracts.ts"
 import { incomingRow, outgoingRow } from "./rows/events.ts"
-import { imbalance } from "./rules.ts"
+import { requireBalanced } from "./rules.ts"
 import { isConflict, storeError } from "./sql.ts"
 
 export const commit = (sql: SqlClient.SqlClient) =>
@@ -24,14 +24,7 @@ export const commit = (sql: SqlClient.SqlClient) =>
         )
       )
     }
-    const unbalanced = imbalance(change.ledger)
-    if (unbalanced !== undefined) {
-      return yield* Effect.die(
-        new Error(
-          `ledger entries of contract ${contract.id} do not balance: ${unbalanced.currency} ${unbalanced.total}`
-        )
-      )
-    }
+    yield* requireBalanced(change.ledger, `contract ${contract.id}`)
     const version = contract.history.length
     const row = contractRow(contract)
     const entry = historyRows(contract.id, version, contract.history.slice(change.expectedVersion))[0]!

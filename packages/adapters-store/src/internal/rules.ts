@@ -4,6 +4,7 @@
  * this package cannot change on its own.
  */
 import { type IdempotencyRepo, Ledger, Money } from "@ratelock/core"
+import { Effect } from "effect"
 
 /**
  * The first currency whose entries do not sum to zero, with its sum: ledger entries a commit or a
@@ -16,6 +17,17 @@ export const imbalance = <C extends string>(
     if (!Money.isZero(total)) return { currency, total: Money.format(total) }
   }
   return undefined
+}
+
+/** Dies (the caller's bug, nothing written) unless the entries of `owner` balance per currency. */
+export const requireBalanced = (
+  entries: ReadonlyArray<{ readonly currency: string; readonly amount: Money.Decimal }>,
+  owner: string
+): Effect.Effect<void> => {
+  const unbalanced = imbalance(entries)
+  return unbalanced === undefined
+    ? Effect.void
+    : Effect.die(new Error(`ledger entries of ${owner} do not balance: ${unbalanced.currency} ${unbalanced.total}`))
 }
 
 /** What a claim of an idempotency key another request holds answers: in flight until its response is stored. */

@@ -13,7 +13,7 @@ import {
   type Ledger,
   type Partner
 } from "@ratelock/core"
-import { imbalance } from "../rules.ts"
+import { requireBalanced } from "../rules.ts"
 import { compareKeys } from "./keyset.ts"
 import { isFree } from "./lease.ts"
 import { atomically, done, read, type State, type StateRef } from "./state.ts"
@@ -114,14 +114,7 @@ export const makeHedgeOrderRepo = (ref: StateRef): HedgeOrderRepo.HedgeOrderRepo
     expected: HedgeOrderRepo.Expected,
     ledger: ReadonlyArray<Ledger.HedgeLedgerEntry> = []
   ) {
-    const unbalanced = imbalance(ledger)
-    if (unbalanced !== undefined) {
-      return yield* Effect.die(
-        new Error(
-          `ledger entries of hedge order ${order.id} do not balance: ${unbalanced.currency} ${unbalanced.total}`
-        )
-      )
-    }
+    yield* requireBalanced(ledger, `hedge order ${order.id}`)
     return yield* atomically(ref, (state) => {
       const stored = Option.getOrUndefined(HashMap.get(state.hedgeOrders, order.id))
       const current =
