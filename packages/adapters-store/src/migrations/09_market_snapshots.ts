@@ -14,41 +14,28 @@ import { statements } from "./statements.ts"
 /** The id of the illustrative snapshot that migration 9 stores for the quotes priced before market data. */
 export const illustrativeSnapshotId = "00000000-0000-4000-8000-000000000001"
 
-// core's `MarketSnapshot.illustrative` when this migration was released, copied as its encoded
-// document (the JSON text the row keeps) and its `MarketSnapshot.hash`: a released migration must
-// never change when core does
+// core's `MarketSnapshot.illustrative` when this migration was released, copied as the JSON text the
+// row keeps (split in lines only to fit the page) and its `MarketSnapshot.hash`: a released
+// migration must never change when core does
 const illustrative = {
   asOf: "2026-01-01T00:00:00.000Z",
   source: "illustrative defaults",
   hash: "eedd094cea7bd174f6d216c528992db5b45bac7dbbc2c4a36064198c19a8d246",
-  document: JSON.stringify({
-    as_of: "2026-01-01T00:00:00.000Z",
-    source: "illustrative defaults",
-    rates: {
-      USD: { convention: "ACT/360", points: [{ tenor_days: 365, rate: "0.0375" }] },
-      EUR: { convention: "ACT/360", points: [{ tenor_days: 365, rate: "0.02" }] },
-      BRL: { convention: "BUS/252", points: [{ tenor_days: 365, rate: "0.1425" }] },
-      MXN: { convention: "ACT/360", points: [{ tenor_days: 365, rate: "0.07" }] },
-      NGN: { convention: "ACT/365", points: [{ tenor_days: 365, rate: "0.27" }] }
-    },
-    holidays: {},
-    spot: {
-      "EUR/USD": "1.17",
-      "USD/BRL": "5.4",
-      "USD/MXN": "18.5",
-      "USD/NGN": "1500",
-      "EUR/BRL": "6.32",
-      "BRL/MXN": "3.43"
-    },
-    vols: {
-      "EUR/USD": [{ tenor_days: 365, atm: "0.075", rr25: "0", bf25: "0" }],
-      "USD/BRL": [{ tenor_days: 365, atm: "0.14", rr25: "0", bf25: "0" }],
-      "USD/MXN": [{ tenor_days: 365, atm: "0.12", rr25: "0", bf25: "0" }],
-      "USD/NGN": [{ tenor_days: 365, atm: "0.2", rr25: "0", bf25: "0" }],
-      "EUR/BRL": [{ tenor_days: 365, atm: "0.15", rr25: "0", bf25: "0" }],
-      "BRL/MXN": [{ tenor_days: 365, atm: "0.13", rr25: "0", bf25: "0" }]
-    }
-  })
+  document: [
+    '{"as_of":"2026-01-01T00:00:00.000Z","source":"illustrative defaults",',
+    '"rates":{"USD":{"convention":"ACT/360","points":[{"tenor_days":365,"rate":"0.0375"}]},',
+    '"EUR":{"convention":"ACT/360","points":[{"tenor_days":365,"rate":"0.02"}]},',
+    '"BRL":{"convention":"BUS/252","points":[{"tenor_days":365,"rate":"0.1425"}]},',
+    '"MXN":{"convention":"ACT/360","points":[{"tenor_days":365,"rate":"0.07"}]},',
+    '"NGN":{"convention":"ACT/365","points":[{"tenor_days":365,"rate":"0.27"}]}},"holidays":{},',
+    '"spot":{"EUR/USD":"1.17","USD/BRL":"5.4","USD/MXN":"18.5","USD/NGN":"1500","EUR/BRL":"6.32","BRL/MXN":"3.43"},',
+    '"vols":{"EUR/USD":[{"tenor_days":365,"atm":"0.075","rr25":"0","bf25":"0"}],',
+    '"USD/BRL":[{"tenor_days":365,"atm":"0.14","rr25":"0","bf25":"0"}],',
+    '"USD/MXN":[{"tenor_days":365,"atm":"0.12","rr25":"0","bf25":"0"}],',
+    '"USD/NGN":[{"tenor_days":365,"atm":"0.2","rr25":"0","bf25":"0"}],',
+    '"EUR/BRL":[{"tenor_days":365,"atm":"0.15","rr25":"0","bf25":"0"}],',
+    '"BRL/MXN":[{"tenor_days":365,"atm":"0.13","rr25":"0","bf25":"0"}]}}'
+  ].join("")
 }
 
 export const marketSnapshots = Effect.gen(function* () {
