@@ -10,79 +10,105 @@ import { json, Timestamp, timestamp, timestampOrNull, utc, utcOrNull, rowSchema 
 
 type WithPayloadText<Row> = Omit<Row, "payload"> & { readonly payload: string }
 
-/** The columns of an event of either direction (`processed_at`: handled, or delivered). */
-const EventColumns = Schema.Struct({
+/**
+ * The columns of an event of either direction, for that direction's event types, statuses and
+ * payloads (`processed_at`: handled, or delivered); the rest are its direction's own.
+ */
+const eventColumns = <
+  const Direction extends string,
+  EventType extends Schema.Top,
+  Status extends Schema.Top,
+  Payload extends Schema.Top
+>(
+  direction: Direction,
+  eventType: EventType,
+  status: Status,
+  payload: Payload
+) => ({
   id: Schema.String,
+  direction: Schema.Literal(direction),
   partner_id: Schema.String,
   environment: Partner.Environment,
   contract_id: Schema.String,
+  event_type: eventType,
+  status,
+  payload,
   created_at: Timestamp,
   processed_at: Schema.NullOr(Timestamp),
   trace_context: Schema.NullOr(Schema.String)
 })
 
-/** The fields both directions' records have under the same names. */
-type EventFields = Pick<
-  EventRepo.IncomingEvent,
-  "id" | "partnerId" | "environment" | "contractId" | "createdAt" | "traceContext"
->
-
-const eventRow = (e: EventFields, processedAt: DateTime.Utc | null): typeof EventColumns.Type => ({
+/** Those columns as an event of either direction is written (its payload as JSON text). */
+const eventRow = <EventType, Status>(
+  e: Pick<
+    EventRepo.IncomingEvent,
+    "id" | "partnerId" | "environment" | "contractId" | "payload" | "createdAt" | "traceContext"
+  > & { readonly eventType: EventType; readonly status: Status },
+  processedAt: DateTime.Utc | null
+) => ({
   id: e.id,
   partner_id: e.partnerId,
   environment: e.environment,
   contract_id: e.contractId,
+  event_type: e.eventType,
+  status: e.status,
+  payload: json(e.payload),
   created_at: timestamp(e.createdAt),
   processed_at: timestampOrNull(processedAt),
   trace_context: e.traceContext
 })
 
-const eventOf = (r: typeof EventColumns.Type): EventFields => ({
+/** The fields those columns hold, under the names both directions' records give them. */
+const eventOf = <EventType, Status, Payload>(r: {
+  readonly id: string
+  readonly partner_id: string
+  readonly environment: Partner.Environment
+  readonly contract_id: string
+  readonly event_type: EventType
+  readonly status: Status
+  readonly payload: Payload
+  readonly created_at: Date
+  readonly trace_context: string | null
+}) => ({
   id: r.id,
   partnerId: r.partner_id,
   environment: r.environment,
   contractId: r.contract_id,
+  eventType: r.event_type,
+  status: r.status,
+  payload: r.payload,
   createdAt: utc(r.created_at),
   traceContext: r.trace_context
 })
 
 const IncomingColumns = Schema.Struct({
-  ...EventColumns.fields,
-  direction: Schema.Literal("incoming"),
-  event_type: EventRepo.IncomingEventType,
-  idempotency_key: Schema.String,
-  status: EventRepo.IncomingStatus,
-  payload: Schema.Unknown
+  ...eventColumns("incoming", EventRepo.IncomingEventType, EventRepo.IncomingStatus, Schema.Unknown),
+  idempotency_key: Schema.String
 })
 
 /** The row an incoming event is written as. */
 export const incomingRow = (e: EventRepo.IncomingEvent): WithPayloadText<typeof IncomingColumns.Type> => ({
   ...eventRow(e, e.processedAt),
   direction: "incoming",
-  event_type: e.eventType,
-  idempotency_key: e.idempotencyKey,
-  status: e.status,
-  payload: json(e.payload)
+  idempotency_key: e.idempotencyKey
 })
 
 /** An incoming `webhook_events` row → `IncomingEvent`. */
 export const IncomingRow = rowSchema("IncomingEventRow", IncomingColumns, EventRepo.IncomingEvent, (r) => ({
   ...eventOf(r),
-  eventType: r.event_type,
   idempotencyKey: r.idempotency_key,
-  status: r.status,
-  payload: r.payload,
   processedAt: utcOrNull(r.processed_at)
 }))
 
 const OutgoingColumns = Schema.Struct({
-  ...EventColumns.fields,
-  direction: Schema.Literal("outgoing"),
-  event_type: EventRepo.OutgoingEventType,
+  ...eventColumns(
+    "outgoing",
+    EventRepo.OutgoingEventType,
+    EventRepo.OutgoingStatus,
+    Schema.Record(Schema.String, Schema.Unknown)
+  ),
   event_id: Schema.String,
   sequence: Schema.Int,
-  status: EventRepo.OutgoingStatus,
-  payload: Schema.Record(Schema.String, Schema.Unknown),
   attempts: Schema.Int,
   last_error: Schema.NullOr(Schema.String),
   last_body: Schema.NullOr(Schema.String),
@@ -93,11 +119,8 @@ const OutgoingColumns = Schema.Struct({
 export const outgoingRow = (e: EventRepo.OutgoingEvent): WithPayloadText<typeof OutgoingColumns.Type> => ({
   ...eventRow(e, e.deliveredAt),
   direction: "outgoing",
-  event_type: e.eventType,
   event_id: e.eventId,
   sequence: e.sequence,
-  status: e.status,
-  payload: json(e.payload),
   attempts: e.attempts,
   last_error: e.lastError,
   last_body: e.lastBody,
@@ -108,10 +131,7 @@ export const outgoingRow = (e: EventRepo.OutgoingEvent): WithPayloadText<typeof 
 export const OutgoingRow = rowSchema("OutgoingEventRow", OutgoingColumns, EventRepo.OutgoingEvent, (r) => ({
   ...eventOf(r),
   eventId: r.event_id,
-  eventType: r.event_type,
   sequence: r.sequence,
-  payload: r.payload,
-  status: r.status,
   attempts: r.attempts,
   lastError: r.last_error,
   nextAttemptAt: utc(r.next_attempt_at),
