@@ -1,7 +1,7 @@
 /**
  * What every Pg repository shares: the failures of statements and of rows as `StoreError`s (the
- * cause kept), statement parameters (a worker's claim among them), and the check that an id can
- * be one.
+ * cause kept), statement parameters (a worker's claim among them), the claim statement of the
+ * job tables, and the check that an id can be one.
  */
 import { type Lease, StoreError } from "@ratelock/core"
 import { Cause, DateTime, Effect, Option, Predicate, Schema, SchemaAST, type SchemaIssue } from "effect"
@@ -81,6 +81,7 @@ const isStoreFailure = <E>(e: E): e is E & StoreFailure =>
 export const orStoreError =
   (operation: string) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, E & StoreFailure> | StoreError.StoreError, R> =>
+    // the type arguments spelled out: inferred, catchIf's optional fallback leaks into the result type
     Effect.catchIf<A, E, R, E & StoreFailure, never, StoreError.StoreError, never>(self, isStoreFailure, (e) =>
       Effect.fail(toStoreError(operation, e))
     )

@@ -14,11 +14,11 @@ import {
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
-  utc,
-  rowSchema
+  utc
 } from "./columns.ts"
 import { entryColumns, entryOf, entryRow } from "./ledger.ts"
 import { LockTermsColumns, lockTermsOf, lockTermsRow } from "./lockTerms.ts"

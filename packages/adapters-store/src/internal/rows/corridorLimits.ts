@@ -4,7 +4,7 @@
  */
 import { Corridor, CorridorLimit, Partner } from "@ratelock/core"
 import { Schema } from "effect"
-import { decimal, decimalOrNull, Numeric, Timestamp, utcOrNull, rowSchema } from "./columns.ts"
+import { decimal, decimalOrNull, Numeric, rowSchema, Timestamp, utcOrNull } from "./columns.ts"
 
 const CorridorLimitColumns = Schema.Struct({
   environment: Partner.Environment,

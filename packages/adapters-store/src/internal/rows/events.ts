@@ -6,7 +6,7 @@
  */
 import { EventRepo, Partner } from "@ratelock/core"
 import { DateTime, Schema } from "effect"
-import { json, Timestamp, timestamp, timestampOrNull, utc, utcOrNull, rowSchema } from "./columns.ts"
+import { json, rowSchema, Timestamp, timestamp, timestampOrNull, utc, utcOrNull } from "./columns.ts"
 
 type WithPayloadText<Row> = Omit<Row, "payload"> & { readonly payload: string }
 

@@ -5,7 +5,7 @@
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import { Timestamp, utc, rowSchema } from "./columns.ts"
+import { rowSchema, Timestamp, utc } from "./columns.ts"
 
 /** The columns of `contracts` a funding watch reads → `FundingWatch`. */
 const FundingWatchColumns = Schema.Struct({

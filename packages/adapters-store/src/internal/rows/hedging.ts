@@ -11,12 +11,12 @@ import {
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
   utc,
-  utcOrNull,
-  rowSchema
+  utcOrNull
 } from "./columns.ts"
 import { entryColumns, entryOf, entryRow } from "./ledger.ts"
 

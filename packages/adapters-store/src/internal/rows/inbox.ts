@@ -4,7 +4,7 @@
  */
 import { WebhookInboxRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { json, Timestamp, timestamp, utc, rowSchema } from "./columns.ts"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const InboxColumns = Schema.Struct({
   id: Schema.String,

@@ -4,7 +4,7 @@
  */
 import { BacklogRepo, OperatorTokenRepo, Partner, WorkerHeartbeatRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { Timestamp, timestamp, utc, utcOrNull, rowSchema } from "./columns.ts"
+import { rowSchema, Timestamp, timestamp, utc, utcOrNull } from "./columns.ts"
 import { RevocableColumns, revocableOf, revocableRow } from "./revocable.ts"
 
 const TokenColumns = Schema.Struct({

@@ -6,7 +6,7 @@
 import { Partner, PartnerRepo } from "@ratelock/core"
 import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import { EpochMillis, fromMillisOrNull, Timestamp, timestamp, timestampOrNull, utc, rowSchema } from "./columns.ts"
+import { EpochMillis, fromMillisOrNull, rowSchema, Timestamp, timestamp, timestampOrNull, utc } from "./columns.ts"
 import { RevocableColumns, revocableOf, revocableRow } from "./revocable.ts"
 
 const PartnerColumns = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Timestamp })

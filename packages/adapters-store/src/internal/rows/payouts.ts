@@ -11,10 +11,10 @@ import {
   intOrNull,
   Numeric,
   numeric,
+  rowSchema,
   Timestamp,
   timestamp,
-  utc,
-  rowSchema
+  utc
 } from "./columns.ts"
 
 const PayoutColumns = Schema.Struct({

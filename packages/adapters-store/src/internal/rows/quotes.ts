@@ -11,12 +11,12 @@ import {
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
   utc,
-  utcOrNull,
-  rowSchema
+  utcOrNull
 } from "./columns.ts"
 import { LockTermsColumns, lockTermsOf, lockTermsRow } from "./lockTerms.ts"
 

@@ -5,7 +5,7 @@
  */
 import { Partner, RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { json, Timestamp, timestamp, utc, rowSchema } from "./columns.ts"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const ScenarioColumns = Schema.Struct({
   name: Schema.String,

@@ -3,7 +3,7 @@
  * columns of its books are named.
  */
 import { Schema } from "effect"
-import { decimal, decimalOrNull, Numeric, Timestamp, utc, rowSchema } from "./columns.ts"
+import { decimal, decimalOrNull, Numeric, rowSchema, Timestamp, utc } from "./columns.ts"
 
 /** What the venue recorded of an order. */
 export const Received = Schema.Struct({

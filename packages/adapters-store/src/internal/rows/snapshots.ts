@@ -5,7 +5,7 @@
  */
 import { MarketSnapshot, MarketSnapshotRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { json, Timestamp, timestamp, utc, rowSchema } from "./columns.ts"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const SnapshotColumns = Schema.Struct({
   id: Schema.String,

@@ -4,7 +4,7 @@
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
 import { Schema } from "effect"
-import { Int8, int, int8, Timestamp, timestamp, utc, rowSchema } from "./columns.ts"
+import { int, Int8, int8, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const UnmatchedColumns = Schema.Struct({
   chain: Rail.Chain,
