@@ -7,8 +7,8 @@
  * died is known to be dead: `recover` clears it when the store opens.
  */
 import type { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as PgStore from "./PgStore.ts"
@@ -24,8 +24,13 @@ import * as PgStore from "./PgStore.ts"
  */
 export const releaseLeases = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const tables = yield* sql<{ readonly table_name: string }>`SELECT table_name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND column_name = 'lease_expires_at' ORDER BY table_name`
+  // the catalog answering anything but names would be a broken database: a defect, not an error
+  const tables = yield* SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({ table_name: Schema.String }),
+    execute: () => sql`SELECT table_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND column_name = 'lease_expires_at' ORDER BY table_name`
+  })().pipe(Effect.catchTag("SchemaError", Effect.die))
   let released = 0
   for (const { table_name } of tables) {
     const rows = yield* sql`UPDATE ${sql(table_name)} SET lease_owner = NULL, lease_expires_at = NULL

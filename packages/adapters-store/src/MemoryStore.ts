@@ -37,26 +37,10 @@ import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
 import { makeRiskRevaluationRepo, makeRiskScenarioRepo } from "./internal/memory/risk.ts"
 import * as State from "./internal/memory/state.ts"
+import type { Repos } from "./internal/repos.ts"
 
 /** Every repository, sharing one fresh, empty state per build of the layer. */
-export const layerMemory: Layer.Layer<
-  | QuoteRepo.QuoteRepo
-  | ContractRepo.ContractRepo
-  | EventRepo.EventRepo
-  | IdempotencyRepo.IdempotencyRepo
-  | PayoutRepo.PayoutRepo
-  | PartnerRepo.PartnerRepo
-  | WebhookInboxRepo.WebhookInboxRepo
-  | MarketSnapshotRepo.MarketSnapshotRepo
-  | CorridorLimitRepo.CorridorLimitRepo
-  | HedgePolicyRepo.HedgePolicyRepo
-  | HedgeOrderRepo.HedgeOrderRepo
-  | OperatorTokenRepo.OperatorTokenRepo
-  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
-  | BacklogRepo.BacklogRepo
-  | RiskScenarioRepo.RiskScenarioRepo
-  | RiskRevaluationRepo.RiskRevaluationRepo
-> = Layer.effectContext(
+export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
     return Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(

@@ -18,15 +18,22 @@ import {
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { commit } from "./internal/commit.ts"
-import { after, before } from "./internal/keyset.ts"
+import { after, before, type Page } from "./internal/keyset.ts"
 import { Int8, int, numeric, timestamp } from "./internal/rows/columns.ts"
-import { ContractRow, contractRow, historyRows, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
+import {
+  ContractRow,
+  contractRow,
+  fundingIndexSequence,
+  historyRows,
+  LedgerRow,
+  selectColumns
+} from "./internal/rows/contracts.ts"
 import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
 import { UnmatchedRow, unmatchedRow } from "./internal/rows/unmatched.ts"
 import {
   checkViolated,
   type Claim,
-  claimOf,
+  claimJobs,
   isConflict,
   isUuid,
   orStoreError,
@@ -34,7 +41,6 @@ import {
   storeError,
   uniqueConstraint
 } from "./internal/sql.ts"
-import { fundingIndexSequence } from "./PgMigrations.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
@@ -44,17 +50,8 @@ const capacityExceeded = (contract: Contract.ContractRecord) =>
 
 type InScope = Partner.PartnerScope & { readonly id: string }
 
-interface ListByCustomer extends Partner.PartnerScope {
+interface ListByCustomer extends Partner.PartnerScope, ContractRepo.LockFilter {
   readonly customerReferenceId: string
-  readonly status?: Contract.ContractStatus | undefined
-  readonly limit: number
-  readonly after?: Cursor.Position | undefined
-}
-
-/** A page of a worker's scan, oldest first from `after`. */
-interface Scan {
-  readonly limit: number
-  readonly after?: Cursor.Position | undefined
 }
 
 export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -200,7 +197,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listByCustomer"))
 
     const byStatus = SqlSchema.findAll({
-      Request: Parameters<Scan & { readonly statuses: ReadonlyArray<Contract.ContractStatus> }>(),
+      Request: Parameters<Page & { readonly statuses: ReadonlyArray<Contract.ContractStatus> }>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.status = ANY(${r.statuses}::text[]) AND ${after_(r.after)}
@@ -216,7 +213,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listByStatus"))
 
     const payoutWork = SqlSchema.findAll({
-      Request: Parameters<Scan>(),
+      Request: Parameters<Page>(),
       Result: ContractRow,
       execute: (r) => sql`SELECT ${columns} FROM contracts c
         WHERE c.status = 'exercised' AND ${after_(r.after)}
@@ -232,7 +229,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listPayoutWork"))
 
     const fundingWatches = SqlSchema.findAll({
-      Request: Parameters<Scan>(),
+      Request: Parameters<Page>(),
       Result: FundingWatchRows.FundingWatchRow,
       execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
         WHERE status = ANY(${ContractRepo.awaitingFunds}::text[]) AND ${after_(r.after)}
@@ -247,7 +244,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.listFundingWatches"))
 
     const lateFundingWatches = SqlSchema.findAll({
-      Request: Parameters<Scan & { readonly since: Date }>(),
+      Request: Parameters<Page & { readonly since: Date }>(),
       Result: FundingWatchRows.FundingWatchRow,
       execute: (r) => sql`SELECT ${FundingWatchRows.columns(sql)} FROM contracts
         WHERE updated_at >= ${r.since} AND NOT (status = ANY(${ContractRepo.awaitingFunds}::text[]))
@@ -263,31 +260,14 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return yield* lateFundingWatches({ since: timestamp(since), limit, after: position })
     }, orStoreError("PgContractRepo.listLateFundingWatches"))
 
-    /**
-     * Leases up to `claim.limit` due contracts nobody holds (or whose lease ended), oldest first,
-     * skipping rows other claimers are locking right now.
-     */
+    /** Leases the due contracts nobody holds (`claimJobs`). */
     const claimWhere = (due: (claim: Claim) => Statement.Fragment) =>
-      SqlSchema.findAll({
-        Request: Parameters<Claim>(),
-        Result: ContractRow,
-        execute: (claim) => sql`WITH due AS MATERIALIZED (
-            SELECT id FROM contracts
-            WHERE ${due(claim)} AND (lease_expires_at IS NULL OR lease_expires_at <= ${claim.now})
-            ORDER BY created_at, id LIMIT ${claim.limit}
-            FOR UPDATE SKIP LOCKED
-          ), claimed AS (
-            UPDATE contracts SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
-            FROM due WHERE contracts.id = due.id
-            RETURNING contracts.*
-          )
-          SELECT ${columns} FROM claimed c ORDER BY c.created_at, c.id`
-      })
+      claimJobs({ sql, table: "contracts", Result: ContractRow, due, select: columns })
 
     const dueForExpiry = claimWhere((claim) => sql`status = 'active' AND window_end < ${claim.now}`)
 
     const claimDueForExpiry = Effect.fn("PgContractRepo.claimDueForExpiry")(function* (claim: Lease.Claim) {
-      return yield* dueForExpiry(claimOf(claim))
+      return yield* dueForExpiry(claim)
     }, orStoreError("PgContractRepo.claimDueForExpiry"))
 
     const dueForFundingDeadline = claimWhere(
@@ -297,7 +277,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     const claimDueForFundingDeadline = Effect.fn("PgContractRepo.claimDueForFundingDeadline")(function* (
       claim: Lease.Claim
     ) {
-      return yield* dueForFundingDeadline(claimOf(claim))
+      return yield* dueForFundingDeadline(claim)
     }, orStoreError("PgContractRepo.claimDueForFundingDeadline"))
 
     const ledgerOf = SqlSchema.findAll({

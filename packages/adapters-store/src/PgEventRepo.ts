@@ -3,25 +3,18 @@
  * audit listing of both directions is one keyset query. Outgoing rows are written by
  * `ContractRepo.commit`; the delivery worker claims them with a lease, one contract at a time.
  */
-import { type Cursor, EventRepo, type Lease, type Partner, type WebhookEventRecord } from "@ratelock/core"
+import { EventRepo, type Lease, type Partner } from "@ratelock/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { after, before } from "./internal/keyset.ts"
+import { after, before, type Page } from "./internal/keyset.ts"
 import { json, timestamp, timestampOrNull } from "./internal/rows/columns.ts"
 import { deliveryState, EventViewRow, IncomingRow, incomingRow, OutgoingRow } from "./internal/rows/events.ts"
-import { type Claim, claimOf, isUuid, orStoreError, Parameters } from "./internal/sql.ts"
+import { claimJobs, isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
-interface List extends Partner.PartnerScope {
-  readonly direction?: WebhookEventRecord.EventDirection | undefined
-  readonly contractId?: string | undefined
-  readonly limit: number
-  readonly after?: Cursor.Position | undefined
-}
+interface List extends Partner.PartnerScope, EventRepo.EventFilter {}
 
-interface ListPayoutEvents extends Partner.PartnerScope {
+interface ListPayoutEvents extends Partner.PartnerScope, Page {
   readonly since?: Date | undefined
-  readonly limit: number
-  readonly after?: Cursor.Position | undefined
 }
 
 export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -75,29 +68,20 @@ export const layer: Layer.Layer<EventRepo.EventRepo, never, SqlClient.SqlClient>
 
     // due, unheld, and no earlier event of its contract still waiting: deliveries are serialised
     // per contract, and a failing event holds back its own contract only
-    const claimed = SqlSchema.findAll({
-      Request: Parameters<Claim>(),
+    const claimed = claimJobs({
+      sql,
+      table: "webhook_events",
       Result: OutgoingRow,
-      execute: (claim) => sql`WITH due AS MATERIALIZED (
-          SELECT e.id FROM webhook_events e
-          WHERE e.direction = 'outgoing' AND e.status IN ('pending', 'retrying') AND e.next_attempt_at <= ${claim.now}
-            AND (e.lease_expires_at IS NULL OR e.lease_expires_at <= ${claim.now})
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_events p
-              WHERE p.direction = 'outgoing' AND p.contract_id = e.contract_id AND p.sequence < e.sequence
-                AND p.status IN ('pending', 'retrying'))
-          ORDER BY e.created_at, e.id LIMIT ${claim.limit}
-          FOR UPDATE OF e SKIP LOCKED
-        ), claimed AS (
-          UPDATE webhook_events SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
-          FROM due WHERE webhook_events.id = due.id
-          RETURNING webhook_events.*
-        )
-        SELECT * FROM claimed ORDER BY created_at, id`
+      due: (claim) => sql`job.direction = 'outgoing' AND job.status IN ('pending', 'retrying')
+        AND job.next_attempt_at <= ${claim.now}
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_events p
+          WHERE p.direction = 'outgoing' AND p.contract_id = job.contract_id AND p.sequence < job.sequence
+            AND p.status IN ('pending', 'retrying'))`
     })
 
     const claimOutgoing = Effect.fn("PgEventRepo.claimOutgoing")(function* (claim: Lease.Claim) {
-      return yield* claimed(claimOf(claim))
+      return yield* claimed(claim)
     }, orStoreError("PgEventRepo.claimOutgoing"))
 
     const updateOutgoing = Effect.fn("PgEventRepo.updateOutgoing")(function* (

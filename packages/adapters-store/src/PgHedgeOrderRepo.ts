@@ -7,28 +7,13 @@
  * `hedge_orders_outstanding`. A fill is the compare-and-set update with its ledger entries, one
  * statement too.
  */
-import {
-  type HedgeLedger,
-  type HedgeOrder,
-  HedgeOrderRepo,
-  type HedgePolicyRepo,
-  Ledger,
-  Money,
-  type Partner
-} from "@ratelock/core"
+import { type HedgeLedger, type HedgeOrder, HedgeOrderRepo, type HedgePolicyRepo, type Partner } from "@ratelock/core"
 import { Array, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
-import { timestamp } from "./internal/rows/columns.ts"
-import { LedgerRow, ledgerRow, OrderRow, orderRow } from "./internal/rows/hedging.ts"
+import { decimal, timestamp } from "./internal/rows/columns.ts"
+import { LedgerRow, ledgerRow, OrderRow, orderRow, PositionRow } from "./internal/rows/hedging.ts"
+import { requireBalanced } from "./internal/rules.ts"
 import { isConflict, isUuid, orStoreError, Parameters, storeError } from "./internal/sql.ts"
-
-/** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
-const unbalanced = (entries: ReadonlyArray<HedgeLedger.HedgeLedgerEntry>): string | undefined => {
-  for (const [currency, total] of Ledger.balances(entries)) {
-    if (!Money.isZero(total)) return `${currency} ${Money.format(total)}`
-  }
-  return undefined
-}
 
 /** Lost to a guard, a unique index or a concurrent writer: not written. */
 const notWritten = (operation: string) => (e: SqlError.SqlError) =>
@@ -66,10 +51,7 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
       expected: HedgeOrderRepo.Expected,
       ledger: ReadonlyArray<HedgeLedger.HedgeLedgerEntry> = []
     ) {
-      const imbalance = unbalanced(ledger)
-      if (imbalance !== undefined) {
-        return yield* Effect.die(new Error(`ledger entries of hedge order ${order.id} do not balance: ${imbalance}`))
-      }
+      yield* requireBalanced(ledger, `hedge order ${order.id}`)
       const moved = sql`UPDATE hedge_orders SET ${sql.update(orderRow(order), ["id"])}
         WHERE id = ${order.id} AND status = ${expected.status} AND updated_at = ${timestamp(expected.updatedAt)}
         RETURNING id`
@@ -113,11 +95,16 @@ export const layer: Layer.Layer<HedgeOrderRepo.HedgeOrderRepo, never, SqlClient.
       return yield* outstandingOf({ environment, pair })
     }, orStoreError("PgHedgeOrderRepo.outstanding"))
 
-    const position = Effect.fn("PgHedgeOrderRepo.position")(function* (environment: Partner.Environment, pair: string) {
-      const rows = yield* sql<{ readonly position: string }>`SELECT
+    const filled = SqlSchema.findOne({
+      Request: Parameters<PairKey>(),
+      Result: PositionRow,
+      execute: (k) => sql`SELECT
           coalesce(sum(CASE side WHEN 'buy' THEN fill_amount ELSE -fill_amount END), 0)::text AS position
-        FROM hedge_orders WHERE environment = ${environment} AND pair = ${pair} AND status = 'filled'`
-      return Money.unsafe(rows[0]!.position)
+        FROM hedge_orders WHERE environment = ${k.environment} AND pair = ${k.pair} AND status = 'filled'`
+    })
+
+    const position = Effect.fn("PgHedgeOrderRepo.position")(function* (environment: Partner.Environment, pair: string) {
+      return decimal((yield* filled({ environment, pair })).position)
     }, orStoreError("PgHedgeOrderRepo.position"))
 
     const listed = SqlSchema.findAll({

@@ -7,7 +7,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
 import { timestamp } from "./internal/rows/columns.ts"
 import { PayoutRow, payoutRow } from "./internal/rows/payouts.ts"
-import { type Claim, claimOf, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
+import { claimJobs, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
 
 export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClient> = Layer.effect(
   PayoutRepo.PayoutRepo,
@@ -61,25 +61,15 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return rows.length === 1
     }, orStoreError("PgPayoutRepo.update"))
 
-    const claimed = SqlSchema.findAll({
-      Request: Parameters<Claim>(),
+    const claimed = claimJobs({
+      sql,
+      table: "payouts",
       Result: PayoutRow,
-      execute: (claim) => sql`WITH due AS MATERIALIZED (
-          SELECT id FROM payouts
-          WHERE status IN ('pending', 'prepared') AND next_attempt_at <= ${claim.now}
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${claim.now})
-          ORDER BY created_at, id LIMIT ${claim.limit}
-          FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-          UPDATE payouts SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
-          FROM due WHERE payouts.id = due.id
-          RETURNING payouts.*
-        )
-        SELECT * FROM claimed ORDER BY created_at, id`
+      due: (claim) => sql`status IN ('pending', 'prepared') AND next_attempt_at <= ${claim.now}`
     })
 
     const claimDue = Effect.fn("PgPayoutRepo.claimDue")(function* (claim: Lease.Claim) {
-      return yield* claimed(claimOf(claim))
+      return yield* claimed(claim)
     }, orStoreError("PgPayoutRepo.claimDue"))
 
     return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, claimDue })

@@ -2,7 +2,7 @@
  * `QuoteRepo` on Postgres. Reads are scoped by `(partner_id, environment)`; the list is newest
  * first by `(created_at, id)` on the scope indexes.
  */
-import type { Cursor, Partner, Quote } from "@ratelock/core"
+import type { Partner, Quote } from "@ratelock/core"
 import { QuoteRepo } from "@ratelock/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
@@ -11,11 +11,7 @@ import { timestamp } from "./internal/rows/columns.ts"
 import { QuoteRow, quoteRow } from "./internal/rows/quotes.ts"
 import { isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 
-interface List extends Partner.PartnerScope {
-  readonly status?: Quote.QuoteStatus | undefined
-  readonly customerReferenceId?: string | undefined
-  readonly limit: number
-  readonly after?: Cursor.Position | undefined
+interface List extends Partner.PartnerScope, Omit<QuoteRepo.QuoteFilter, "now"> {
   readonly now: Date
 }
 

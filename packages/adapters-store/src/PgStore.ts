@@ -4,26 +4,10 @@
  * `layerConfig` connects to `DATABASE_URL`.
  */
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type {
-  BacklogRepo,
-  ContractRepo,
-  CorridorLimitRepo,
-  EventRepo,
-  HedgeOrderRepo,
-  HedgePolicyRepo,
-  IdempotencyRepo,
-  MarketSnapshotRepo,
-  OperatorTokenRepo,
-  PartnerRepo,
-  PayoutRepo,
-  QuoteRepo,
-  RiskRevaluationRepo,
-  RiskScenarioRepo,
-  WebhookInboxRepo,
-  WorkerHeartbeatRepo
-} from "@ratelock/core"
 import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import type { Repos } from "./internal/repos.ts"
+import * as Migrations from "./migrations/index.ts"
 import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
@@ -32,7 +16,6 @@ import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
 import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
-import * as PgMigrations from "./PgMigrations.ts"
 import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
@@ -42,23 +25,7 @@ import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
 import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
 
 /** The services every store provides. */
-export type Repos =
-  | QuoteRepo.QuoteRepo
-  | ContractRepo.ContractRepo
-  | EventRepo.EventRepo
-  | IdempotencyRepo.IdempotencyRepo
-  | PayoutRepo.PayoutRepo
-  | PartnerRepo.PartnerRepo
-  | WebhookInboxRepo.WebhookInboxRepo
-  | MarketSnapshotRepo.MarketSnapshotRepo
-  | CorridorLimitRepo.CorridorLimitRepo
-  | HedgePolicyRepo.HedgePolicyRepo
-  | HedgeOrderRepo.HedgeOrderRepo
-  | OperatorTokenRepo.OperatorTokenRepo
-  | WorkerHeartbeatRepo.WorkerHeartbeatRepo
-  | BacklogRepo.BacklogRepo
-  | RiskScenarioRepo.RiskScenarioRepo
-  | RiskRevaluationRepo.RiskRevaluationRepo
+export type { Repos }
 
 /** The migrations table; concurrent starts wait on its lock, and only one applies a migration. */
 export const migrationsTable = "ratelock_migrations"
@@ -71,12 +38,8 @@ export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   PgMigrator.MigrationError | SqlError.SqlError,
   PgClient.PgClient | SqlClient.SqlClient
-> = Effect.flatMap(PgClient.PgClient, () =>
-  PgMigrator.make({})({ loader: PgMigrations.loader, table: migrationsTable })
-)
+> = Effect.flatMap(PgClient.PgClient, () => PgMigrator.make({})({ loader: Migrations.loader, table: migrationsTable }))
 
-/** The nine repositories over a `PgClient`, after migrating its database. */
-/** The repositories over a `PgClient`, after migrating its database. */
 /** Every repository over a `PgClient`, after migrating its database. */
 export const layer: Layer.Layer<
   Repos,

@@ -8,7 +8,7 @@
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import { Duplex } from "node:stream"
 
 /** SSLRequest and GSSENCRequest codes: refused with `N`, PGlite needs no encryption. */
@@ -45,7 +45,7 @@ const protocolStream = (db: PGlite) => (): Duplex => {
               db.execProtocolRawStream(message, { onRawData: (data) => void duplex.push(Buffer.from(data)) })
             )
           )
-          .catch((error) => void duplex.destroy(error as Error))
+          .catch((error: unknown) => void duplex.destroy(Predicate.isError(error) ? error : new Error(String(error))))
       }
       callback()
     },

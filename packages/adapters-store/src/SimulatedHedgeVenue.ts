@@ -14,7 +14,7 @@
  * - No mid for the pair, or a store that fails: `unavailable`, nothing recorded.
  */
 import { Corridor, type HedgeOrder, HedgeVenue, MarketData, type Money, type StoreError } from "@ratelock/core"
-import { Context, DateTime, Effect, Layer, Option, Ref } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
 import * as Rows from "./internal/rows/simulatedHedgeVenue.ts"
@@ -27,7 +27,7 @@ export const name = "simulated"
 export type Received = Rows.Received
 
 /** The two things the venue can be told to do to the next new order. */
-export type Action = "reject" | "timeout"
+export type Action = typeof Rows.Action.Type
 
 export interface SimulatedHedgeVenueShape {
   /** Arms one action for the next new order (armed actions queue up: rejections first). */
@@ -153,13 +153,15 @@ export const layerSql = (
       })
 
       // the first armed action, rejections before timeouts, taken by this one order
-      const takeAction = Effect.map(
-        sql<{ readonly action: Action }>`UPDATE sim_hedge_venue_control SET remaining = remaining - 1
+      const armed = SqlSchema.findOneOption({
+        Request: Schema.Void,
+        Result: Rows.ActionRow,
+        execute: () => sql`UPDATE sim_hedge_venue_control SET remaining = remaining - 1
           WHERE action = (SELECT action FROM sim_hedge_venue_control WHERE remaining > 0
             ORDER BY action LIMIT 1 FOR UPDATE)
-          RETURNING action`,
-        (rows) => rows[0]?.action ?? null
-      )
+          RETURNING action`
+      })
+      const takeAction = Effect.map(armed(), (row) => Option.getOrNull(Option.map(row, (r) => r.action)))
 
       const record = SqlSchema.findOne({
         Request: Parameters<{

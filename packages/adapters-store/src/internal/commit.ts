@@ -5,21 +5,14 @@
  * (`CorridorLimit.transitionUsage`). Nothing is read first to stop duplicates: a version that no
  * longer matches or a unique key already taken fails the whole statement as `StaleContract`.
  */
-import { type ContractRepo, CorridorLimit, Ledger, Money, StoreError } from "@ratelock/core"
+import { type ContractRepo, CorridorLimit, Money, StoreError } from "@ratelock/core"
 import { Array, Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
 import { numeric } from "./rows/columns.ts"
 import { contractRow, historyRows, ledgerRow, transferRow } from "./rows/contracts.ts"
 import { incomingRow, outgoingRow } from "./rows/events.ts"
+import { requireBalanced } from "./rules.ts"
 import { isConflict, storeError } from "./sql.ts"
-
-/** Entries that do not sum to zero per currency are a bug in the caller: a defect. */
-const unbalanced = (entries: ReadonlyArray<Ledger.LedgerEntry>): string | undefined => {
-  for (const [currency, total] of Ledger.balances(entries)) {
-    if (!Money.isZero(total)) return `${currency} ${Money.format(total)}`
-  }
-  return undefined
-}
 
 export const commit = (sql: SqlClient.SqlClient) =>
   Effect.fn("PgContractRepo.commit")(function* (change: ContractRepo.ContractChange) {
@@ -31,10 +24,7 @@ export const commit = (sql: SqlClient.SqlClient) =>
         )
       )
     }
-    const imbalance = unbalanced(change.ledger)
-    if (imbalance !== undefined) {
-      return yield* Effect.die(new Error(`ledger entries of contract ${contract.id} do not balance: ${imbalance}`))
-    }
+    yield* requireBalanced(change.ledger, `contract ${contract.id}`)
     const version = contract.history.length
     const row = contractRow(contract)
     const entry = historyRows(contract.id, version, contract.history.slice(change.expectedVersion))[0]!

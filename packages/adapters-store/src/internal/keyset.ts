@@ -6,6 +6,12 @@
 import type { Cursor } from "@ratelock/core"
 import type { SqlClient } from "effect/sql"
 
+/** A page of a list: at most `limit` rows, strictly after `after` in the list's order. */
+export interface Page {
+  readonly limit: number
+  readonly after?: Cursor.Position | undefined
+}
+
 export const before = (sql: SqlClient.SqlClient, position: Cursor.Position) =>
   sql`(created_at, id) < (${position.createdAt}::timestamptz, ${position.id}::uuid)`
 

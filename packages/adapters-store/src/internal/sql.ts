@@ -1,11 +1,11 @@
 /**
  * What every Pg repository shares: the failures of statements and of rows as `StoreError`s (the
- * cause kept), statement parameters (a worker's claim among them), and the check that an id can
- * be one.
+ * cause kept), statement parameters (a worker's claim among them), the claim statement of the
+ * job tables, and the check that an id can be one.
  */
 import { type Lease, StoreError } from "@ratelock/core"
-import { Cause, DateTime, Effect, Option, Schema, SchemaAST, type SchemaIssue } from "effect"
-import { SqlError } from "effect/sql"
+import { Cause, DateTime, Effect, Option, Predicate, Schema, SchemaAST, type SchemaIssue } from "effect"
+import { type SqlClient, SqlError, SqlSchema, type Statement } from "effect/sql"
 import { timestamp } from "./rows/columns.ts"
 
 /** The reason of a failed statement, to tell conflicts from other failures. */
@@ -21,8 +21,10 @@ export const uniqueConstraint = (error: SqlError.SqlError): Option.Option<string
  */
 export const checkViolated = (error: SqlError.SqlError): Option.Option<string> => {
   if (error.reason._tag !== "ConstraintError") return Option.none()
-  const cause = error.reason.cause as { readonly constraint?: unknown } | undefined
-  return typeof cause?.constraint === "string" ? Option.some(cause.constraint) : Option.none()
+  const cause = error.reason.cause
+  return Predicate.hasProperty(cause, "constraint") && Predicate.isString(cause.constraint)
+    ? Option.some(cause.constraint)
+    : Option.none()
 }
 
 /** Lost a race with a concurrent writer: a unique key taken, a deadlock or a serialization failure. */
@@ -69,7 +71,7 @@ const toStoreError = (operation: string, e: StoreFailure): StoreError.StoreError
       ? rowError(operation, e)
       : new StoreError.StoreError({ message: `${operation} failed: the statement returned no row`, cause: e })
 
-const isStoreFailure = (e: unknown): e is StoreFailure =>
+const isStoreFailure = <E>(e: E): e is E & StoreFailure =>
   SqlError.isSqlError(e) || Schema.isSchemaError(e) || Cause.isNoSuchElementError(e)
 
 /**
@@ -78,12 +80,11 @@ const isStoreFailure = (e: unknown): e is StoreFailure =>
  */
 export const orStoreError =
   (operation: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StoreFailure> | StoreError.StoreError, R> =>
-    Effect.mapError(self, (e) => (isStoreFailure(e) ? toStoreError(operation, e) : e)) as Effect.Effect<
-      A,
-      Exclude<E, StoreFailure> | StoreError.StoreError,
-      R
-    >
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, E & StoreFailure> | StoreError.StoreError, R> =>
+    // the type arguments spelled out: inferred, catchIf's optional fallback leaks into the result type
+    Effect.catchIf<A, E, R, E & StoreFailure, never, StoreError.StoreError, never>(self, isStoreFailure, (e) =>
+      Effect.fail(toStoreError(operation, e))
+    )
 
 /**
  * The parameters of a statement, as the repository passes them: its own typed arguments, bound as
@@ -105,6 +106,41 @@ export const claimOf = (claim: Lease.Claim): Claim => ({
   limit: claim.limit,
   leaseUntil: timestamp(DateTime.addDuration(claim.now, claim.leaseFor))
 })
+
+/**
+ * A worker's claim on a job table (`contracts`, `payouts`, `webhook_events`), as one statement: up
+ * to `claim.limit` rows that are `due` (a condition on the table aliased `job`) and that nobody
+ * holds or whose lease ended, oldest first by `(created_at, id)`, skipping the rows other claimers
+ * are locking right now (`FOR UPDATE SKIP LOCKED`), leased to the owner until the lease's end;
+ * answered with `select` over the claimed rows (aliased `c`), oldest first, decoded by `Result`.
+ */
+export const claimJobs = <Result extends Schema.ConstraintCodec<unknown, unknown, never, unknown>>(options: {
+  readonly sql: SqlClient.SqlClient
+  readonly table: string
+  readonly Result: Result
+  readonly due: (claim: Claim) => Statement.Fragment
+  readonly select?: Statement.Fragment
+}) => {
+  const { sql, table, due, select = sql`c.*` } = options
+  return SqlSchema.findAll({
+    Request: Parameters<Lease.Claim>(),
+    Result: options.Result,
+    execute: (lease) => {
+      const claim = claimOf(lease)
+      return sql`WITH due AS MATERIALIZED (
+          SELECT job.id FROM ${sql(table)} job
+          WHERE ${due(claim)} AND (job.lease_expires_at IS NULL OR job.lease_expires_at <= ${claim.now})
+          ORDER BY job.created_at, job.id LIMIT ${claim.limit}
+          FOR UPDATE OF job SKIP LOCKED
+        ), claimed AS (
+          UPDATE ${sql(table)} leased SET lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseUntil}
+          FROM due WHERE leased.id = due.id
+          RETURNING leased.*
+        )
+        SELECT ${select} FROM claimed c ORDER BY c.created_at, c.id`
+    }
+  })
+}
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -6,7 +6,8 @@
  * with `StaleContract` and writes nothing.
  */
 import { Exit, HashMap, HashSet, Option } from "effect"
-import { ContractRepo, Ledger, Money, StoreError } from "@ratelock/core"
+import { ContractRepo, type Ledger, StoreError } from "@ratelock/core"
+import { imbalance } from "../rules.ts"
 import { moveUsage } from "./corridors.ts"
 import { unleased } from "./lease.ts"
 import { scopedKey } from "./scope.ts"
@@ -15,14 +16,6 @@ import { type State, type Step, write } from "./state.ts"
 /** A transfer's chain identity: counted or recorded as unmatched, once. */
 export const transferKey = (t: Pick<ContractRepo.FundingTransfer, "chain" | "transactionHash" | "index">): string =>
   `${t.chain}|${t.transactionHash}|${t.index}`
-
-/** Per commit and currency the entries sum to zero; anything else is a bug in the caller. */
-const unbalanced = (ledger: ContractRepo.ContractChange["ledger"]): string | undefined => {
-  for (const [currency, total] of Ledger.balances(ledger)) {
-    if (!Money.isZero(total)) return `ledger entries of ${currency} sum to ${Money.format(total)}, not zero`
-  }
-  return undefined
-}
 
 /** Appends an entry to its contract's entries, in booking order. */
 const book = (ledger: State["ledger"], entry: Ledger.LedgerEntry): State["ledger"] =>
@@ -48,8 +41,14 @@ export const commitStep =
   (change: ContractRepo.ContractChange) =>
   (state: State): Step<void, StoreError.StaleContract> => {
     const contract = change.contract
-    const problem = unbalanced(change.ledger)
-    if (problem !== undefined) return Exit.die(new Error(`commit of contract ${contract.id}: ${problem}`))
+    const unbalanced = imbalance(change.ledger)
+    if (unbalanced !== undefined) {
+      return Exit.die(
+        new Error(
+          `commit of contract ${contract.id}: ledger entries of ${unbalanced.currency} sum to ${unbalanced.total}, not zero`
+        )
+      )
+    }
     if (contract.history.length !== change.expectedVersion + 1) {
       return Exit.die(new Error(`commit of contract ${contract.id} must append exactly one history entry`))
     }

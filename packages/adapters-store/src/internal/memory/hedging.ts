@@ -11,10 +11,10 @@ import {
   type HedgePolicy,
   HedgePolicyRepo,
   type Lease,
-  Ledger,
-  Money,
+  type Ledger,
   type Partner
 } from "@ratelock/core"
+import { requireBalanced } from "../rules.ts"
 import { compareKeys } from "./keyset.ts"
 import { isFree } from "./lease.ts"
 import { atomically, done, read, type State, type StateRef } from "./state.ts"
@@ -115,13 +115,7 @@ export const makeHedgeOrderRepo = (ref: StateRef): HedgeOrderRepo.HedgeOrderRepo
     expected: HedgeOrderRepo.Expected,
     ledger: ReadonlyArray<HedgeLedger.HedgeLedgerEntry> = []
   ) {
-    for (const [currency, total] of Ledger.balances(ledger)) {
-      if (!Money.isZero(total)) {
-        return yield* Effect.die(
-          new Error(`ledger entries of hedge order ${order.id} do not balance: ${currency} ${Money.format(total)}`)
-        )
-      }
-    }
+    yield* requireBalanced(ledger, `hedge order ${order.id}`)
     return yield* atomically(ref, (state) => {
       const stored = Option.getOrUndefined(HashMap.get(state.hedgeOrders, order.id))
       const current =

@@ -5,15 +5,11 @@
  */
 import { DateTime } from "effect"
 import type { Cursor } from "@ratelock/core"
+import type { Page } from "../keyset.ts"
 
 export interface Key {
   readonly createdAt: DateTime.Utc
   readonly id: string
-}
-
-export interface Page {
-  readonly after?: Cursor.Position | undefined
-  readonly limit: number
 }
 
 /** Ascending by `createdAt` to the millisecond, then by `id`. */

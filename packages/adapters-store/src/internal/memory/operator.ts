@@ -14,6 +14,7 @@ import {
   StoreError,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
+import { compareKeys } from "./keyset.ts"
 import { atomically, read, type StateRef, write } from "./state.ts"
 
 type Token = OperatorTokenRepo.OperatorTokenRecord
@@ -43,15 +44,7 @@ export const makeOperatorTokenRepo = (ref: StateRef): OperatorTokenRepo.Operator
   })
 
   const list = Effect.fn("MemoryStore.operatorTokens.list")(function* () {
-    return yield* read(ref, (state) =>
-      [...HashMap.values(state.operatorTokens)].sort((a, b) =>
-        a.createdAt.epochMilliseconds !== b.createdAt.epochMilliseconds
-          ? a.createdAt.epochMilliseconds - b.createdAt.epochMilliseconds
-          : a.id < b.id
-            ? -1
-            : 1
-      )
-    )
+    return yield* read(ref, (state) => [...HashMap.values(state.operatorTokens)].sort(compareKeys))
   })
 
   const revoke = Effect.fn("MemoryStore.operatorTokens.revoke")(function* (id: string, at: DateTime.Utc) {
@@ -148,13 +141,7 @@ export const makeBacklogRepo = (ref: StateRef): BacklogRepo.BacklogRepoShape => 
       const newestFirst = [...HashMap.values(state.outgoing)]
         .map(({ row }) => row)
         .filter((e) => e.environment === environment && (e.status === "retrying" || e.status === "failed"))
-        .sort((a, b) =>
-          a.createdAt.epochMilliseconds !== b.createdAt.epochMilliseconds
-            ? b.createdAt.epochMilliseconds - a.createdAt.epochMilliseconds
-            : a.id < b.id
-              ? 1
-              : -1
-        )
+        .sort((a, b) => compareKeys(b, a))
       const byPartner = new Map<string, Array<EventRepo.OutgoingEvent>>()
       for (const event of newestFirst) {
         const events = byPartner.get(event.partnerId) ?? []

@@ -6,6 +6,7 @@ import { Effect, Exit, HashMap } from "effect"
 import type { DateTime } from "effect"
 import { PartnerRepo, StoreError } from "@ratelock/core"
 import type { Partner } from "@ratelock/core"
+import { compareKeys, type Key } from "./keyset.ts"
 import { scopedKey } from "./scope.ts"
 import { atomically, done, read, type State, type StateRef, type Step, write } from "./state.ts"
 
@@ -54,13 +55,7 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
     return yield* read(ref, (state) => HashMap.get(state.partners, id))
   })
 
-  const byCreation = <A extends { readonly createdAt: { readonly epochMilliseconds: number }; readonly id: string }>(
-    rows: Iterable<A>
-  ) =>
-    Array.from(rows).sort(
-      (a, b) =>
-        a.createdAt.epochMilliseconds - b.createdAt.epochMilliseconds || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-    )
+  const byCreation = <A extends Key>(rows: Iterable<A>) => Array.from(rows).sort(compareKeys)
 
   const listPartners = Effect.fn("MemoryStore.partners.listPartners")(function* () {
     return yield* read(ref, (state) => byCreation(HashMap.values(state.partners)))

@@ -13,6 +13,12 @@
 import { Money } from "@ratelock/core"
 import { BigDecimal, DateTime, Schema, SchemaGetter } from "effect"
 
+/** A conversion of a nullable column or field: null stays null (each `…OrNull` below). */
+const orNull =
+  <A, B>(convert: (value: A) => B) =>
+  (value: A | null): B | null =>
+    value === null ? null : convert(value)
+
 /** `numeric` as text: a decimal (`NaN` and the infinities, which the type also holds, are not). */
 export const Numeric = Schema.String.check(
   Schema.isPattern(Money.decimalPattern, { expected: 'numeric text such as "5.4420"' })
@@ -20,24 +26,23 @@ export const Numeric = Schema.String.check(
 
 /** A checked `numeric` as an exact decimal with the same scale, and back. */
 export const decimal = (text: string): Money.Decimal => BigDecimal.fromStringUnsafe(text)
-export const decimalOrNull = (text: string | null): Money.Decimal | null => (text === null ? null : decimal(text))
+export const decimalOrNull = orNull(decimal)
 export const numeric = Money.format
-export const numericOrNull = (value: Money.Decimal | null): string | null => (value === null ? null : numeric(value))
+export const numericOrNull = orNull(numeric)
 
 /** `timestamptz` as the driver gives it: a valid `Date` (its `infinity` is an invalid one). */
 export const Timestamp = Schema.Date
 
 export const utc = (date: Date): DateTime.Utc => DateTime.fromDateUnsafe(date)
-export const utcOrNull = (date: Date | null): DateTime.Utc | null => (date === null ? null : utc(date))
+export const utcOrNull = orNull(utc)
 export const timestamp = (value: DateTime.Utc): Date => DateTime.toDateUtc(value)
-export const timestampOrNull = (value: DateTime.Utc | null): Date | null => (value === null ? null : timestamp(value))
+export const timestampOrNull = orNull(timestamp)
 
 /** An instant inside a JSON aggregate: epoch milliseconds. */
 export const EpochMillis = Schema.Int
 
 export const fromMillis = (millis: number): DateTime.Utc => DateTime.makeUnsafe(millis)
-export const fromMillisOrNull = (millis: number | null): DateTime.Utc | null =>
-  millis === null ? null : fromMillis(millis)
+export const fromMillisOrNull = orNull(fromMillis)
 
 /** `int8` as the driver gives it: a `bigint`, here within a double's exact range. */
 export const Int8 = Schema.BigInt.check(
@@ -45,13 +50,28 @@ export const Int8 = Schema.BigInt.check(
 )
 
 export const int = (value: bigint): number => Number(value)
-export const intOrNull = (value: bigint | null): number | null => (value === null ? null : int(value))
+export const intOrNull = orNull(int)
 export const int8 = (value: number): bigint => BigInt(value)
-export const int8OrNull = (value: number | null): bigint | null => (value === null ? null : int8(value))
+export const int8OrNull = orNull(int8)
 
 /** A value for a `json` column, as text (`json`, not `jsonb`, keeps an object's key order; `undefined` is `null`). */
 export const json = (value: unknown): string => JSON.stringify(value ?? null)
 
 /** A row schema's encoding, which nothing uses: rows are written by their row module's mapping. */
-export const writtenByMapping = <T, E>() =>
+const writtenByMapping = <T, E>() =>
   SchemaGetter.forbidden<T, E>(() => "a row is written by its row module's mapping, not encoded by its schema")
+
+/**
+ * A row schema, named `identifier` in a read's errors: its columns, decoded by one mapping into the
+ * record's schema (which checks what the mapping made). It has no encoding: rows are written by
+ * their row module's mapping.
+ */
+export const rowSchema = <Columns extends Schema.Top, Record extends Schema.Top>(
+  identifier: string,
+  columns: Columns,
+  record: Record,
+  decode: (row: NoInfer<Columns["Type"]>) => NoInfer<Record["Encoded"]>
+) =>
+  columns
+    .pipe(Schema.decodeTo(record, { decode: SchemaGetter.transform(decode), encode: writtenByMapping() }))
+    .annotate({ identifier })

@@ -3,24 +3,25 @@
  * JSON) and `ContractRecord`, and the history, transfer and ledger rows a commit writes beside it.
  * The one place their columns are named: the schema a read decodes, the mapping a write binds.
  */
-import { Contract, type ContractRepo, Corridor, Ledger, Partner, QuoteRequest, Rail } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Contract, type ContractRepo, Ledger, Partner, Rail } from "@ratelock/core"
+import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import {
   decimal,
-  decimalOrNull,
   EpochMillis,
   fromMillis,
   int8,
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
-  utc,
-  writtenByMapping
+  utc
 } from "./columns.ts"
+import { entryColumns, entryOf, entryRow } from "./ledger.ts"
+import { LockTermsColumns, lockTermsOf, lockTermsRow } from "./lockTerms.ts"
 
 /** A history entry inside a selected contract: JSON, `at` in epoch milliseconds. */
 const HistoryJson = Schema.Struct({ status: Contract.ContractStatus, at: EpochMillis, cause: Schema.String })
@@ -34,21 +35,10 @@ const ContractColumns = Schema.Struct({
   service_contract_reference: Schema.String,
   customer_reference_id: Schema.String,
   partner_transaction_reference: Schema.NullOr(Schema.String),
-  contract_type: QuoteRequest.ContractType,
-  direction: Corridor.Direction,
-  notional_currency: Corridor.NotionalCurrency,
-  notional_amount: Numeric,
+  ...LockTermsColumns.fields,
   locked_rate: Numeric,
   provider_rate_at_lock: Numeric,
   market_rate_at_lock: Numeric,
-  premium_amount: Numeric,
-  deposit_amount: Schema.NullOr(Numeric),
-  total_amount: Numeric,
-  max_transaction_amount: Numeric,
-  window_start: Timestamp,
-  window_end: Timestamp,
-  chain: Rail.Chain,
-  settlement_currency: Rail.SettlementCurrency,
   funding_wallet_address: Schema.String,
   funded_amount: Numeric,
   funding_deadline: Timestamp,
@@ -102,21 +92,10 @@ export const contractRow = (c: Contract.ContractRecord): ContractWrite => ({
   service_contract_reference: c.serviceContractReference,
   customer_reference_id: c.customerReferenceId,
   partner_transaction_reference: c.partnerTransactionReference,
-  contract_type: c.contractType,
-  direction: c.direction,
-  notional_currency: c.notionalCurrency,
-  notional_amount: numeric(c.notionalAmount),
+  ...lockTermsRow(c),
   locked_rate: numeric(c.lockedRate),
   provider_rate_at_lock: numeric(c.providerRateAtLock),
   market_rate_at_lock: numeric(c.marketRateAtLock),
-  premium_amount: numeric(c.premiumAmount),
-  deposit_amount: numericOrNull(c.depositAmount),
-  total_amount: numeric(c.totalAmount),
-  max_transaction_amount: numeric(c.maxTransactionAmount),
-  window_start: timestamp(c.windowStart),
-  window_end: timestamp(c.windowEnd),
-  chain: c.chain,
-  settlement_currency: c.settlementCurrency,
   funding_wallet_address: c.fundingWalletAddress,
   funded_amount: numeric(c.fundedAmount),
   funding_deadline: timestamp(c.fundingDeadline),
@@ -132,46 +111,31 @@ export const contractRow = (c: Contract.ContractRecord): ContractWrite => ({
 })
 
 /** A selected `contracts` row → `ContractRecord`. */
-export const ContractRow = ContractColumns.pipe(
-  Schema.decodeTo(Contract.ContractRecord, {
-    decode: SchemaGetter.transform(
-      (r): Contract.ContractRecord => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        quoteId: r.quote_id,
-        serviceContractReference: r.service_contract_reference,
-        customerReferenceId: r.customer_reference_id,
-        partnerTransactionReference: r.partner_transaction_reference,
-        contractType: r.contract_type,
-        direction: r.direction,
-        notionalCurrency: r.notional_currency,
-        notionalAmount: decimal(r.notional_amount),
-        lockedRate: decimal(r.locked_rate),
-        providerRateAtLock: decimal(r.provider_rate_at_lock),
-        marketRateAtLock: decimal(r.market_rate_at_lock),
-        premiumAmount: decimal(r.premium_amount),
-        depositAmount: decimalOrNull(r.deposit_amount),
-        totalAmount: decimal(r.total_amount),
-        maxTransactionAmount: decimal(r.max_transaction_amount),
-        windowStart: utc(r.window_start),
-        windowEnd: utc(r.window_end),
-        chain: r.chain,
-        settlementCurrency: r.settlement_currency,
-        fundingWalletAddress: r.funding_wallet_address,
-        fundedAmount: decimal(r.funded_amount),
-        fundingDeadline: utc(r.funding_deadline),
-        status: r.status,
-        exercise: exerciseOf(r),
-        eventSequence: r.event_sequence,
-        history: (r.history ?? []).map((h) => ({ status: h.status, at: fromMillis(h.at), cause: h.cause })),
-        createdAt: utc(r.created_at),
-        updatedAt: utc(r.updated_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "ContractRow" })
+export const ContractRow = rowSchema("ContractRow", ContractColumns, Contract.ContractRecord, (r) => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  quoteId: r.quote_id,
+  serviceContractReference: r.service_contract_reference,
+  customerReferenceId: r.customer_reference_id,
+  partnerTransactionReference: r.partner_transaction_reference,
+  ...lockTermsOf(r),
+  lockedRate: decimal(r.locked_rate),
+  providerRateAtLock: decimal(r.provider_rate_at_lock),
+  marketRateAtLock: decimal(r.market_rate_at_lock),
+  fundingWalletAddress: r.funding_wallet_address,
+  fundedAmount: decimal(r.funded_amount),
+  fundingDeadline: utc(r.funding_deadline),
+  status: r.status,
+  exercise: exerciseOf(r),
+  eventSequence: r.event_sequence,
+  history: (r.history ?? []).map((h) => ({ status: h.status, at: fromMillis(h.at), cause: h.cause })),
+  createdAt: utc(r.created_at),
+  updatedAt: utc(r.updated_at)
+}))
+
+/** The sequence that hands out one rail's funding-address indexes (made by migration 5). */
+export const fundingIndexSequence = (chain: string, environment: string) => `funding_index_${chain}_${environment}`
 
 /** `SELECT` list of a contract with its history, over a relation aliased `c`. */
 export const selectColumns = (sql: SqlClient.SqlClient) =>
@@ -228,11 +192,7 @@ const LedgerColumns = Schema.Struct({
   contract_id: Schema.String,
   partner_id: Schema.String,
   environment: Partner.Environment,
-  kind: Ledger.EntryKind,
-  account: Ledger.Account,
-  currency: Rail.FundsCurrency,
-  amount: Numeric,
-  at: Timestamp
+  ...entryColumns(Ledger.EntryKind, Ledger.Account, Rail.FundsCurrency)
 })
 
 /** The row a ledger entry is written as, in the commit that produced contract `version`. */
@@ -244,28 +204,13 @@ export const ledgerRow = (
   version,
   partner_id: e.partnerId,
   environment: e.environment,
-  kind: e.kind,
-  account: e.account,
-  currency: e.currency,
-  amount: numeric(e.amount),
-  at: timestamp(e.at)
+  ...entryRow(e)
 })
 
 /** A `ledger_entries` row → `LedgerEntry`. */
-export const LedgerRow = LedgerColumns.pipe(
-  Schema.decodeTo(Ledger.LedgerEntry, {
-    decode: SchemaGetter.transform(
-      (r): Ledger.LedgerEntry => ({
-        contractId: r.contract_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        kind: r.kind,
-        account: r.account,
-        currency: r.currency,
-        amount: decimal(r.amount),
-        at: utc(r.at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "LedgerRow" })
+export const LedgerRow = rowSchema("LedgerRow", LedgerColumns, Ledger.LedgerEntry, (r) => ({
+  contractId: r.contract_id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  ...entryOf(r)
+}))

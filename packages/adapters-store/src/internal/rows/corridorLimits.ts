@@ -3,8 +3,8 @@
  * holds an operator's limits (null: the default) and the open notional the corridor's locks hold.
  */
 import { Corridor, CorridorLimit, Partner } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { decimal, decimalOrNull, Numeric, Timestamp, utcOrNull, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { decimal, decimalOrNull, Numeric, rowSchema, Timestamp, utcOrNull } from "./columns.ts"
 
 const CorridorLimitColumns = Schema.Struct({
   environment: Partner.Environment,
@@ -17,17 +17,17 @@ const CorridorLimitColumns = Schema.Struct({
 })
 
 /** A `corridor_limits` row → `CorridorLimit`. */
-export const CorridorLimitRow = CorridorLimitColumns.pipe(
-  Schema.decodeTo(CorridorLimit.CorridorLimit, {
-    decode: SchemaGetter.transform((r): typeof CorridorLimit.CorridorLimit.Encoded => ({
-      environment: r.environment,
-      direction: r.direction,
-      maxLockNotional: decimalOrNull(r.max_lock_notional),
-      maxOpenNotional: decimalOrNull(r.max_open_notional),
-      maxNetDelta: decimalOrNull(r.max_net_delta),
-      openNotional: decimal(r.open_notional),
-      updatedAt: utcOrNull(r.updated_at)
-    })),
-    encode: writtenByMapping()
+export const CorridorLimitRow = rowSchema(
+  "CorridorLimitRow",
+  CorridorLimitColumns,
+  CorridorLimit.CorridorLimit,
+  (r) => ({
+    environment: r.environment,
+    direction: r.direction,
+    maxLockNotional: decimalOrNull(r.max_lock_notional),
+    maxOpenNotional: decimalOrNull(r.max_open_notional),
+    maxNetDelta: decimalOrNull(r.max_net_delta),
+    openNotional: decimal(r.open_notional),
+    updatedAt: utcOrNull(r.updated_at)
   })
-).annotate({ identifier: "CorridorLimitRow" })
+)

@@ -5,131 +5,139 @@
  * (`event_type` first): read as the driver parsed them, written as text.
  */
 import { EventRepo, Partner } from "@ratelock/core"
-import { DateTime, Schema, SchemaGetter } from "effect"
-import { json, Timestamp, timestamp, timestampOrNull, utc, utcOrNull, writtenByMapping } from "./columns.ts"
+import { DateTime, Schema } from "effect"
+import { json, rowSchema, Timestamp, timestamp, timestampOrNull, utc, utcOrNull } from "./columns.ts"
 
 type WithPayloadText<Row> = Omit<Row, "payload"> & { readonly payload: string }
 
-const IncomingColumns = Schema.Struct({
+/**
+ * The columns of an event of either direction, for that direction's event types, statuses and
+ * payloads (`processed_at`: handled, or delivered); the rest are its direction's own.
+ */
+const eventColumns = <
+  const Direction extends string,
+  EventType extends Schema.Top,
+  Status extends Schema.Top,
+  Payload extends Schema.Top
+>(
+  direction: Direction,
+  eventType: EventType,
+  status: Status,
+  payload: Payload
+) => ({
   id: Schema.String,
-  direction: Schema.Literal("incoming"),
+  direction: Schema.Literal(direction),
   partner_id: Schema.String,
   environment: Partner.Environment,
   contract_id: Schema.String,
-  event_type: EventRepo.IncomingEventType,
-  idempotency_key: Schema.String,
-  status: EventRepo.IncomingStatus,
-  payload: Schema.Unknown,
+  event_type: eventType,
+  status,
+  payload,
   created_at: Timestamp,
   processed_at: Schema.NullOr(Timestamp),
   trace_context: Schema.NullOr(Schema.String)
+})
+
+/** Those columns as an event of either direction is written (its payload as JSON text). */
+const eventRow = <EventType, Status>(
+  e: Pick<
+    EventRepo.IncomingEvent,
+    "id" | "partnerId" | "environment" | "contractId" | "payload" | "createdAt" | "traceContext"
+  > & { readonly eventType: EventType; readonly status: Status },
+  processedAt: DateTime.Utc | null
+) => ({
+  id: e.id,
+  partner_id: e.partnerId,
+  environment: e.environment,
+  contract_id: e.contractId,
+  event_type: e.eventType,
+  status: e.status,
+  payload: json(e.payload),
+  created_at: timestamp(e.createdAt),
+  processed_at: timestampOrNull(processedAt),
+  trace_context: e.traceContext
+})
+
+/** The fields those columns hold, under the names both directions' records give them. */
+const eventOf = <EventType, Status, Payload>(r: {
+  readonly id: string
+  readonly partner_id: string
+  readonly environment: Partner.Environment
+  readonly contract_id: string
+  readonly event_type: EventType
+  readonly status: Status
+  readonly payload: Payload
+  readonly created_at: Date
+  readonly trace_context: string | null
+}) => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  contractId: r.contract_id,
+  eventType: r.event_type,
+  status: r.status,
+  payload: r.payload,
+  createdAt: utc(r.created_at),
+  traceContext: r.trace_context
+})
+
+const IncomingColumns = Schema.Struct({
+  ...eventColumns("incoming", EventRepo.IncomingEventType, EventRepo.IncomingStatus, Schema.Unknown),
+  idempotency_key: Schema.String
 })
 
 /** The row an incoming event is written as. */
 export const incomingRow = (e: EventRepo.IncomingEvent): WithPayloadText<typeof IncomingColumns.Type> => ({
-  id: e.id,
+  ...eventRow(e, e.processedAt),
   direction: "incoming",
-  partner_id: e.partnerId,
-  environment: e.environment,
-  contract_id: e.contractId,
-  event_type: e.eventType,
-  idempotency_key: e.idempotencyKey,
-  status: e.status,
-  payload: json(e.payload),
-  created_at: timestamp(e.createdAt),
-  processed_at: timestampOrNull(e.processedAt),
-  trace_context: e.traceContext
+  idempotency_key: e.idempotencyKey
 })
 
 /** An incoming `webhook_events` row → `IncomingEvent`. */
-export const IncomingRow = IncomingColumns.pipe(
-  Schema.decodeTo(EventRepo.IncomingEvent, {
-    decode: SchemaGetter.transform(
-      (r): EventRepo.IncomingEvent => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        contractId: r.contract_id,
-        eventType: r.event_type,
-        idempotencyKey: r.idempotency_key,
-        status: r.status,
-        payload: r.payload,
-        createdAt: utc(r.created_at),
-        processedAt: utcOrNull(r.processed_at),
-        traceContext: r.trace_context
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "IncomingEventRow" })
+export const IncomingRow = rowSchema("IncomingEventRow", IncomingColumns, EventRepo.IncomingEvent, (r) => ({
+  ...eventOf(r),
+  idempotencyKey: r.idempotency_key,
+  processedAt: utcOrNull(r.processed_at)
+}))
 
 const OutgoingColumns = Schema.Struct({
-  id: Schema.String,
-  direction: Schema.Literal("outgoing"),
-  partner_id: Schema.String,
-  environment: Partner.Environment,
-  contract_id: Schema.String,
-  event_type: EventRepo.OutgoingEventType,
+  ...eventColumns(
+    "outgoing",
+    EventRepo.OutgoingEventType,
+    EventRepo.OutgoingStatus,
+    Schema.Record(Schema.String, Schema.Unknown)
+  ),
   event_id: Schema.String,
   sequence: Schema.Int,
-  status: EventRepo.OutgoingStatus,
-  payload: Schema.Record(Schema.String, Schema.Unknown),
   attempts: Schema.Int,
   last_error: Schema.NullOr(Schema.String),
   last_body: Schema.NullOr(Schema.String),
-  next_attempt_at: Timestamp,
-  created_at: Timestamp,
-  processed_at: Schema.NullOr(Timestamp),
-  trace_context: Schema.NullOr(Schema.String)
+  next_attempt_at: Timestamp
 })
 
 /** The row an outgoing event is written as. */
 export const outgoingRow = (e: EventRepo.OutgoingEvent): WithPayloadText<typeof OutgoingColumns.Type> => ({
-  id: e.id,
+  ...eventRow(e, e.deliveredAt),
   direction: "outgoing",
-  partner_id: e.partnerId,
-  environment: e.environment,
-  contract_id: e.contractId,
-  event_type: e.eventType,
   event_id: e.eventId,
   sequence: e.sequence,
-  status: e.status,
-  payload: json(e.payload),
   attempts: e.attempts,
   last_error: e.lastError,
   last_body: e.lastBody,
-  next_attempt_at: timestamp(e.nextAttemptAt),
-  created_at: timestamp(e.createdAt),
-  processed_at: timestampOrNull(e.deliveredAt),
-  trace_context: e.traceContext
+  next_attempt_at: timestamp(e.nextAttemptAt)
 })
 
 /** An outgoing `webhook_events` row → `OutgoingEvent`. */
-export const OutgoingRow = OutgoingColumns.pipe(
-  Schema.decodeTo(EventRepo.OutgoingEvent, {
-    decode: SchemaGetter.transform(
-      (r): EventRepo.OutgoingEvent => ({
-        id: r.id,
-        eventId: r.event_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        contractId: r.contract_id,
-        eventType: r.event_type,
-        sequence: r.sequence,
-        payload: r.payload,
-        status: r.status,
-        attempts: r.attempts,
-        lastError: r.last_error,
-        nextAttemptAt: utc(r.next_attempt_at),
-        createdAt: utc(r.created_at),
-        deliveredAt: utcOrNull(r.processed_at),
-        lastBody: r.last_body,
-        traceContext: r.trace_context
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "OutgoingEventRow" })
+export const OutgoingRow = rowSchema("OutgoingEventRow", OutgoingColumns, EventRepo.OutgoingEvent, (r) => ({
+  ...eventOf(r),
+  eventId: r.event_id,
+  sequence: r.sequence,
+  attempts: r.attempts,
+  lastError: r.last_error,
+  nextAttemptAt: utc(r.next_attempt_at),
+  deliveredAt: utcOrNull(r.processed_at),
+  lastBody: r.last_body
+}))
 
 /**
  * What a delivery changes of an outgoing event, as one element of `updateOutgoing`'s JSON array:
@@ -147,20 +155,16 @@ export const deliveryState = (e: EventRepo.OutgoingEvent) => ({
 
 /** A row of either direction → the audit listing's view of it. */
 export const EventViewRow = Schema.Union([
-  IncomingRow.pipe(
-    Schema.decodeTo(EventRepo.IncomingView, {
-      decode: SchemaGetter.transform(
-        (event: EventRepo.IncomingEvent): EventRepo.IncomingView => ({ _tag: "incoming", event })
-      ),
-      encode: writtenByMapping()
-    })
+  rowSchema(
+    "IncomingEventViewRow",
+    IncomingRow,
+    EventRepo.IncomingView,
+    (event): EventRepo.IncomingView => ({ _tag: "incoming", event })
   ),
-  OutgoingRow.pipe(
-    Schema.decodeTo(EventRepo.OutgoingView, {
-      decode: SchemaGetter.transform(
-        (event: EventRepo.OutgoingEvent): EventRepo.OutgoingView => ({ _tag: "outgoing", event })
-      ),
-      encode: writtenByMapping()
-    })
+  rowSchema(
+    "OutgoingEventViewRow",
+    OutgoingRow,
+    EventRepo.OutgoingView,
+    (event): EventRepo.OutgoingView => ({ _tag: "outgoing", event })
   )
 ]).annotate({ identifier: "EventViewRow" })

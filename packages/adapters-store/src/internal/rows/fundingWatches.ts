@@ -3,12 +3,12 @@
  * and from where, no history (the full record aggregates it as JSON, per row). Read only.
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import { Timestamp, utc, writtenByMapping } from "./columns.ts"
+import { rowSchema, Timestamp, utc } from "./columns.ts"
 
 /** The columns of `contracts` a funding watch reads → `FundingWatch`. */
-export const FundingWatchRow = Schema.Struct({
+const FundingWatchColumns = Schema.Struct({
   id: Schema.String,
   partner_id: Schema.String,
   status: Contract.ContractStatus,
@@ -19,25 +19,18 @@ export const FundingWatchRow = Schema.Struct({
   funding_cursor: Schema.NullOr(Schema.String),
   created_at: Timestamp
 })
-  .pipe(
-    Schema.decodeTo(ContractRepo.FundingWatch, {
-      decode: SchemaGetter.transform(
-        (r): ContractRepo.FundingWatch => ({
-          contractId: r.id,
-          partnerId: r.partner_id,
-          status: r.status,
-          environment: r.environment,
-          chain: r.chain,
-          token: r.settlement_currency,
-          address: r.funding_wallet_address,
-          cursor: r.funding_cursor,
-          createdAt: utc(r.created_at)
-        })
-      ),
-      encode: writtenByMapping()
-    })
-  )
-  .annotate({ identifier: "FundingWatchRow" })
+
+export const FundingWatchRow = rowSchema("FundingWatchRow", FundingWatchColumns, ContractRepo.FundingWatch, (r) => ({
+  contractId: r.id,
+  partnerId: r.partner_id,
+  status: r.status,
+  environment: r.environment,
+  chain: r.chain,
+  token: r.settlement_currency,
+  address: r.funding_wallet_address,
+  cursor: r.funding_cursor,
+  createdAt: utc(r.created_at)
+}))
 
 /** `SELECT` list of a funding watch. */
 export const columns = (sql: SqlClient.SqlClient) =>

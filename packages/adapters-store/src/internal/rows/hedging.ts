@@ -4,20 +4,21 @@
  * read decodes and the mapping a write binds.
  */
 import { Corridor, HedgeLedger, HedgeOrder, HedgePolicy, Partner } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Schema } from "effect"
 import {
   decimal,
   decimalOrNull,
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
   utc,
-  utcOrNull,
-  writtenByMapping
+  utcOrNull
 } from "./columns.ts"
+import { entryColumns, entryOf, entryRow } from "./ledger.ts"
 
 const PolicyColumns = Schema.Struct({
   environment: Partner.Environment,
@@ -41,22 +42,15 @@ export const policyRow = (p: HedgePolicy.HedgePolicy): typeof PolicyColumns.Type
 })
 
 /** A `hedge_policies` row → `HedgePolicy`. */
-export const PolicyRow = PolicyColumns.pipe(
-  Schema.decodeTo(HedgePolicy.HedgePolicy, {
-    decode: SchemaGetter.transform(
-      (r): HedgePolicy.HedgePolicy => ({
-        environment: r.environment,
-        pair: r.pair,
-        targetRatio: decimal(r.target_ratio),
-        band: decimal(r.band),
-        instrument: r.instrument,
-        valueDays: r.value_days,
-        updatedAt: utc(r.updated_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "HedgePolicyRow" })
+export const PolicyRow = rowSchema("HedgePolicyRow", PolicyColumns, HedgePolicy.HedgePolicy, (r) => ({
+  environment: r.environment,
+  pair: r.pair,
+  targetRatio: decimal(r.target_ratio),
+  band: decimal(r.band),
+  instrument: r.instrument,
+  valueDays: r.value_days,
+  updatedAt: utc(r.updated_at)
+}))
 
 const OrderColumns = Schema.Struct({
   id: Schema.String,
@@ -110,47 +104,39 @@ export const orderRow = (o: HedgeOrder.HedgeOrder): typeof OrderColumns.Type => 
 })
 
 /** A `hedge_orders` row → `HedgeOrder`. */
-export const OrderRow = OrderColumns.pipe(
-  Schema.decodeTo(HedgeOrder.HedgeOrder, {
-    decode: SchemaGetter.transform(
-      (r): HedgeOrder.HedgeOrder => ({
-        id: r.id,
-        environment: r.environment,
-        pair: r.pair,
-        side: r.side,
-        amount: decimal(r.amount),
-        instrument: r.instrument,
-        valueDate: r.value_date,
-        status: r.status,
-        delta: decimal(r.delta),
-        position: decimal(r.position),
-        target: decimal(r.target),
-        targetRatio: decimal(r.target_ratio),
-        band: decimal(r.band),
-        deltaSnapshotId: r.delta_snapshot_id,
-        deltaAsOf: utc(r.delta_as_of),
-        venue: r.venue,
-        fillRate: decimalOrNull(r.fill_rate),
-        fillAmount: decimalOrNull(r.fill_amount),
-        filledAt: utcOrNull(r.filled_at),
-        rejectionReason: r.rejection_reason,
-        createdAt: utc(r.created_at),
-        updatedAt: utc(r.updated_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "HedgeOrderRow" })
+export const OrderRow = rowSchema("HedgeOrderRow", OrderColumns, HedgeOrder.HedgeOrder, (r) => ({
+  id: r.id,
+  environment: r.environment,
+  pair: r.pair,
+  side: r.side,
+  amount: decimal(r.amount),
+  instrument: r.instrument,
+  valueDate: r.value_date,
+  status: r.status,
+  delta: decimal(r.delta),
+  position: decimal(r.position),
+  target: decimal(r.target),
+  targetRatio: decimal(r.target_ratio),
+  band: decimal(r.band),
+  deltaSnapshotId: r.delta_snapshot_id,
+  deltaAsOf: utc(r.delta_as_of),
+  venue: r.venue,
+  fillRate: decimalOrNull(r.fill_rate),
+  fillAmount: decimalOrNull(r.fill_amount),
+  filledAt: utcOrNull(r.filled_at),
+  rejectionReason: r.rejection_reason,
+  createdAt: utc(r.created_at),
+  updatedAt: utc(r.updated_at)
+}))
+
+/** A pair's position, as `PgHedgeOrderRepo.position` sums it: the signed filled amounts. */
+export const PositionRow = Schema.Struct({ position: Numeric }).annotate({ identifier: "HedgePositionRow" })
 
 const LedgerColumns = Schema.Struct({
   order_id: Schema.String,
   environment: Partner.Environment,
   pair: Schema.String,
-  kind: HedgeLedger.HedgeEntryKind,
-  account: HedgeLedger.HedgeAccount,
-  currency: Corridor.Currency,
-  amount: Numeric,
-  at: Timestamp
+  ...entryColumns(HedgeLedger.HedgeEntryKind, HedgeLedger.HedgeAccount, Corridor.Currency)
 })
 
 /** The row a hedge ledger entry is written as. */
@@ -158,28 +144,13 @@ export const ledgerRow = (e: HedgeLedger.HedgeLedgerEntry): typeof LedgerColumns
   order_id: e.orderId,
   environment: e.environment,
   pair: e.pair,
-  kind: e.kind,
-  account: e.account,
-  currency: e.currency,
-  amount: numeric(e.amount),
-  at: timestamp(e.at)
+  ...entryRow(e)
 })
 
 /** A `hedge_ledger_entries` row → `HedgeLedgerEntry`. */
-export const LedgerRow = LedgerColumns.pipe(
-  Schema.decodeTo(HedgeLedger.HedgeLedgerEntry, {
-    decode: SchemaGetter.transform(
-      (r): HedgeLedger.HedgeLedgerEntry => ({
-        orderId: r.order_id,
-        environment: r.environment,
-        pair: r.pair,
-        kind: r.kind,
-        account: r.account,
-        currency: r.currency,
-        amount: decimal(r.amount),
-        at: utc(r.at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "HedgeLedgerRow" })
+export const LedgerRow = rowSchema("HedgeLedgerRow", LedgerColumns, HedgeLedger.HedgeLedgerEntry, (r) => ({
+  orderId: r.order_id,
+  environment: r.environment,
+  pair: r.pair,
+  ...entryOf(r)
+}))

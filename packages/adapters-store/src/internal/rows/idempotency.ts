@@ -3,27 +3,26 @@
  * response once stored (both response columns set, or neither).
  */
 import { IdempotencyRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { heldClaim } from "../rules.ts"
+import { rowSchema } from "./columns.ts"
 
 /** A key another request holds → in flight until its response is stored, then completed. */
-export const HeldKeyRow = Schema.Struct({
+const HeldKeyColumns = Schema.Struct({
   fingerprint: Schema.String,
   response_status: Schema.NullOr(Schema.Int),
   response_body: Schema.NullOr(Schema.String)
 })
-  .pipe(
-    Schema.decodeTo(Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]), {
-      decode: SchemaGetter.transform((r): IdempotencyRepo.InFlight | IdempotencyRepo.Completed =>
-        r.response_status === null || r.response_body === null
-          ? { _tag: "InFlight", fingerprint: r.fingerprint }
-          : {
-              _tag: "Completed",
-              fingerprint: r.fingerprint,
-              response: { status: r.response_status, body: r.response_body }
-            }
-      ),
-      encode: writtenByMapping()
-    })
-  )
-  .annotate({ identifier: "IdempotencyKeyRow" })
+
+export const HeldKeyRow = rowSchema(
+  "IdempotencyKeyRow",
+  HeldKeyColumns,
+  Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]),
+  (r) =>
+    heldClaim(
+      r.fingerprint,
+      r.response_status === null || r.response_body === null
+        ? null
+        : { status: r.response_status, body: r.response_body }
+    )
+)

@@ -3,8 +3,8 @@
  * sandbox's own receiver recorded are named.
  */
 import { WebhookInboxRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const InboxColumns = Schema.Struct({
   id: Schema.String,
@@ -29,18 +29,11 @@ export const inboxRow = (
 })
 
 /** A `sandbox_webhook_inbox` row → `InboxDelivery`. */
-export const InboxRow = InboxColumns.pipe(
-  Schema.decodeTo(WebhookInboxRepo.InboxDelivery, {
-    decode: SchemaGetter.transform(
-      (r): WebhookInboxRepo.InboxDelivery => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        receivedAt: utc(r.received_at),
-        headers: r.headers,
-        body: r.body,
-        signatureProblem: r.signature_problem
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "InboxRow" })
+export const InboxRow = rowSchema("InboxRow", InboxColumns, WebhookInboxRepo.InboxDelivery, (r) => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  receivedAt: utc(r.received_at),
+  headers: r.headers,
+  body: r.body,
+  signatureProblem: r.signature_problem
+}))

@@ -3,41 +3,29 @@
  * named, in the schemas reads decode and the mappings writes bind.
  */
 import { BacklogRepo, OperatorTokenRepo, Partner, WorkerHeartbeatRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { Timestamp, timestamp, timestampOrNull, utc, utcOrNull, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { rowSchema, Timestamp, timestamp, utc, utcOrNull } from "./columns.ts"
+import { RevocableColumns, revocableOf, revocableRow } from "./revocable.ts"
 
 const TokenColumns = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
-  secret_hash: Schema.String,
-  created_at: Timestamp,
-  revoked_at: Schema.NullOr(Timestamp)
+  ...RevocableColumns.fields
 })
 
 /** The row a token is written as. */
 export const tokenRow = (t: OperatorTokenRepo.OperatorTokenRecord): typeof TokenColumns.Type => ({
   id: t.id,
   name: t.name,
-  secret_hash: t.secretHash,
-  created_at: timestamp(t.createdAt),
-  revoked_at: timestampOrNull(t.revokedAt)
+  ...revocableRow(t)
 })
 
 /** An `operator_tokens` row → `OperatorTokenRecord`. */
-export const TokenRow = TokenColumns.pipe(
-  Schema.decodeTo(OperatorTokenRepo.OperatorTokenRecord, {
-    decode: SchemaGetter.transform(
-      (r): OperatorTokenRepo.OperatorTokenRecord => ({
-        id: r.id,
-        name: r.name,
-        secretHash: r.secret_hash,
-        createdAt: utc(r.created_at),
-        revokedAt: utcOrNull(r.revoked_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "OperatorTokenRow" })
+export const TokenRow = rowSchema("OperatorTokenRow", TokenColumns, OperatorTokenRepo.OperatorTokenRecord, (r) => ({
+  id: r.id,
+  name: r.name,
+  ...revocableOf(r)
+}))
 
 const HeartbeatColumns = Schema.Struct({
   owner: Schema.String,
@@ -55,22 +43,20 @@ export const heartbeatRow = (h: WorkerHeartbeatRepo.WorkerHeartbeat): typeof Hea
 })
 
 /** A `worker_heartbeats` row → `WorkerHeartbeat`. */
-export const HeartbeatRow = HeartbeatColumns.pipe(
-  Schema.decodeTo(WorkerHeartbeatRepo.WorkerHeartbeat, {
-    decode: SchemaGetter.transform(
-      (r): WorkerHeartbeatRepo.WorkerHeartbeat => ({
-        owner: r.owner,
-        pass: r.pass,
-        lastPassAt: utc(r.last_pass_at),
-        ok: r.ok
-      })
-    ),
-    encode: writtenByMapping()
+export const HeartbeatRow = rowSchema(
+  "WorkerHeartbeatRow",
+  HeartbeatColumns,
+  WorkerHeartbeatRepo.WorkerHeartbeat,
+  (r) => ({
+    owner: r.owner,
+    pass: r.pass,
+    lastPassAt: utc(r.last_pass_at),
+    ok: r.ok
   })
-).annotate({ identifier: "WorkerHeartbeatRow" })
+)
 
 /** One environment's counts, as `PgBacklogRepo`'s statement selects them → `EnvironmentBacklog`. */
-export const BacklogRow = Schema.Struct({
+const BacklogColumns = Schema.Struct({
   environment: Partner.Environment,
   undelivered: Schema.Int,
   oldest_undelivered: Schema.NullOr(Timestamp),
@@ -79,26 +65,19 @@ export const BacklogRow = Schema.Struct({
   failed: Schema.Int,
   unmatched: Schema.Int
 })
-  .pipe(
-    Schema.decodeTo(BacklogRepo.EnvironmentBacklog, {
-      decode: SchemaGetter.transform(
-        (r): BacklogRepo.EnvironmentBacklog => ({
-          environment: r.environment,
-          undeliveredEvents: r.undelivered,
-          oldestUndeliveredAt: utcOrNull(r.oldest_undelivered),
-          payoutsAwaitingConfirmation: r.awaiting,
-          oldestAwaitingPayoutAt: utcOrNull(r.oldest_awaiting),
-          payoutsFailed: r.failed,
-          unmatchedFunds: r.unmatched
-        })
-      ),
-      encode: writtenByMapping()
-    })
-  )
-  .annotate({ identifier: "BacklogRow" })
+
+export const BacklogRow = rowSchema("BacklogRow", BacklogColumns, BacklogRepo.EnvironmentBacklog, (r) => ({
+  environment: r.environment,
+  undeliveredEvents: r.undelivered,
+  oldestUndeliveredAt: utcOrNull(r.oldest_undelivered),
+  payoutsAwaitingConfirmation: r.awaiting,
+  oldestAwaitingPayoutAt: utcOrNull(r.oldest_awaiting),
+  payoutsFailed: r.failed,
+  unmatchedFunds: r.unmatched
+}))
 
 /** One partner's failing deliveries, as `PgBacklogRepo`'s statement selects them → `FailingDeliveries`. */
-export const FailingDeliveriesRow = Schema.Struct({
+const FailingDeliveriesColumns = Schema.Struct({
   partner_id: Schema.String,
   partner_name: Schema.String,
   retrying: Schema.Int,
@@ -106,19 +85,17 @@ export const FailingDeliveriesRow = Schema.Struct({
   failed: Schema.Int,
   last_error: Schema.NullOr(Schema.String)
 })
-  .pipe(
-    Schema.decodeTo(BacklogRepo.FailingDeliveries, {
-      decode: SchemaGetter.transform(
-        (r): BacklogRepo.FailingDeliveries => ({
-          partnerId: r.partner_id,
-          partnerName: r.partner_name,
-          retrying: r.retrying,
-          oldestRetryingAt: utcOrNull(r.oldest_retrying),
-          failed: r.failed,
-          lastError: r.last_error
-        })
-      ),
-      encode: writtenByMapping()
-    })
-  )
-  .annotate({ identifier: "FailingDeliveriesRow" })
+
+export const FailingDeliveriesRow = rowSchema(
+  "FailingDeliveriesRow",
+  FailingDeliveriesColumns,
+  BacklogRepo.FailingDeliveries,
+  (r) => ({
+    partnerId: r.partner_id,
+    partnerName: r.partner_name,
+    retrying: r.retrying,
+    oldestRetryingAt: utcOrNull(r.oldest_retrying),
+    failed: r.failed,
+    lastError: r.last_error
+  })
+)

@@ -4,18 +4,10 @@
  * writes bind.
  */
 import { Partner, PartnerRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import {
-  EpochMillis,
-  fromMillisOrNull,
-  Timestamp,
-  timestamp,
-  timestampOrNull,
-  utc,
-  utcOrNull,
-  writtenByMapping
-} from "./columns.ts"
+import { EpochMillis, fromMillisOrNull, rowSchema, Timestamp, timestamp, timestampOrNull, utc } from "./columns.ts"
+import { RevocableColumns, revocableOf, revocableRow } from "./revocable.ts"
 
 const PartnerColumns = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Timestamp })
 
@@ -27,22 +19,17 @@ export const partnerRow = (p: PartnerRepo.PartnerRecord): typeof PartnerColumns.
 })
 
 /** A `partners` row → `PartnerRecord`. */
-export const PartnerRow = PartnerColumns.pipe(
-  Schema.decodeTo(PartnerRepo.PartnerRecord, {
-    decode: SchemaGetter.transform(
-      (r): PartnerRepo.PartnerRecord => ({ id: r.id, name: r.name, createdAt: utc(r.created_at) })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "PartnerRow" })
+export const PartnerRow = rowSchema("PartnerRow", PartnerColumns, PartnerRepo.PartnerRecord, (r) => ({
+  id: r.id,
+  name: r.name,
+  createdAt: utc(r.created_at)
+}))
 
 const ApiKeyColumns = Schema.Struct({
   id: Schema.String,
   partner_id: Schema.String,
   environment: Partner.Environment,
-  secret_hash: Schema.String,
-  created_at: Timestamp,
-  revoked_at: Schema.NullOr(Timestamp)
+  ...RevocableColumns.fields
 })
 
 /** The row an API key is written as. */
@@ -50,27 +37,16 @@ export const apiKeyRow = (k: PartnerRepo.ApiKeyRecord): typeof ApiKeyColumns.Typ
   id: k.id,
   partner_id: k.partnerId,
   environment: k.environment,
-  secret_hash: k.secretHash,
-  created_at: timestamp(k.createdAt),
-  revoked_at: timestampOrNull(k.revokedAt)
+  ...revocableRow(k)
 })
 
 /** An `api_keys` row → `ApiKeyRecord`. */
-export const ApiKeyRow = ApiKeyColumns.pipe(
-  Schema.decodeTo(PartnerRepo.ApiKeyRecord, {
-    decode: SchemaGetter.transform(
-      (r): PartnerRepo.ApiKeyRecord => ({
-        id: r.id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        secretHash: r.secret_hash,
-        createdAt: utc(r.created_at),
-        revokedAt: utcOrNull(r.revoked_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "ApiKeyRow" })
+export const ApiKeyRow = rowSchema("ApiKeyRow", ApiKeyColumns, PartnerRepo.ApiKeyRecord, (r) => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  ...revocableOf(r)
+}))
 
 /** Secret rows in the endpoint's order (newest first), `position` 0, 1, … (read back through `EndpointRow`). */
 export const secretRows = (e: PartnerRepo.WebhookEndpoint) =>
@@ -86,27 +62,20 @@ export const secretRows = (e: PartnerRepo.WebhookEndpoint) =>
 const SecretJson = Schema.Struct({ secret: Schema.String, valid_until: Schema.NullOr(EpochMillis) })
 
 /** A selected `webhook_endpoints` row with its secrets (`selectEndpoint`) → `WebhookEndpoint`. */
-export const EndpointRow = Schema.Struct({
+const EndpointColumns = Schema.Struct({
   partner_id: Schema.String,
   environment: Partner.Environment,
   url: Schema.String,
   /** Aggregated by `selectEndpoint`, newest first. */
   secrets: Schema.NullOr(Schema.Array(SecretJson))
 })
-  .pipe(
-    Schema.decodeTo(PartnerRepo.WebhookEndpoint, {
-      decode: SchemaGetter.transform(
-        (r): PartnerRepo.WebhookEndpoint => ({
-          partnerId: r.partner_id,
-          environment: r.environment,
-          url: r.url,
-          secrets: (r.secrets ?? []).map((s) => ({ secret: s.secret, validUntil: fromMillisOrNull(s.valid_until) }))
-        })
-      ),
-      encode: writtenByMapping()
-    })
-  )
-  .annotate({ identifier: "EndpointRow" })
+
+export const EndpointRow = rowSchema("EndpointRow", EndpointColumns, PartnerRepo.WebhookEndpoint, (r) => ({
+  partnerId: r.partner_id,
+  environment: r.environment,
+  url: r.url,
+  secrets: (r.secrets ?? []).map((s) => ({ secret: s.secret, validUntil: fromMillisOrNull(s.valid_until) }))
+}))
 
 /** `SELECT` list of an endpoint with its secrets (one statement, one snapshot), over `webhook_endpoints e`. */
 export const selectEndpoint = (sql: SqlClient.SqlClient) =>

@@ -3,7 +3,7 @@
  * columns of a payout are named, in the schema a read decodes and the mapping a write binds.
  */
 import { Partner, PayoutRepo, Rail } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Schema } from "effect"
 import {
   decimal,
   Int8,
@@ -11,10 +11,10 @@ import {
   intOrNull,
   Numeric,
   numeric,
+  rowSchema,
   Timestamp,
   timestamp,
-  utc,
-  writtenByMapping
+  utc
 } from "./columns.ts"
 
 const PayoutColumns = Schema.Struct({
@@ -61,30 +61,23 @@ export const payoutRow = (p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type
 })
 
 /** A `payouts` row → `PayoutRecord`. */
-export const PayoutRow = PayoutColumns.pipe(
-  Schema.decodeTo(PayoutRepo.PayoutRecord, {
-    decode: SchemaGetter.transform(
-      (r): PayoutRepo.PayoutRecord => ({
-        id: r.id,
-        contractId: r.contract_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        chain: r.chain,
-        currency: r.currency,
-        destination: r.destination,
-        amount: decimal(r.amount),
-        fxDeltaInQuoteCurrency: decimal(r.fx_delta_in_quote_currency),
-        status: r.status,
-        prepared: r.prepared,
-        transactionHash: r.transaction_hash,
-        blockNumber: intOrNull(r.block_number),
-        attempts: r.attempts,
-        lastError: r.last_error,
-        nextAttemptAt: utc(r.next_attempt_at),
-        createdAt: utc(r.created_at),
-        updatedAt: utc(r.updated_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "PayoutRow" })
+export const PayoutRow = rowSchema("PayoutRow", PayoutColumns, PayoutRepo.PayoutRecord, (r) => ({
+  id: r.id,
+  contractId: r.contract_id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  chain: r.chain,
+  currency: r.currency,
+  destination: r.destination,
+  amount: decimal(r.amount),
+  fxDeltaInQuoteCurrency: decimal(r.fx_delta_in_quote_currency),
+  status: r.status,
+  prepared: r.prepared,
+  transactionHash: r.transaction_hash,
+  blockNumber: intOrNull(r.block_number),
+  attempts: r.attempts,
+  lastError: r.last_error,
+  nextAttemptAt: utc(r.next_attempt_at),
+  createdAt: utc(r.created_at),
+  updatedAt: utc(r.updated_at)
+}))

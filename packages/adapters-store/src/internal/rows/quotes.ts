@@ -2,8 +2,8 @@
  * `quotes` rows and `QuoteRecord`s: the one place the columns of a quote are named, in the schema
  * a read decodes and the mapping a write binds.
  */
-import { Corridor, Partner, PricingInputs, Quote, QuoteRequest, Rail } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
+import { Partner, PricingInputs, Quote, QuoteRequest } from "@ratelock/core"
+import { Schema } from "effect"
 import {
   decimal,
   decimalOrNull,
@@ -11,13 +11,14 @@ import {
   Numeric,
   numeric,
   numericOrNull,
+  rowSchema,
   Timestamp,
   timestamp,
   timestampOrNull,
   utc,
-  utcOrNull,
-  writtenByMapping
+  utcOrNull
 } from "./columns.ts"
+import { LockTermsColumns, lockTermsOf, lockTermsRow } from "./lockTerms.ts"
 
 const QuoteColumns = Schema.Struct({
   id: Schema.String,
@@ -25,10 +26,7 @@ const QuoteColumns = Schema.Struct({
   environment: Partner.Environment,
   customer_reference_id: Schema.String,
   customer_name: Schema.String,
-  contract_type: QuoteRequest.ContractType,
-  direction: Corridor.Direction,
-  notional_currency: Corridor.NotionalCurrency,
-  notional_amount: Numeric,
+  ...LockTermsColumns.fields,
   provider_rate: Numeric,
   market_rate: Numeric,
   market_rate_timestamp: Timestamp,
@@ -41,14 +39,6 @@ const QuoteColumns = Schema.Struct({
   failure_message: Schema.NullOr(Schema.String),
   locked_rate: Numeric,
   strike_advantage_bps: Schema.Int,
-  premium_amount: Numeric,
-  deposit_amount: Schema.NullOr(Numeric),
-  total_amount: Numeric,
-  max_transaction_amount: Numeric,
-  window_start: Timestamp,
-  window_end: Timestamp,
-  chain: Rail.Chain,
-  settlement_currency: Rail.SettlementCurrency,
   expires_at: Timestamp,
   created_at: Timestamp,
   accepted_at: Schema.NullOr(Timestamp),
@@ -74,10 +64,7 @@ export const quoteRow = (
   environment: q.environment,
   customer_reference_id: q.customerReferenceId,
   customer_name: q.customerName,
-  contract_type: q.contractType,
-  direction: q.direction,
-  notional_currency: q.notionalCurrency,
-  notional_amount: numeric(q.notionalAmount),
+  ...lockTermsRow(q),
   provider_rate: numeric(q.providerRate),
   market_rate: numeric(q.marketRate),
   market_rate_timestamp: timestamp(q.marketRateTimestamp),
@@ -89,14 +76,6 @@ export const quoteRow = (
   failure_message: q.failureReason?.message ?? null,
   locked_rate: numeric(q.lockedRate),
   strike_advantage_bps: q.strikeAdvantageBps,
-  premium_amount: numeric(q.premiumAmount),
-  deposit_amount: numericOrNull(q.depositAmount),
-  total_amount: numeric(q.totalAmount),
-  max_transaction_amount: numeric(q.maxTransactionAmount),
-  window_start: timestamp(q.windowStart),
-  window_end: timestamp(q.windowEnd),
-  chain: q.chain,
-  settlement_currency: q.settlementCurrency,
   expires_at: timestamp(q.expiresAt),
   created_at: timestamp(q.createdAt),
   accepted_at: timestampOrNull(q.acceptedAt),
@@ -105,46 +84,28 @@ export const quoteRow = (
 })
 
 /** A `quotes` row → `QuoteRecord`. */
-export const QuoteRow = QuoteColumns.pipe(
-  Schema.decodeTo(Quote.QuoteRecord, {
-    decode: SchemaGetter.transform((r): typeof Quote.QuoteRecord.Encoded => ({
-      id: r.id,
-      partnerId: r.partner_id,
-      environment: r.environment,
-      customerReferenceId: r.customer_reference_id,
-      customerName: r.customer_name,
-      contractType: r.contract_type,
-      direction: r.direction,
-      notionalCurrency: r.notional_currency,
-      notionalAmount: decimal(r.notional_amount),
-      providerRate: decimal(r.provider_rate),
-      marketRate: decimal(r.market_rate),
-      marketRateTimestamp: utc(r.market_rate_timestamp),
-      strikeMode: r.strike_mode,
-      targetStrike: decimalOrNull(r.target_strike),
-      providerExtraSpread: decimal(r.provider_extra_spread),
-      status: r.status,
-      failureReason:
-        r.failure_code === null || r.failure_message === null
-          ? null
-          : { code: r.failure_code, message: r.failure_message },
-      lockedRate: decimal(r.locked_rate),
-      strikeAdvantageBps: r.strike_advantage_bps,
-      premiumAmount: decimal(r.premium_amount),
-      depositAmount: decimalOrNull(r.deposit_amount),
-      totalAmount: decimal(r.total_amount),
-      maxTransactionAmount: decimal(r.max_transaction_amount),
-      windowStart: utc(r.window_start),
-      windowEnd: utc(r.window_end),
-      chain: r.chain,
-      settlementCurrency: r.settlement_currency,
-      expiresAt: utc(r.expires_at),
-      createdAt: utc(r.created_at),
-      acceptedAt: utcOrNull(r.accepted_at),
-      snapshotId: r.snapshot_id,
-      // decoded by the record's schema
-      pricingInputs: r.pricing_inputs
-    })),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "QuoteRow" })
+export const QuoteRow = rowSchema("QuoteRow", QuoteColumns, Quote.QuoteRecord, (r) => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  customerReferenceId: r.customer_reference_id,
+  customerName: r.customer_name,
+  ...lockTermsOf(r),
+  providerRate: decimal(r.provider_rate),
+  marketRate: decimal(r.market_rate),
+  marketRateTimestamp: utc(r.market_rate_timestamp),
+  strikeMode: r.strike_mode,
+  targetStrike: decimalOrNull(r.target_strike),
+  providerExtraSpread: decimal(r.provider_extra_spread),
+  status: r.status,
+  failureReason:
+    r.failure_code === null || r.failure_message === null ? null : { code: r.failure_code, message: r.failure_message },
+  lockedRate: decimal(r.locked_rate),
+  strikeAdvantageBps: r.strike_advantage_bps,
+  expiresAt: utc(r.expires_at),
+  createdAt: utc(r.created_at),
+  acceptedAt: utcOrNull(r.accepted_at),
+  snapshotId: r.snapshot_id,
+  // decoded by the record's schema
+  pricingInputs: r.pricing_inputs
+}))

@@ -3,9 +3,9 @@
  * (a scenario, a revaluation's report) are kept as their encoded JSON and decoded through core's
  * schemas on read.
  */
-import { RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Partner, RiskReport, RiskRevaluationRepo, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
+import { Schema } from "effect"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const ScenarioColumns = Schema.Struct({
   name: Schema.String,
@@ -21,18 +21,13 @@ export const scenarioRow = (s: RiskScenarioRepo.StoredScenario) => ({
   updated_at: timestamp(s.updatedAt)
 })
 
-export const ScenarioRow = ScenarioColumns.pipe(
-  Schema.decodeTo(RiskScenarioRepo.StoredScenario, {
-    decode: SchemaGetter.transform((r): typeof RiskScenarioRepo.StoredScenario.Encoded => ({
-      scenario: r.document,
-      updatedAt: utc(r.updated_at)
-    })),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "ScenarioRow" })
+export const ScenarioRow = rowSchema("ScenarioRow", ScenarioColumns, RiskScenarioRepo.StoredScenario, (r) => ({
+  scenario: r.document,
+  updatedAt: utc(r.updated_at)
+}))
 
 const RevaluationColumns = Schema.Struct({
-  environment: Schema.String,
+  environment: Partner.Environment,
   computed_at: Timestamp,
   snapshot_id: Schema.NullOr(Schema.String),
   report: Schema.toEncoded(RiskReport.BookReport)
@@ -47,14 +42,14 @@ export const revaluationRow = (r: RiskRevaluationRepo.StoredRevaluation) => ({
   report: json(encodeReport(r.report))
 })
 
-export const RevaluationRow = RevaluationColumns.pipe(
-  Schema.decodeTo(RiskRevaluationRepo.StoredRevaluation, {
-    decode: SchemaGetter.transform((r): typeof RiskRevaluationRepo.StoredRevaluation.Encoded => ({
-      environment: r.environment as typeof RiskRevaluationRepo.StoredRevaluation.Encoded.environment,
-      computedAt: utc(r.computed_at),
-      snapshotId: r.snapshot_id,
-      report: r.report
-    })),
-    encode: writtenByMapping()
+export const RevaluationRow = rowSchema(
+  "RevaluationRow",
+  RevaluationColumns,
+  RiskRevaluationRepo.StoredRevaluation,
+  (r) => ({
+    environment: r.environment,
+    computedAt: utc(r.computed_at),
+    snapshotId: r.snapshot_id,
+    report: r.report
   })
-).annotate({ identifier: "RevaluationRow" })
+)

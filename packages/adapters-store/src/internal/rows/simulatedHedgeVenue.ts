@@ -2,8 +2,8 @@
  * `sim_hedge_fills` rows and what the simulated venue recorded of an order: the one place the
  * columns of its books are named.
  */
-import { Schema, SchemaGetter } from "effect"
-import { decimal, decimalOrNull, Numeric, Timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { decimal, decimalOrNull, Numeric, rowSchema, Timestamp, utc } from "./columns.ts"
 
 /** What the venue recorded of an order. */
 export const Received = Schema.Struct({
@@ -21,6 +21,12 @@ export const Received = Schema.Struct({
 }).annotate({ identifier: "SimulatedHedgeVenue.Received" })
 export type Received = typeof Received.Type
 
+/** The two things the venue can be told to do to the next new order. */
+export const Action = Schema.Literals(["reject", "timeout"])
+
+/** An action a new order took from `sim_hedge_venue_control`. */
+export const ActionRow = Schema.Struct({ action: Action }).annotate({ identifier: "SimHedgeActionRow" })
+
 const Columns = Schema.Struct({
   order_id: Schema.String,
   amount: Numeric,
@@ -34,19 +40,12 @@ const Columns = Schema.Struct({
 })
 
 /** A `sim_hedge_fills` row → what the venue recorded. */
-export const SimFillRow = Columns.pipe(
-  Schema.decodeTo(Received, {
-    decode: SchemaGetter.transform(
-      (r): Received => ({
-        orderId: r.order_id,
-        outcome: r.outcome,
-        fill: r.rate === null ? null : { rate: decimal(r.rate), amount: decimal(r.amount), at: utc(r.received_at) },
-        mid: decimalOrNull(r.mid),
-        reason: r.reason,
-        timedOut: r.timed_out,
-        executions: r.executions
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "SimHedgeFillRow" })
+export const SimFillRow = rowSchema("SimHedgeFillRow", Columns, Received, (r) => ({
+  orderId: r.order_id,
+  outcome: r.outcome,
+  fill: r.rate === null ? null : { rate: decimal(r.rate), amount: decimal(r.amount), at: utc(r.received_at) },
+  mid: decimalOrNull(r.mid),
+  reason: r.reason,
+  timedOut: r.timed_out,
+  executions: r.executions
+}))

@@ -4,8 +4,8 @@
  * every number keeps its text) and decoded through its schema on read.
  */
 import { MarketSnapshot, MarketSnapshotRepo } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { json, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { json, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const SnapshotColumns = Schema.Struct({
   id: Schema.String,
@@ -35,16 +35,11 @@ export const snapshotRow = (
 })
 
 /** A `market_snapshots` row → `StoredSnapshot` (the document decoded by `MarketSnapshot`'s schema). */
-export const SnapshotRow = SnapshotColumns.pipe(
-  Schema.decodeTo(MarketSnapshotRepo.StoredSnapshot, {
-    decode: SchemaGetter.transform((r): typeof MarketSnapshotRepo.StoredSnapshot.Encoded => ({
-      id: r.id,
-      hash: r.hash,
-      asOf: utc(r.as_of),
-      source: r.source,
-      document: r.document,
-      importedAt: utc(r.imported_at)
-    })),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "SnapshotRow" })
+export const SnapshotRow = rowSchema("SnapshotRow", SnapshotColumns, MarketSnapshotRepo.StoredSnapshot, (r) => ({
+  id: r.id,
+  hash: r.hash,
+  asOf: utc(r.as_of),
+  source: r.source,
+  document: r.document,
+  importedAt: utc(r.imported_at)
+}))

@@ -3,8 +3,8 @@
  * decimal in tokens, or an integer of raw base units (which may not fit a double), kept as text.
  */
 import { Contract, ContractRepo, Partner, Rail } from "@ratelock/core"
-import { Schema, SchemaGetter } from "effect"
-import { Int8, int, int8, Timestamp, timestamp, utc, writtenByMapping } from "./columns.ts"
+import { Schema } from "effect"
+import { int, Int8, int8, rowSchema, Timestamp, timestamp, utc } from "./columns.ts"
 
 const UnmatchedColumns = Schema.Struct({
   chain: Rail.Chain,
@@ -40,25 +40,18 @@ export const unmatchedRow = (t: ContractRepo.UnmatchedTransfer): typeof Unmatche
 })
 
 /** An `unmatched_transfers` row → `UnmatchedTransfer`. */
-export const UnmatchedRow = UnmatchedColumns.pipe(
-  Schema.decodeTo(ContractRepo.UnmatchedTransfer, {
-    decode: SchemaGetter.transform(
-      (r): ContractRepo.UnmatchedTransfer => ({
-        contractId: r.contract_id,
-        partnerId: r.partner_id,
-        environment: r.environment,
-        chain: r.chain,
-        transactionHash: r.transaction_hash,
-        index: r.log_index,
-        blockNumber: int(r.block_number),
-        token: r.token,
-        amount: r.amount,
-        unit: r.unit,
-        reason: r.reason,
-        contractStatus: r.contract_status,
-        observedAt: utc(r.observed_at)
-      })
-    ),
-    encode: writtenByMapping()
-  })
-).annotate({ identifier: "UnmatchedRow" })
+export const UnmatchedRow = rowSchema("UnmatchedRow", UnmatchedColumns, ContractRepo.UnmatchedTransfer, (r) => ({
+  contractId: r.contract_id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  chain: r.chain,
+  transactionHash: r.transaction_hash,
+  index: r.log_index,
+  blockNumber: int(r.block_number),
+  token: r.token,
+  amount: r.amount,
+  unit: r.unit,
+  reason: r.reason,
+  contractStatus: r.contract_status,
+  observedAt: utc(r.observed_at)
+}))
