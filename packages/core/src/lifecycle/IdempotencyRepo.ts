@@ -52,3 +52,7 @@ export interface IdempotencyRepoShape {
 export class IdempotencyRepo extends Context.Service<IdempotencyRepo, IdempotencyRepoShape>()(
   "@ratelock/core/IdempotencyRepo"
 ) {}
+
+/** What a claim of an idempotency key another request holds answers: in flight until its response is stored. */
+export const heldClaim = (fingerprint: string, response: StoredResponse | null): InFlight | Completed =>
+  response === null ? { _tag: "InFlight", fingerprint } : { _tag: "Completed", fingerprint, response }

@@ -120,3 +120,16 @@ export const balances = <C extends string>(
   for (const e of entries) sums.set(e.currency, Money.sum(sums.get(e.currency) ?? Money.zero, e.amount))
   return sums
 }
+
+/**
+ * The first currency whose entries do not sum to zero, with its sum: ledger entries a commit or a
+ * fill writes must balance per currency, and a store dies (writing nothing) when they do not.
+ */
+export const imbalance = <C extends string>(
+  entries: ReadonlyArray<{ readonly currency: C; readonly amount: Money.Decimal }>
+): { readonly currency: C; readonly total: string } | undefined => {
+  for (const [currency, total] of balances(entries)) {
+    if (!Money.isZero(total)) return { currency, total: Money.format(total) }
+  }
+  return undefined
+}

@@ -6,8 +6,7 @@
  * with `StaleContract` and writes nothing.
  */
 import { Exit, HashMap, HashSet, Option } from "effect"
-import { ContractRepo, type Ledger, StoreError } from "@ratelock/core"
-import { imbalance } from "../rules.ts"
+import { ContractRepo, Ledger, StoreError } from "@ratelock/core"
 import { moveUsage } from "./corridors.ts"
 import { unleased } from "./lease.ts"
 import { scopedKey } from "./scope.ts"
@@ -41,7 +40,7 @@ export const commitStep =
   (change: ContractRepo.ContractChange) =>
   (state: State): Step<void, StoreError.StaleContract> => {
     const contract = change.contract
-    const unbalanced = imbalance(change.ledger)
+    const unbalanced = Ledger.imbalance(change.ledger)
     if (unbalanced !== undefined) {
       return Exit.die(
         new Error(

@@ -7,13 +7,12 @@ import { Effect, HashMap, Option } from "effect"
 import type { DateTime } from "effect"
 import { IdempotencyRepo } from "@ratelock/core"
 import type { Partner } from "@ratelock/core"
-import { heldClaim } from "../rules.ts"
 import { scopedKey } from "./scope.ts"
 import { atomically, done, type IdempotencyRow, type State, type StateRef, write } from "./state.ts"
 
 type Claim = IdempotencyRepo.Claim
 
-const held = (row: IdempotencyRow): Claim => heldClaim(row.fingerprint, row.response)
+const held = (row: IdempotencyRow): Claim => IdempotencyRepo.heldClaim(row.fingerprint, row.response)
 
 export const makeIdempotencyRepo = (ref: StateRef): IdempotencyRepo.IdempotencyRepoShape => {
   const claim = Effect.fn("MemoryStore.idempotency.claim")(function* (

@@ -4,7 +4,6 @@
  */
 import { IdempotencyRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { heldClaim } from "../rules.ts"
 import { rowSchema } from "./columns.ts"
 
 /** A key another request holds → in flight until its response is stored, then completed. */
@@ -19,7 +18,7 @@ export const HeldKeyRow = rowSchema(
   HeldKeyColumns,
   Schema.Union([IdempotencyRepo.InFlight, IdempotencyRepo.Completed]),
   (r) =>
-    heldClaim(
+    IdempotencyRepo.heldClaim(
       r.fingerprint,
       r.response_status === null || r.response_body === null
         ? null
