@@ -3,12 +3,11 @@
  * and the record the service keeps, as a schema (stores decode their rows into it).
  */
 import { Schema } from "effect"
-import { Direction, NotionalCurrency } from "../kernel/Corridor.ts"
 import { Datetime, Uuid } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { Environment } from "./Partner.ts"
 import { Chain, FundsCurrency, SettlementCurrency } from "../kernel/Rail.ts"
-import { ContractType } from "./QuoteRequest.ts"
+import { lockTermFields } from "./QuoteRequest.ts"
 
 export const ContractStatus = Schema.Literals([
   "quote_created",
@@ -92,10 +91,7 @@ export const ContractRecord = Schema.Struct({
   serviceContractReference: Schema.String,
   customerReferenceId: Schema.String,
   partnerTransactionReference: Schema.NullOr(Schema.String),
-  contractType: ContractType,
-  direction: Direction,
-  notionalCurrency: NotionalCurrency,
-  notionalAmount: Schema.BigDecimal,
+  ...lockTermFields,
   lockedRate: Schema.BigDecimal,
   providerRateAtLock: Schema.BigDecimal,
   marketRateAtLock: Schema.BigDecimal,

@@ -3,12 +3,11 @@
  */
 import { Schema } from "effect"
 import type { DateTime } from "effect"
-import { Direction, NotionalCurrency } from "../kernel/Corridor.ts"
 import { Datetime, Uuid } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { PricingInputs } from "./PricingInputs.ts"
 import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
-import { ContractType, StrikeMode } from "./QuoteRequest.ts"
+import { lockTermFields, StrikeMode } from "./QuoteRequest.ts"
 import { Environment } from "./Partner.ts"
 
 export const QuoteStatus = Schema.Literals(["created", "failed"])
@@ -61,10 +60,7 @@ export const QuoteRecord = Schema.Struct({
   environment: Environment,
   customerReferenceId: Schema.String,
   customerName: Schema.String,
-  contractType: ContractType,
-  direction: Direction,
-  notionalCurrency: NotionalCurrency,
-  notionalAmount: Schema.BigDecimal,
+  ...lockTermFields,
   providerRate: Schema.BigDecimal,
   marketRate: Schema.BigDecimal,
   marketRateTimestamp: Schema.DateTimeUtc,

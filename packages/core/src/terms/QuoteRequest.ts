@@ -11,6 +11,17 @@ import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
 export const ContractType = Schema.Literals(["forward", "option"])
 export type ContractType = typeof ContractType.Type
 
+/**
+ * The terms every record of a lock keeps under the same names (`QuoteRecord`, `ContractRecord`):
+ * what kind of lock, on which direction, for how much.
+ */
+export const lockTermFields = {
+  contractType: ContractType,
+  direction: Direction,
+  notionalCurrency: NotionalCurrency,
+  notionalAmount: Schema.BigDecimal
+}
+
 export const StrikeMode = Schema.Literals(["cip_fair", "live_spot", "custom"])
 export type StrikeMode = typeof StrikeMode.Type
 
