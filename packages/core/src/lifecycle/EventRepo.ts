@@ -9,7 +9,7 @@ import type { Position } from "../kernel/Cursor.ts"
 import { InboundEvent } from "../terms/InboundEvent.ts"
 import type { Claim } from "../kernel/Lease.ts"
 import { OutboundEvent } from "../terms/OutboundEvent.ts"
-import { Environment, type PartnerScope } from "../terms/Partner.ts"
+import { Environment, ownedFields, type PartnerScope } from "../terms/Partner.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
 import type { EventDirection } from "../terms/WebhookEventRecord.ts"
 
@@ -21,9 +21,7 @@ export const IncomingStatus = Schema.Literals(["processed", "queued"])
 export type IncomingStatus = typeof IncomingStatus.Type
 
 export const IncomingEvent = Schema.Struct({
-  id: Schema.String,
-  partnerId: Schema.String,
-  environment: Environment,
+  ...ownedFields,
   contractId: Schema.String,
   eventType: IncomingEventType,
   idempotencyKey: Schema.String,

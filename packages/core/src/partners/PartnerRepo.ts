@@ -5,7 +5,7 @@
  */
 import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
-import { Environment, type PartnerScope } from "../terms/Partner.ts"
+import { Environment, ownedFields, type PartnerScope } from "../terms/Partner.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
 
 export const PartnerRecord = Schema.Struct({
@@ -16,9 +16,7 @@ export const PartnerRecord = Schema.Struct({
 export type PartnerRecord = typeof PartnerRecord.Type
 
 export const ApiKeyRecord = Schema.Struct({
-  id: Schema.String,
-  partnerId: Schema.String,
-  environment: Environment,
+  ...ownedFields,
   /** Lowercase hex SHA-256 of the secret. */
   secretHash: Schema.String,
   createdAt: Schema.DateTimeUtc,

@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import { Datetime, Uuid } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
-import { Environment } from "./Partner.ts"
+import { type Environment, ownedFields } from "./Partner.ts"
 import { Chain, FundsCurrency, SettlementCurrency } from "../kernel/Rail.ts"
 import { lockTermFields } from "./QuoteRequest.ts"
 
@@ -84,9 +84,7 @@ export type Exercise = typeof Exercise.Type
 
 /** The contract the service keeps (stores decode their rows into it). */
 export const ContractRecord = Schema.Struct({
-  id: Schema.String,
-  partnerId: Schema.String,
-  environment: Environment,
+  ...ownedFields,
   quoteId: Schema.String,
   serviceContractReference: Schema.String,
   customerReferenceId: Schema.String,

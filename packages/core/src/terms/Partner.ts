@@ -17,6 +17,12 @@ export const PartnerIdentity = Schema.Struct({
 }).annotate({ identifier: "PartnerIdentity" })
 export type PartnerIdentity = typeof PartnerIdentity.Type
 
+/**
+ * The first fields of every record a partner owns in one of its environments (quotes, contracts,
+ * API keys, events): its id and whose it is, where.
+ */
+export const ownedFields = { id: Schema.String, partnerId: Schema.String, environment: Environment }
+
 /** The caller of a request, once authenticated: every read and write is scoped by it. */
 export const PartnerScope = Schema.Struct({ partnerId: Schema.String, environment: Environment })
 export type PartnerScope = typeof PartnerScope.Type

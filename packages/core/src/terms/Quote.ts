@@ -8,7 +8,7 @@ import * as Money from "../kernel/Money.ts"
 import { PricingInputs } from "./PricingInputs.ts"
 import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
 import { lockTermFields, StrikeMode } from "./QuoteRequest.ts"
-import { Environment } from "./Partner.ts"
+import { ownedFields } from "./Partner.ts"
 
 export const QuoteStatus = Schema.Literals(["created", "failed"])
 export type QuoteStatus = typeof QuoteStatus.Type
@@ -55,9 +55,7 @@ export type QuoteResponse = typeof QuoteResponse.Type
 
 /** What the service stores for a quote: the priced fields plus the request context. */
 export const QuoteRecord = Schema.Struct({
-  id: Schema.String,
-  partnerId: Schema.String,
-  environment: Environment,
+  ...ownedFields,
   customerReferenceId: Schema.String,
   customerName: Schema.String,
   ...lockTermFields,
