@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config"
 import { onConsoleLog } from "./scripts/expectedNoise.ts"
+import { workers } from "./vitest.shared.ts"
 
 export default defineConfig({
   resolve: { conditions: ["source"] },
@@ -7,6 +8,7 @@ export default defineConfig({
   test: {
     projects: ["packages/*"],
     reporters: ["default", "./scripts/skippedSummary.ts"],
-    onConsoleLog
+    onConsoleLog,
+    ...workers
   }
 })

@@ -1,8 +1,10 @@
 import { defineProject } from "vitest/config"
+import { workers } from "../../vitest.shared.ts"
 
 export default defineProject({
   test: {
     name: "test-support",
+    ...workers,
     include: ["test/**/*.test.ts"],
     // the whole suite shares 2 cores: a test slowed by its neighbours is not a failing test
     testTimeout: 30_000
