@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config"
 import { onConsoleLog } from "./scripts/expectedNoise.ts"
+import LongestFirst from "./scripts/longestFirst.ts"
 import { workers } from "./vitest.shared.ts"
 
 export default defineConfig({
@@ -9,6 +10,7 @@ export default defineConfig({
     projects: ["packages/*"],
     reporters: ["default", "./scripts/skippedSummary.ts"],
     onConsoleLog,
-    ...workers
+    ...workers,
+    sequence: { sequencer: LongestFirst }
   }
 })
