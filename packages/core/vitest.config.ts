@@ -1,10 +1,16 @@
 import { defineProject } from "vitest/config"
+import { workers } from "../../vitest.shared.ts"
 
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     name: "core",
+    ...workers,
+    // pure functions and Effect programs on the test clock: the files share their workers, each on
+    // fresh copies of the workspace's modules (freshModules.ts), node_modules imported once
+    isolate: false,
+    setupFiles: ["../../scripts/freshModules.ts"],
     include: ["test/**/*.test.ts"],
     // the whole suite shares 2 cores: a test slowed by its neighbours is not a failing test
     testTimeout: 30_000

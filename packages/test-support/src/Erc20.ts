@@ -2,9 +2,12 @@
  * Test tokens for anvil, compiled offline with solc-js (`evmVersion: "paris"`, so no PUSH0 and the
  * bytecode runs on any EVM chain config): a standard ERC-20 whose decimals are a constructor
  * argument, and a USDT-style token whose `transfer` returns nothing. Both have an open `mint`.
- * The compiler output is cached per process (one compile takes about a second).
+ * The compiler output is cached on disk (one compile takes about a second).
  */
+import { createHash } from "node:crypto"
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { Effect } from "effect"
 import { type Abi, type Account, type Address, type Hash, type Hex, parseAbi } from "viem"
 import type { AnvilClient } from "./Anvil.ts"
@@ -119,19 +122,18 @@ interface SolcOutput {
 
 let cache: Tokens | undefined
 
-/** Both tokens' ABI and creation bytecode, compiled once per process. */
-export const compiled = (): Tokens => {
-  if (cache !== undefined) return cache
-  const solc = createRequire(import.meta.url)("solc") as { compile: (input: string) => string }
-  const input = {
-    language: "Solidity",
-    sources: { "TestToken.sol": { content: standardSource }, "TetherStyleToken.sol": { content: usdtStyleSource } },
-    settings: {
-      evmVersion: "paris",
-      optimizer: { enabled: true, runs: 200 },
-      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } }
-    }
+const input = {
+  language: "Solidity",
+  sources: { "TestToken.sol": { content: standardSource }, "TetherStyleToken.sol": { content: usdtStyleSource } },
+  settings: {
+    evmVersion: "paris",
+    optimizer: { enabled: true, runs: 200 },
+    outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } }
   }
+}
+
+const compile = (): Tokens => {
+  const solc = createRequire(import.meta.url)("solc") as { compile: (input: string) => string }
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput
   const errors = (output.errors ?? []).filter((e) => e.severity === "error")
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join("\n"))
@@ -140,9 +142,39 @@ export const compiled = (): Tokens => {
     if (contract === undefined) throw new Error(`solc produced no ${name}`)
     return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` }
   }
-  cache = {
+  return {
     standard: pick("TestToken.sol", "TestToken"),
     usdtStyle: pick("TetherStyleToken.sol", "TetherStyleToken")
+  }
+}
+
+/**
+ * Where the compiler output is kept between processes: named by the hash of the compiler's version
+ * and the whole input, so a changed source or compiler is compiled afresh, under node_modules (a
+ * reinstall clears it).
+ */
+const cacheFile = () => {
+  const { version } = createRequire(import.meta.url)("solc/package.json") as { version: string }
+  const key = createHash("sha256").update(version).update(JSON.stringify(input)).digest("hex").slice(0, 16)
+  return join(import.meta.dirname, "..", "node_modules", ".cache", "test-tokens", `${key}.json`)
+}
+
+/**
+ * Both tokens' ABI and creation bytecode: compiled once per machine (loading solc-js and compiling
+ * take about a second), then read from the cache file by every process.
+ */
+export const compiled = (): Tokens => {
+  if (cache !== undefined) return cache
+  const file = cacheFile()
+  try {
+    cache = JSON.parse(readFileSync(file, "utf8")) as Tokens
+  } catch {
+    cache = compile()
+    mkdirSync(dirname(file), { recursive: true })
+    // written whole under another name, then renamed: a process reading at the same time sees all of it or nothing
+    const partial = `${file}.${process.pid}`
+    writeFileSync(partial, JSON.stringify(cache))
+    renameSync(partial, file)
   }
   return cache
 }

@@ -6,10 +6,20 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 
-const live = new Set<ChildProcess>()
-process.once("exit", () => {
-  for (const child of live) child.kill("SIGKILL")
-})
+/**
+ * The children still running, one set per process: a test file that re-imports this module (its
+ * worker shared with other files, on fresh copies of the workspace's modules) finds the same set
+ * and adds no second exit hook.
+ */
+const registry = globalThis as { [key: symbol]: Set<ChildProcess> | undefined }
+const liveKey = Symbol.for("@ratelock/test-support/Processes.live")
+const live: Set<ChildProcess> = registry[liveKey] ?? new Set<ChildProcess>()
+if (registry[liveKey] === undefined) {
+  registry[liveKey] = live
+  process.once("exit", () => {
+    for (const child of live) child.kill("SIGKILL")
+  })
+}
 
 /** A TCP port free on loopback right now (the system's pick for port 0). */
 export const freePort = (): Promise<number> =>
