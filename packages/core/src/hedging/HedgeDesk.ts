@@ -1,7 +1,7 @@
 /**
  * The operator's hedging programs (`ratelock hedge …`): set and show the policies, list the
- * orders, and, for the manual venue, record a trader's fill or rejection. Hosts parse the input
- * and print what these return.
+ * orders, and, for the manual venue, record a trader's fill or rejection; and a pair's hedge as the
+ * risk report shows it (`pairHedge`). Hosts parse the input and print what these return.
  */
 import { Data, DateTime, Effect, Option, Result, Schema } from "effect"
 import { marketPairCurrencies } from "../kernel/Corridor.ts"
