@@ -1,8 +1,9 @@
 /**
  * The market-data snapshot of market-data.md: the document an operator imports or a feed serves, as a
- * `Schema` (`internal/snapshotDocument.ts`); its validation (`internal/snapshotValidation.ts`: every rule of
- * the page, every failure of a document reported together, each with
- * its path, in the API's 422 item shape); and its canonical hash. Pure: the clock is a parameter.
+ * `Schema` (`internal/snapshotDocument.ts`); its validation (`internal/snapshotValidation.ts`: every
+ * rule of the page, every failure of a document reported together, each with its path, in the API's
+ * 422 item shape); its canonical hash; reading it; and the illustrative snapshot. Pure: the clock is
+ * a parameter.
  *
  * On the wire every number is a decimal string, except `tenor_days`, a whole number of calendar days from
  * `as_of` (a count, a JSON integer as the page writes it). Decoded, the numbers are exact decimals: floats
