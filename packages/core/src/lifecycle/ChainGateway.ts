@@ -1,10 +1,15 @@
 /**
- * Port to the chains: funding addresses, confirmed funding, and two-step payouts
- * (prepare and persist, then broadcast; safe to repeat) with lookup by the persisted identity.
+ * Port to the chains: funding addresses, confirmed funding, two-step payouts (sign and persist,
+ * then broadcast; safe to repeat) with lookup by the persisted identity, replacements of a payout
+ * that waits (a higher fee at the same nonce, a new blockhash), and the hot wallet's balances.
+ *
+ * A persisted payout holds every version the gateway signed for it (the first, its replacements,
+ * a cancellation); a lookup answers for all of them, so whichever was mined settles the payout.
  */
 import { Context, Effect, Schema } from "effect"
 import type { DateTime } from "effect"
 import type { Decimal } from "../kernel/Money.ts"
+import { PayoutWait } from "../terms/PayoutWait.ts"
 import { FailureReason } from "../terms/PayoutFailure.ts"
 import type { Environment } from "../terms/Partner.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
@@ -12,6 +17,7 @@ import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
 // the reasons are wire terms (a payout's `failure_code`), defined below the lifecycle; re-exported so
 // `ChainGateway.failureReasons` and `ChainGateway.FailureReason` keep naming them where gateways use them
 export { FailureReason, failureReasons } from "../terms/PayoutFailure.ts"
+export { PayoutWait, payoutWaits } from "../terms/PayoutWait.ts"
 
 export class ChainError extends Schema.TaggedError<ChainError>()("ChainError", {
   chain: Schema.String,
@@ -71,9 +77,81 @@ export interface PreparedPayout {
   readonly persisted: string
 }
 
+/**
+ * The account whose nonces order a payout's transactions (an EVM hot wallet). The store hands out
+ * its nonces: the lowest at or above `floor` that no recorded transaction holds.
+ */
+export interface NonceAccount {
+  /** The signing address, lowercase. */
+  readonly signer: string
+  /** The account's transaction count at the latest block: every nonce below it is consumed. */
+  readonly floor: number
+  /** The node's pending count: the nonce a caller without a store (a test, an embedder) may sign at. */
+  readonly pending: number
+}
+
+/**
+ * A payout checked and priced, not yet signed. `sign` does no I/O where the chain has nonces, so
+ * the store runs it inside the transaction that allocates the nonce and records what was signed:
+ * two workers never sign two transactions with one nonce.
+ */
+export interface PayoutDraft {
+  /** The account whose nonce the payout takes; null where the chain has none (Solana, simulated). */
+  readonly nonceAccount: NonceAccount | null
+  /** Signs at `nonce` (null without a nonce account). */
+  readonly sign: (nonce: number | null) => Effect.Effect<PreparedPayout, ChainError>
+}
+
+/**
+ * What to make of a prepared payout that is not mined: `due`, a replacement if the chain's pace
+ * calls for one (the replace-after time passed and the fee is below what the chain asks; on Solana,
+ * the blockhash expired); `bump`, a replacement now (an operator's); `cancel`, a transaction that
+ * takes the payout's nonce and pays nothing (EVM only).
+ */
+export type ReplaceMode = "due" | "bump" | "cancel"
+
+export type Replacement =
+  /** A new version, to be persisted (with the earlier ones) before it is broadcast. */
+  | { readonly _tag: "Replaced"; readonly prepared: PreparedPayout }
+  /** Nothing new to sign: why the payout waits. */
+  | { readonly _tag: "Waiting"; readonly reason: PayoutWait; readonly message: string }
+
+/** One signed version of a payout, for an operator. */
+export interface PayoutVersion {
+  readonly transactionHash: string
+  /** EVM: the nonce (every version of a payout shares it). */
+  readonly nonce: number | null
+  /** `transfer` pays the customer; `cancel` takes the nonce and pays nothing. */
+  readonly kind: "transfer" | "cancel"
+  /** The fees it was signed with, by name (`max_fee_per_gas_gwei`, `compute_unit_price_micro_lamports`, ...). */
+  readonly fees: Readonly<Record<string, string>>
+  readonly signedAt: DateTime.Utc
+}
+
+/** A prepared payout as the chain sees it now: its versions and what the chain asks. */
+export interface PayoutInspection {
+  readonly versions: ReadonlyArray<PayoutVersion>
+  /** The fees a transaction signed now would carry, by the same names, and the operator's cap. */
+  readonly chainAsks: Readonly<Record<string, string>>
+}
+
+/** A hot wallet's balances: its native currency (`NATIVE`, for fees and rent) and each token served. */
+export interface HotWallet {
+  readonly address: string
+  readonly balances: ReadonlyArray<{ readonly asset: "NATIVE" | FundsCurrency; readonly amount: Decimal }>
+}
+
 export type PayoutLookup =
   | { readonly _tag: "Pending" }
-  | { readonly _tag: "Confirmed"; readonly blockNumber: number; readonly confirmedAt: DateTime.Utc }
+  | {
+      readonly _tag: "Confirmed"
+      readonly blockNumber: number
+      readonly confirmedAt: DateTime.Utc
+      /** The version that was mined. */
+      readonly transactionHash: string
+      /** The mined version was a cancellation: nothing was paid and the nonce is spent. */
+      readonly cancelled: boolean
+    }
   | { readonly _tag: "Failed"; readonly reason: FailureReason }
   /** Never seen by the chain (dropped, or expired blockhash): safe to prepare again. */
   | { readonly _tag: "Unknown" }
@@ -100,12 +178,36 @@ export interface ChainGatewayShape {
     rail: Rail,
     targets: ReadonlyArray<FundingTarget>
   ) => Effect.Effect<ReadonlyArray<FundingObservation>, ChainError>
+  /** Checks and prices a payout; core signs it through the store (see {@link PayoutDraft}). */
+  readonly draftPayout: (order: PayoutOrder) => Effect.Effect<PayoutDraft, ChainError>
+  /** `draftPayout` signed at once, at the node's pending nonce: for callers without a store. */
   readonly preparePayout: (order: PayoutOrder) => Effect.Effect<PreparedPayout, ChainError>
+  /** Broadcasts the latest version (again is harmless). */
   readonly broadcastPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<void, ChainError>
   readonly lookupPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutLookup, ChainError>
+  /**
+   * A new version of a payout that is not mined, or why it waits. The answer holds every earlier
+   * version too: core persists it before it broadcasts.
+   */
+  readonly replacePayout: (rail: Rail, prepared: PreparedPayout, mode: ReplaceMode) => Effect.Effect<Replacement, ChainError>
+  readonly inspectPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutInspection, ChainError>
+  /** The rail's chain and environment's hot wallet, when one is configured. */
+  readonly hotWallet: (rail: Omit<Rail, "token">) => Effect.Effect<HotWallet | null, ChainError>
 }
 
 export class ChainGateway extends Context.Service<ChainGateway, ChainGatewayShape>()("@ratelock/core/ChainGateway") {}
+
+/** `preparePayout` from `draftPayout`: signed at the node's pending nonce, when the chain has nonces. */
+export const signAtPending =
+  (draft: ChainGatewayShape["draftPayout"]): ChainGatewayShape["preparePayout"] =>
+  (order) =>
+    Effect.flatMap(draft(order), (d) => d.sign(d.nonceAccount === null ? null : d.nonceAccount.pending))
+
+/** A draft for a chain without nonces: signing is `prepare` itself. */
+export const withoutNonce = (prepare: Effect.Effect<PreparedPayout, ChainError>): PayoutDraft => ({
+  nonceAccount: null,
+  sign: () => prepare
+})
 
 /**
  * `observeFundingBatch` for a chain that can only observe one address per call: `concurrency`

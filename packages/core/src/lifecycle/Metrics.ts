@@ -71,6 +71,16 @@ export const payoutFailure = (
   reason: string
 ) => Metric.update(Metric.withAttributes(payoutFailures, { chain: p.chain, environment: p.environment, reason }), 1)
 
+export const payoutReplacements = counter(
+  "ratelock_payout_replacements_total",
+  "New versions of payouts already signed, by chain, environment and kind (replacement: the workers' fee replacement or a re-signing after expiry; bump: an operator's; cancel: an operator's cancellation)"
+)
+
+export const payoutReplacement = (
+  p: { readonly chain: Rail["chain"]; readonly environment: Environment },
+  kind: "replacement" | "bump" | "cancel"
+) => Metric.update(Metric.withAttributes(payoutReplacements, { chain: p.chain, environment: p.environment, kind }), 1)
+
 export const fundingWatches = counter(
   "ratelock_funding_watches_total",
   "Funding addresses observed by the funding passes, by chain, environment and token"
@@ -118,7 +128,7 @@ export const chainCalls = Metric.histogram("ratelock_chain_call_duration_seconds
 /** `gateway` with every call timed into `chainCalls`; what it answers is unchanged. */
 export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape => {
   const timed =
-    (operation: string, rail: Rail) =>
+    (operation: string, rail: Omit<Rail, "token"> & { readonly token?: Rail["token"] }) =>
     <A, R>(call: Effect.Effect<A, ChainError, R>): Effect.Effect<A, ChainError, R> =>
       Effect.flatMap(Clock.currentTimeNanos, (start) =>
         Effect.onExit(call, (exit) =>
@@ -127,7 +137,7 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
               Metric.withAttributes(chainCalls, {
                 chain: rail.chain,
                 environment: rail.environment,
-                token: rail.token,
+                token: rail.token ?? "none",
                 operation,
                 outcome: Exit.isSuccess(exit)
                   ? "ok"
@@ -143,8 +153,14 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
     observeFunding: (rail, address, cursor) =>
       timed("observe_funding", rail)(gateway.observeFunding(rail, address, cursor)),
     observeFundingBatch: (rail, targets) => timed("observe_funding", rail)(gateway.observeFundingBatch(rail, targets)),
+    // the draft only: its signing runs in the store's transaction, timed by the store's own spans
+    draftPayout: (order) => timed("draft_payout", order.rail)(gateway.draftPayout(order)),
     preparePayout: (order) => timed("prepare_payout", order.rail)(gateway.preparePayout(order)),
     broadcastPayout: (rail, prepared) => timed("broadcast_payout", rail)(gateway.broadcastPayout(rail, prepared)),
-    lookupPayout: (rail, prepared) => timed("lookup_payout", rail)(gateway.lookupPayout(rail, prepared))
+    lookupPayout: (rail, prepared) => timed("lookup_payout", rail)(gateway.lookupPayout(rail, prepared)),
+    replacePayout: (rail, prepared, mode) =>
+      timed("replace_payout", rail)(gateway.replacePayout(rail, prepared, mode)),
+    inspectPayout: (rail, prepared) => timed("inspect_payout", rail)(gateway.inspectPayout(rail, prepared)),
+    hotWallet: (rail) => timed("hot_wallet", rail)(gateway.hotWallet(rail))
   }
 }

@@ -9,6 +9,8 @@ import type { Claim } from "../kernel/Lease.ts"
 import { Environment } from "../terms/Partner.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
+import { PayoutWait } from "../terms/PayoutWait.ts"
+import type { NonceAccount, PreparedPayout } from "./ChainGateway.ts"
 
 /**
  * `pending`: computed, nothing signed yet. `prepared`: signed transaction persisted; it may or may
@@ -30,9 +32,16 @@ export const PayoutRecord = Schema.Struct({
   amount: Schema.BigDecimal,
   fxDeltaInQuoteCurrency: Schema.BigDecimal,
   status: PayoutStatus,
-  /** The chain adapter's persisted transaction (bytes, nonce / blockhash), opaque to core. */
+  /** The chain adapter's persisted transactions (every version: bytes, nonce / blockhash), opaque to core. */
   prepared: Schema.NullOr(Schema.String),
+  /** The latest version's hash; once settled, the hash of the version that was mined. */
   transactionHash: Schema.NullOr(Schema.String),
+  /** EVM: the hot wallet's nonce the store allocated to it (every version shares it). */
+  nonce: Schema.NullOr(Schema.Int),
+  /** Why a signed payout has not landed yet, as the last pass found it. */
+  waiting: Schema.NullOr(PayoutWait),
+  /** Versions signed after the first: fee replacements, bumps, cancellations. */
+  replacements: Schema.Int,
   blockNumber: Schema.NullOr(Schema.Int),
   attempts: Schema.Int,
   lastError: Schema.NullOr(Schema.String),
@@ -61,6 +70,26 @@ export interface PayoutRepoShape {
    * took over. Answers whether it was written.
    */
   readonly update: (payout: PayoutRecord, expected: Expected) => Effect.Effect<boolean, StoreError>
+  /**
+   * Signs the payout and records it over `expected` (compare-and-set) in one transaction. With a
+   * nonce account, the nonce is allocated in that transaction (the lowest at or above its floor
+   * that no recorded transaction of the account holds) and `sign` runs inside it, so concurrent
+   * workers never sign two transactions with one nonce. The record written (`prepared`,
+   * `transactionHash` and `nonce` from the signing), or none when the row had moved: then nothing
+   * is kept, and the nonce stays free.
+   */
+  readonly recordSigned: <E>(
+    payout: PayoutRecord,
+    expected: Expected,
+    nonceAccount: NonceAccount | null,
+    sign: (nonce: number | null) => Effect.Effect<PreparedPayout, E>
+  ) => Effect.Effect<Option.Option<PayoutRecord>, E | StoreError>
+  /** Payouts in these statuses, oldest first (an environment's only, when given): an operator's list. */
+  readonly list: (query: {
+    readonly statuses: ReadonlyArray<PayoutStatus>
+    readonly environment?: Environment | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
   /** Claims payouts not yet confirmed or failed whose next attempt is due at `claim.now`, oldest first. */
   readonly claimDue: (claim: Claim) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
 }

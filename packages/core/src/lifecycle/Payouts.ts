@@ -2,12 +2,25 @@
  * Payouts: compute what an exercised contract is owed, send it on-chain at most once, and settle
  * or report failure with the retry schedule (1 min, 5 min, 30 min, 2 h, 6 h; then an operator).
  *
- * At most once: the payout row is unique per contract, and the signed transaction is persisted on
- * it before any broadcast. Later passes only look that transaction up and re-broadcast the same
- * bytes; a new transaction is prepared only after the chain reported the earlier one failed.
+ * At most once: the payout row is unique per contract, and every signed version is persisted on
+ * it before it is broadcast (the first one with the nonce the store allocated in the same
+ * transaction). Later passes look all versions up, re-broadcast the latest, and persist then
+ * broadcast a replacement when the chain's pace calls for one (a higher fee at the same nonce, a
+ * new blockhash): whichever version is mined settles the payout, and the versions share a nonce or
+ * expire, so at most one can be. A transaction with a new nonce is prepared only after the chain
+ * said, at depth, that the nonce was consumed by none of them.
+ *
+ * A payout that waits (for a block, for fees under the cap, for funds in the hot wallet, behind an
+ * earlier nonce) is not a failure: the partner hears of it only when it lands or truly fails.
  */
-import { DateTime, Effect, Option } from "effect"
-import { ChainGateway, type ChainError, type PreparedPayout } from "./ChainGateway.ts"
+import { DateTime, Effect, Option, Schema } from "effect"
+import {
+  ChainGateway,
+  type ChainError,
+  type PayoutWait,
+  type PreparedPayout,
+  type ReplaceMode
+} from "./ChainGateway.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "../kernel/Corridor.ts"
@@ -156,6 +169,9 @@ const create = Effect.fnUntraced(function* (contract: ContractRecord) {
     status: computed.pipe(Option.exists((p) => Money.isZero(p.amount))) ? "confirmed" : "pending",
     prepared: null,
     transactionHash: null,
+    nonce: null,
+    waiting: null,
+    replacements: 0,
     blockNumber: null,
     attempts: 0,
     lastError: null,
@@ -189,7 +205,76 @@ export const start = Effect.fn("Payouts.start")(function* (contract: ContractRec
 
 const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFailure(payout, error.reason, error.message)
 
-/** Moves one payout forward by one step: prepare and broadcast, or look up and settle / fail. */
+/** A broadcast the chain refused: the payout is signed and persisted, so it waits rather than fails. */
+const waitOn = (error: ChainError): PayoutWait => (error.reason === "insufficient_funds" ? "insufficient_funds" : "mining")
+
+/** Records why the payout waits and releases its lease, so the next pass looks again. */
+const recordWait = Effect.fnUntraced(function* (payout: PayoutRecord, waiting: PayoutWait, lastError?: string) {
+  return yield* (yield* PayoutRepo).update(
+    { ...payout, waiting, lastError: lastError ?? payout.lastError, updatedAt: yield* DateTime.now },
+    payout
+  )
+})
+
+const preparedOf = (payout: PayoutRecord): Option.Option<PreparedPayout> =>
+  payout.status === "prepared" && payout.prepared !== null && payout.transactionHash !== null
+    ? Option.some({ transactionHash: payout.transactionHash, persisted: payout.prepared })
+    : Option.none()
+
+/** Broadcasts the payout's latest version; a refusal is recorded as the reason it waits. */
+const broadcastLatest = Effect.fnUntraced(function* (payout: PayoutRecord, prepared: PreparedPayout) {
+  const sent = yield* Effect.result((yield* ChainGateway).broadcastPayout(railOf(payout), prepared))
+  if (sent._tag === "Success") return true
+  yield* recordWait(payout, waitOn(sent.failure), `${sent.failure.reason}: ${sent.failure.message}`)
+  return false
+})
+
+/**
+ * Persists a new version over the payout as read (compare-and-set: a worker whose lease ran out
+ * finds the row moved and sends nothing), then broadcasts it. The stored record, or none.
+ */
+const persistVersion = Effect.fnUntraced(function* (
+  payout: PayoutRecord,
+  prepared: PreparedPayout,
+  kind: "replacement" | "bump" | "cancel"
+) {
+  const stored: PayoutRecord = {
+    ...payout,
+    prepared: prepared.persisted,
+    transactionHash: prepared.transactionHash,
+    replacements: payout.replacements + 1,
+    waiting: null,
+    updatedAt: yield* DateTime.now
+  }
+  if (!(yield* (yield* PayoutRepo).update(stored, payout))) return Option.none<PayoutRecord>()
+  yield* Metrics.payoutReplacement(payout, kind)
+  yield* broadcastLatest(stored, prepared)
+  return Option.some(stored)
+})
+
+/**
+ * The payout's cancellation was mined: nothing was paid and its nonce is spent. The contract is
+ * still exercised, so the payout starts again as a new transaction with a new nonce.
+ */
+const restartCancelled = Effect.fnUntraced(function* (payout: PayoutRecord) {
+  const now = yield* DateTime.now
+  return yield* (yield* PayoutRepo).update(
+    {
+      ...payout,
+      status: "pending",
+      prepared: null,
+      transactionHash: null,
+      nonce: null,
+      waiting: null,
+      lastError: "cancelled: an operator cancelled the payout; it is sent again as a new transaction",
+      nextAttemptAt: now,
+      updatedAt: now
+    },
+    payout
+  )
+})
+
+/** Moves one payout forward by one step: sign and broadcast, or look up and settle, replace or fail. */
 export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRecord) {
   yield* Effect.annotateCurrentSpan({
     ...TraceContext.attributes(payout),
@@ -200,51 +285,119 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   const repo = yield* PayoutRepo
   const rail = railOf(payout)
   if (payout.status === "pending") {
-    const prepared = yield* gateway
-      .preparePayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount })
+    const draft = yield* gateway
+      .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount })
       .pipe(
         Effect.map(Option.some),
         // nothing was signed: safe to try again on the schedule
-        Effect.catch((error) => chainFailure(payout)(error).pipe(Effect.as(Option.none<PreparedPayout>())))
+        Effect.catch((error) => chainFailure(payout)(error).pipe(Effect.as(Option.none())))
       )
-    if (Option.isNone(prepared)) return
+    if (Option.isNone(draft)) return
     const now = yield* DateTime.now
-    const stored: PayoutRecord = {
-      ...payout,
-      status: "prepared",
-      prepared: prepared.value.persisted,
-      transactionHash: prepared.value.transactionHash,
-      updatedAt: now
-    }
-    // persisted before broadcast: whatever crashes next, this transaction is the only one; and
-    // only the worker whose write landed broadcasts (one whose lease ran out finds the row moved)
-    if (!(yield* repo.update(stored, payout))) return
-    yield* gateway
-      .broadcastPayout(rail, prepared.value)
-      .pipe(Effect.andThen(Metrics.payout(payout, "sent")), Effect.catch(chainFailure(stored)))
+    // signed and persisted in one store transaction (with the nonce it allocates): whatever
+    // crashes next, this transaction is the only one; and only the worker whose write landed
+    // broadcasts (one whose lease ran out finds the row moved, and keeps nothing)
+    const written = yield* repo
+      .recordSigned(
+        { ...payout, status: "prepared", waiting: null, updatedAt: now },
+        payout,
+        draft.value.nonceAccount,
+        draft.value.sign
+      )
+      .pipe(Effect.catchTag("ChainError", (error) => chainFailure(payout)(error).pipe(Effect.as(Option.none()))))
+    if (Option.isNone(written)) return
+    const prepared = Option.getOrThrow(preparedOf(written.value))
+    if (yield* broadcastLatest(written.value, prepared)) yield* Metrics.payout(payout, "sent")
     return
   }
-  if (payout.status !== "prepared" || payout.prepared === null || payout.transactionHash === null) return
-  const prepared: PreparedPayout = { transactionHash: payout.transactionHash, persisted: payout.prepared }
-  const lookup = yield* gateway.lookupPayout(rail, prepared).pipe(Effect.option)
+  const prepared = preparedOf(payout)
+  if (Option.isNone(prepared)) return
+  const lookup = yield* gateway.lookupPayout(rail, prepared.value).pipe(Effect.option)
   if (Option.isNone(lookup)) return // the chain did not answer: look again next pass
   switch (lookup.value._tag) {
-    case "Confirmed":
-      return yield* settle(payout, lookup.value.blockNumber, lookup.value.confirmedAt)
+    case "Confirmed": {
+      if (lookup.value.cancelled) return yield* restartCancelled(payout)
+      const mined = { ...payout, transactionHash: lookup.value.transactionHash }
+      return yield* settle(mined, lookup.value.blockNumber, lookup.value.confirmedAt)
+    }
     case "Pending":
-    case "Unknown":
+    case "Unknown": {
+      const next = yield* gateway.replacePayout(rail, prepared.value, "due").pipe(Effect.option)
+      if (Option.isSome(next) && next.value._tag === "Replaced") {
+        return yield* persistVersion(payout, next.value.prepared, "replacement")
+      }
       // the same signed bytes again: a duplicate broadcast cannot pay twice
-      yield* gateway.broadcastPayout(rail, prepared).pipe(Effect.ignore)
-      // release the lease, so the next pass looks again instead of waiting for it to run out
-      return yield* repo.update({ ...payout, updatedAt: yield* DateTime.now }, payout)
+      const waiting = Option.isSome(next) && next.value._tag === "Waiting" ? next.value.reason : "mining"
+      const sent = yield* Effect.result(gateway.broadcastPayout(rail, prepared.value))
+      // released either way, so the next pass looks again instead of waiting for the lease to run out
+      return sent._tag === "Success"
+        ? yield* recordWait(payout, waiting)
+        : yield* recordWait(
+            payout,
+            sent.failure.reason === "insufficient_funds" ? "insufficient_funds" : waiting,
+            `${sent.failure.reason}: ${sent.failure.message}`
+          )
+    }
     case "Failed": {
-      // the chain rejected this transaction for good, so a new one may be prepared on retry
-      const reset: PayoutRecord = { ...payout, status: "pending", prepared: null, transactionHash: null }
+      // the chain rejected every version for good (the nonce spent by none of them), so a new
+      // transaction may be prepared on retry
+      const reset: PayoutRecord = {
+        ...payout,
+        status: "pending",
+        prepared: null,
+        transactionHash: null,
+        nonce: null,
+        waiting: null
+      }
       // the chain's reason (reverted, nonce_consumed, blockhash_expired, ...) is the failure code
       const reason = lookup.value.reason
       return yield* recordFailure(reset, reason, `the chain did not execute the payout transaction: ${reason}`, payout)
     }
   }
+})
+
+/** An operator's payout action that cannot be taken, and why. */
+export class PayoutActionRefused extends Schema.TaggedError<PayoutActionRefused>()("PayoutActionRefused", {
+  contractId: Schema.String,
+  reason: Schema.Literals(["not_found", "not_in_flight", "mined", "fee_cap", "unsupported", "busy"]),
+  message: Schema.String
+}) {}
+
+/**
+ * An operator's bump (a replacement now, above the workers' pace but within the cap) or
+ * cancellation (a transaction that takes the payout's nonce and pays nothing; once it is mined the
+ * payout starts again) of a payout in flight. Refused once a version is mined.
+ */
+export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
+  contractId: string,
+  mode: Exclude<ReplaceMode, "due">
+) {
+  const refuse = (reason: PayoutActionRefused["reason"], message: string) =>
+    Effect.fail(new PayoutActionRefused({ contractId, reason, message }))
+  const found = yield* (yield* PayoutRepo).findByContract(contractId)
+  if (Option.isNone(found)) return yield* refuse("not_found", `contract ${contractId} has no payout`)
+  const payout = found.value
+  const prepared = preparedOf(payout)
+  if (Option.isNone(prepared)) {
+    return yield* refuse("not_in_flight", `the payout is ${payout.status}: only a signed payout not yet mined can be replaced`)
+  }
+  const gateway = yield* ChainGateway
+  const rail = railOf(payout)
+  const lookup = yield* gateway.lookupPayout(rail, prepared.value)
+  if (lookup._tag === "Confirmed") {
+    return yield* refuse("mined", `a version of the payout was mined in block ${lookup.blockNumber}`)
+  }
+  const next = yield* gateway.replacePayout(rail, prepared.value, mode)
+  if (next._tag === "Waiting") {
+    // at a bump or a cancellation, "mining" means a version is already in a block
+    const reason = next.reason === "fee_cap" ? "fee_cap" : next.reason === "mining" ? "mined" : "unsupported"
+    return yield* refuse(reason, next.message)
+  }
+  const stored = yield* persistVersion(payout, next.prepared, mode)
+  if (Option.isNone(stored)) {
+    return yield* refuse("busy", "a worker moved the payout meanwhile: look at it again and retry")
+  }
+  return stored.value
 })
 
 /**
