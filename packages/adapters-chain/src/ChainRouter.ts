@@ -25,9 +25,13 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
     fundingAddress: (rail, index) => route(rail, (g) => g.fundingAddress(rail, index)),
     observeFunding: (rail, address, cursor) => route(rail, (g) => g.observeFunding(rail, address, cursor)),
     observeFundingBatch: (rail, targets) => route(rail, (g) => g.observeFundingBatch(rail, targets)),
+    draftPayout: (order) => route(order.rail, (g) => g.draftPayout(order)),
     preparePayout: (order) => route(order.rail, (g) => g.preparePayout(order)),
     broadcastPayout: (rail, prepared) => route(rail, (g) => g.broadcastPayout(rail, prepared)),
-    lookupPayout: (rail, prepared) => route(rail, (g) => g.lookupPayout(rail, prepared))
+    lookupPayout: (rail, prepared) => route(rail, (g) => g.lookupPayout(rail, prepared)),
+    replacePayout: (rail, prepared, mode) => route(rail, (g) => g.replacePayout(rail, prepared, mode)),
+    inspectPayout: (rail, prepared) => route(rail, (g) => g.inspectPayout(rail, prepared)),
+    hotWallet: (rail) => route({ ...rail, token: "USDC" }, (g) => g.hotWallet(rail))
   })
 }
 

@@ -21,6 +21,7 @@ import { chainError, checkIndex, checkMovement, parseCursor } from "./internal/c
 import * as Ledger from "./internal/ledger.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Prepared from "./internal/prepared.ts"
+import * as SimulatedPayouts from "./internal/simulatedPayouts.ts"
 
 export type { SimulatedTransfer } from "./internal/ledger.ts"
 
@@ -172,6 +173,7 @@ const make = <R>(options: Options<R>) =>
       // in memory, one at a time keeps the order reproducible and costs nothing
       observeFundingBatch: ChainGateway.observeEach(observeFunding, 1),
       preparePayout,
+      ...SimulatedPayouts.make(preparePayout),
       broadcastPayout,
       lookupPayout,
       fund,

@@ -23,6 +23,7 @@ import { chainError, checkIndex, checkMovement, parseCursor } from "./internal/c
 import * as Encoding from "./internal/encoding.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
+import * as SimulatedPayouts from "./internal/simulatedPayouts.ts"
 import * as Rows from "./internal/sqlRows.ts"
 import * as SimTables from "./internal/sqlSchema.ts"
 import { type Options, SimulatedChain } from "./SimulatedChain.ts"
@@ -233,7 +234,7 @@ export const make = <R>(options: Options<R>) =>
     ) {
       yield* prepared(rail, payout)
       const row = yield* recorded(payout.transactionHash).pipe(Rows.orUnavailable(rail.chain, "lookupPayout"))
-      return Rows.toLookup(Option.getOrUndefined(row), yield* DateTime.now)
+      return Rows.toLookup(payout.transactionHash, Option.getOrUndefined(row), yield* DateTime.now)
     })
 
     const failNextPayoutOf = Effect.fn("SqlSimulatedChain.failNextPayoutOf")(function* (contractId: string) {
@@ -260,6 +261,7 @@ export const make = <R>(options: Options<R>) =>
       observeFunding,
       observeFundingBatch,
       preparePayout,
+      ...SimulatedPayouts.make(preparePayout),
       broadcastPayout,
       lookupPayout,
       fund,

@@ -177,7 +177,13 @@ export const lookup = (state: State, transactionHash: string, now: DateTime.Utc)
   if (broadcast === undefined) return { _tag: "Unknown" }
   if (!isConfirmed(broadcast.confirmedAt, now)) return { _tag: "Pending" }
   if (broadcast.failure !== null) return { _tag: "Failed", reason: broadcast.failure }
-  return { _tag: "Confirmed", blockNumber: broadcast.blockNumber, confirmedAt: broadcast.confirmedAt }
+  return {
+    _tag: "Confirmed",
+    blockNumber: broadcast.blockNumber,
+    confirmedAt: broadcast.confirmedAt,
+    transactionHash,
+    cancelled: false
+  }
 }
 
 /** What a simulated payout persists between prepare and broadcast. */

@@ -70,11 +70,21 @@ export const PrepareStateRow = Schema.Struct({
 }).annotate({ identifier: "SimPrepareStateRow" })
 
 /** A recorded broadcast at `now`: `Pending` until confirmed, then `Confirmed` or `Failed`. */
-export const toLookup = (row: typeof BroadcastRow.Type | undefined, now: DateTime.Utc): ChainGateway.PayoutLookup => {
+export const toLookup = (
+  transactionHash: string,
+  row: typeof BroadcastRow.Type | undefined,
+  now: DateTime.Utc
+): ChainGateway.PayoutLookup => {
   if (row === undefined) return { _tag: "Unknown" }
   if (DateTime.isGreaterThan(row.confirmed_at, now)) return { _tag: "Pending" }
   if (row.failure !== null) return { _tag: "Failed", reason: row.failure }
-  return { _tag: "Confirmed", blockNumber: row.block_number, confirmedAt: row.confirmed_at }
+  return {
+    _tag: "Confirmed",
+    blockNumber: row.block_number,
+    confirmedAt: row.confirmed_at,
+    transactionHash,
+    cancelled: false
+  }
 }
 
 /** The form addresses are stored and matched in: EVM ones in any letter case, Solana's exactly. */

@@ -1,0 +1,35 @@
+/**
+ * What both simulated chains answer alike about a payout in flight: they mine every payout they
+ * are sent once its delay has passed, whatever it pays in fees, so nothing is ever replaced; a
+ * payout has the one version it was prepared with; and there is no hot wallet to watch.
+ */
+import { ChainGateway } from "@ratelock/core"
+import { DateTime, Effect } from "effect"
+import * as Prepared from "./prepared.ts"
+
+export const make = (
+  preparePayout: ChainGateway.ChainGatewayShape["preparePayout"]
+): Pick<ChainGateway.ChainGatewayShape, "draftPayout" | "replacePayout" | "inspectPayout" | "hotWallet"> => ({
+  draftPayout: (order) => Effect.succeed(ChainGateway.withoutNonce(preparePayout(order))),
+  replacePayout: (rail, prepared) =>
+    Effect.as(Prepared.read(rail, prepared), {
+      _tag: "Waiting",
+      reason: "mining",
+      message: "the simulated chain mines every payout it is sent: nothing to replace"
+    } as const),
+  inspectPayout: (rail, prepared) =>
+    Effect.map(Prepared.read(rail, prepared), () => ({
+      versions: [
+        {
+          transactionHash: prepared.transactionHash,
+          nonce: null,
+          kind: "transfer" as const,
+          fees: {},
+          // the simulated chain keeps no signing time: the epoch says "unknown"
+          signedAt: DateTime.makeUnsafe(0)
+        }
+      ],
+      chainAsks: {}
+    })),
+  hotWallet: () => Effect.succeed(null)
+})
