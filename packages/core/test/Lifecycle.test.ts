@@ -284,6 +284,102 @@ describe("lifecycle programs", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a payout the chain prices out is replaced: the new version is persisted, then sent, and settles", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      chain.outcomes.push("pending")
+      yield* Payouts.runDue() // sign, persist, broadcast version 0
+      chain.replies.push("replace")
+      yield* Payouts.runDue() // still pending and priced out: version 1 persisted, then broadcast
+      const replaced = yield* payoutOf(contract.id)
+      assert.strictEqual(replaced.replacements, 1)
+      assert.deepStrictEqual(FakeChain.versions({ transactionHash: "", persisted: replaced.prepared! }), chain.broadcasts)
+      assert.strictEqual(replaced.transactionHash, chain.broadcasts[1])
+      assert.isNull(replaced.waiting)
+      // the replacement is mined: the contract settles with that version's hash, paid once
+      chain.minePending()
+      yield* Payouts.runDue()
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
+      const events = yield* outbound(contract.id)
+      assert.deepStrictEqual(
+        events.map((e) => e.eventType),
+        ["funds_received", "payout_settled"]
+      )
+      const body = events[1]!.payload as { payout: { transaction_hash: string } }
+      assert.strictEqual(body.payout.transaction_hash, chain.broadcasts[1])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a payout that only waits (fee cap, an empty hot wallet) is never reported failed", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      chain.outcomes.push("pending")
+      chain.refusals.push("insufficient_funds")
+      yield* Payouts.runDue() // signed and persisted; the broadcast is refused: it waits, funds
+      const unfunded = yield* payoutOf(contract.id)
+      assert.strictEqual(unfunded.status, "prepared")
+      assert.strictEqual(unfunded.waiting, "insufficient_funds")
+      assert.strictEqual(unfunded.attempts, 0)
+      chain.replies.push("fee_cap")
+      yield* Payouts.runDue() // funded now, but the chain asks more than the cap
+      const capped = yield* payoutOf(contract.id)
+      assert.strictEqual(capped.waiting, "fee_cap")
+      assert.strictEqual(capped.replacements, 0)
+      assert.deepStrictEqual(
+        (yield* outbound(contract.id)).map((e) => e.eventType),
+        ["funds_received"]
+      )
+      assert.strictEqual((yield* stored(contract.id)).status, "exercised")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an operator's cancellation, once mined, sends the payout again as a new transaction: paid once", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      yield* Payouts.runDue() // version 0 sent
+      const cancelling = yield* Payouts.replaceNow(contract.id, "cancel").pipe(
+        Effect.provideService(ChainGateway.ChainGateway, {
+          ...chain.gateway,
+          // version 0 is not mined yet as the operator cancels
+          lookupPayout: () => Effect.succeed({ _tag: "Pending" as const })
+        })
+      )
+      assert.strictEqual(cancelling.replacements, 1)
+      assert.isTrue(cancelling.transactionHash!.endsWith("c"))
+      yield* Payouts.runDue() // the cancellation is mined: back to pending, nothing paid
+      const restarted = yield* payoutOf(contract.id)
+      assert.strictEqual(restarted.status, "pending")
+      assert.isNull(restarted.prepared)
+      assert.strictEqual((yield* stored(contract.id)).status, "exercised")
+      yield* Payouts.runDue() // a new transaction (attempt 1)
+      yield* Payouts.runDue() // mined: settled
+      assert.strictEqual((yield* stored(contract.id)).status, "settled")
+      const settled = (yield* outbound(contract.id)).filter((e) => e.eventType === "payout_settled")
+      assert.strictEqual(settled.length, 1)
+      const body = settled[0]!.payload as { payout: { transaction_hash: string } }
+      assert.strictEqual(body.payout.transaction_hash, `0xpay-${restarted.id}-1`)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an operator cannot bump or cancel a payout already mined, nor one that has none", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      const contract = yield* exercisedContract(chain, "5.00")
+      const none = yield* Effect.flip(Payouts.replaceNow(contract.id, "bump"))
+      assert.strictEqual((none as Payouts.PayoutActionRefused).reason, "not_found")
+      yield* Payouts.runDue() // sent, and the fake chain mines at once
+      const mined = yield* Effect.flip(Payouts.replaceNow(contract.id, "cancel"))
+      assert.strictEqual(mined._tag, "PayoutActionRefused")
+      assert.strictEqual((mined as Payouts.PayoutActionRefused).reason, "mined")
+      yield* Payouts.runDue()
+      const settled = yield* Effect.flip(Payouts.replaceNow(contract.id, "bump"))
+      assert.strictEqual((settled as Payouts.PayoutActionRefused).reason, "not_in_flight")
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a worker whose lease ran out cannot broadcast: its write over the moved row is refused", () => {
     const { chain, layer } = harness()
     return Effect.gen(function* () {

@@ -2,6 +2,10 @@
  * An in-test fake of the chain port: tests push confirmed transfers (of the settlement token, or
  * stray ones of another token) onto addresses and decide how payouts end. It records every
  * broadcast so tests can prove a payout went out once.
+ *
+ * A payout's versions are written into its persisted form (`signed:<id>:<attempt>` then one
+ * `|<suffix>` per replacement: `r` the workers', `b` a bump, `c` a cancellation); the version
+ * mined is the latest one broadcast.
  */
 import { DateTime, Effect } from "effect"
 import { ChainGateway, type Money } from "@ratelock/core"
@@ -16,9 +20,18 @@ export class FakeChain {
   /** What the chain does with the next payouts (consumed in order; "confirm" once empty). */
   readonly outcomes: Array<PayoutOutcome> = []
   private readonly fate = new Map<string, PayoutOutcome>()
+  /** What `replacePayout(…, "due")` answers next (consumed in order; "mining" once empty). */
+  readonly replies: Array<"replace" | "fee_cap"> = []
+  /** Reasons the next broadcasts are refused with (consumed in order; accepted once empty). */
+  readonly refusals: Array<ChainGateway.FailureReason> = []
   /** Chains whose funding cannot be observed (their RPC is down). */
   readonly unreachable = new Set<string>()
   private block = 100
+
+  /** Payouts left pending by their outcome are mined from now on. */
+  minePending() {
+    for (const [hash, fate] of this.fate) if (fate === "pending") this.fate.set(hash, "confirm")
+  }
 
   /** A confirmed transfer of `amount` to `address`. */
   fund(address: string, amount: Money.Decimal, at: DateTime.Utc) {
@@ -77,18 +90,69 @@ export class FakeChain {
         this.fate.set(prepared.transactionHash, outcome)
         return Effect.succeed(prepared)
       }),
-    broadcastPayout: (_rail, prepared) => Effect.sync(() => void this.broadcasts.push(prepared.transactionHash)),
+    draftPayout: (order) => Effect.succeed(ChainGateway.withoutNonce(this.gateway.preparePayout(order))),
+    broadcastPayout: (rail, prepared) =>
+      Effect.suspend(() => {
+        const refused = this.refusals.shift()
+        if (refused !== undefined) {
+          return Effect.fail(new ChainGateway.ChainError({ chain: rail.chain, reason: refused, message: "refused" }))
+        }
+        this.broadcasts.push(prepared.transactionHash)
+        return Effect.void
+      }),
     lookupPayout: (_rail, prepared) =>
       Effect.map(DateTime.now, (now): ChainGateway.PayoutLookup => {
-        if (!this.broadcasts.includes(prepared.transactionHash)) return { _tag: "Unknown" }
-        switch (this.fate.get(prepared.transactionHash)) {
+        const versions = FakeChain.versions(prepared)
+        const mined = this.broadcasts.findLast((hash) => versions.includes(hash))
+        if (mined === undefined) return { _tag: "Unknown" }
+        switch (this.fate.get(versions[0]!)) {
           case "fail":
             return { _tag: "Failed", reason: "reverted" }
           case "pending":
             return { _tag: "Pending" }
           default:
-            return { _tag: "Confirmed", blockNumber: 777, confirmedAt: now }
+            return {
+              _tag: "Confirmed",
+              blockNumber: 777,
+              confirmedAt: now,
+              transactionHash: mined,
+              cancelled: mined.endsWith("c")
+            }
         }
-      })
+      }),
+    replacePayout: (_rail, prepared, mode) =>
+      Effect.sync((): ChainGateway.Replacement => {
+        const reply = mode === "due" ? (this.replies.shift() ?? "mining") : "replace"
+        if (reply !== "replace") return { _tag: "Waiting", reason: reply, message: `waiting: ${reply}` }
+        const count = FakeChain.versions(prepared).length
+        const suffix = `${count}${mode === "due" ? "r" : mode === "bump" ? "b" : "c"}`
+        return {
+          _tag: "Replaced",
+          prepared: {
+            transactionHash: `${FakeChain.versions(prepared)[0]}-${suffix}`,
+            persisted: `${prepared.persisted}|${suffix}`
+          }
+        }
+      }),
+    inspectPayout: (_rail, prepared) =>
+      Effect.succeed({
+        versions: FakeChain.versions(prepared).map((transactionHash) => ({
+          transactionHash,
+          nonce: null,
+          kind: transactionHash.endsWith("c") ? ("cancel" as const) : ("transfer" as const),
+          fees: {},
+          signedAt: DateTime.makeUnsafe(0)
+        })),
+        chainAsks: {}
+      }),
+    hotWallet: () => Effect.succeed(null)
   })
+
+  /** Every version's hash, oldest first. */
+  static versions(prepared: ChainGateway.PreparedPayout): Array<string> {
+    const [first = "", ...suffixes] = prepared.persisted.split("|")
+    const [, id, attempt] = first.split(":")
+    const base = `0xpay-${id}-${attempt}`
+    return [base, ...suffixes.map((suffix) => `${base}-${suffix}`)]
+  }
 }
