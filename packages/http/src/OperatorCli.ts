@@ -15,6 +15,7 @@ import { market } from "./cli/MarketCommands.ts"
 import { migrate } from "./cli/MigrateCommand.ts"
 import { operator } from "./cli/OperatorTokenCommands.ts"
 import { partner } from "./cli/PartnerCommands.ts"
+import { payouts } from "./cli/PayoutCommands.ts"
 import { quote } from "./cli/QuoteCommands.ts"
 import { risk } from "./cli/RiskCommands.ts"
 import { webhook } from "./cli/WebhookCommands.ts"
@@ -25,7 +26,7 @@ export { version }
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, market, quote, limits, risk, hedge, operator, worker])
+  Command.withSubcommands([migrate, partner, key, webhook, funds, payouts, market, quote, limits, risk, hedge, operator, worker])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

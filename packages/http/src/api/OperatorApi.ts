@@ -7,8 +7,16 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Corridor, HedgeOrder, MarketOverview, MarketSnapshot, Partner, RiskDeskReport } from "@ratelock/core"
-import { InternalError, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
+import {
+  Corridor,
+  HedgeOrder,
+  MarketOverview,
+  MarketSnapshot,
+  Partner,
+  PayoutDesk,
+  RiskDeskReport
+} from "@ratelock/core"
+import { InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -172,6 +180,11 @@ export const HedgeOrders = Schema.Struct({
   items: Schema.Array(Schema.toEncoded(HedgeOrder.HedgeOrderView))
 }).annotate({ identifier: "OperatorHedgeOrders" })
 
+/** The payouts not landed, stuck or failed, oldest first (`ratelock payouts list --json`). */
+export const Payouts = Schema.Struct({ items: Schema.Array(Schema.toEncoded(PayoutDesk.PayoutView)) }).annotate({
+  identifier: "OperatorPayouts"
+})
+
 export class OperatorGroup extends HttpApiGroup.make("operator")
   .add(
     HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always }).annotate(
@@ -218,6 +231,27 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       success: HedgeOrders,
       error: always
     }).annotate(OpenApi.Summary, "Hedge orders, newest first (pending: intended or sent)"),
+    HttpApiEndpoint.get("payouts", "/v1/payouts", {
+      query: {
+        status: Schema.optionalKey(PayoutDesk.PayoutFilter).annotate({
+          description: "pending (not landed: the default), stuck (fees above the cap, an empty hot wallet) or failed"
+        }),
+        environment: Schema.optionalKey(Partner.Environment).annotate({ description: "Only this environment's" }),
+        limit: Schema.optionalKey(
+          Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))
+        )
+      },
+      success: Payouts,
+      error: always
+    }).annotate(OpenApi.Summary, "Payouts not landed yet (or stuck, or failed), oldest first, with why each waits"),
+    HttpApiEndpoint.get("payout", "/v1/payouts/:contract_id", {
+      params: { contract_id: Schema.String },
+      success: Schema.toEncoded(PayoutDesk.PayoutDetail),
+      error: [...always, NotFound]
+    }).annotate(
+      OpenApi.Summary,
+      "A contract's payout: every version signed (hash, nonce, fees) and what the chain asks now"
+    ),
     HttpApiEndpoint.get("deliveries", "/v1/deliveries", {
       query: BookQuery,
       success: Deliveries,

@@ -5,6 +5,7 @@
 import type { StoreError } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { CliError } from "effect/cli"
+import * as Chains from "../Chains.ts"
 import * as HostConfig from "../HostConfig.ts"
 import * as Services from "../Services.ts"
 import * as Store from "../Store.ts"
@@ -20,5 +21,20 @@ export const onStore = <A, E, R extends OnStoreServices>(
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
       Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer))
+    )
+  )
+
+/** `onStore` with the chains too (`ChainGateway`), configured as the server's: to ask or send on chain. */
+type OnChainsServices = OnStoreServices | Layer.Success<ReturnType<typeof Chains.layer>>
+
+export const onChains = <A, E, R extends OnChainsServices>(
+  program: Effect.Effect<A, E | StoreError.StoreError, R>
+): Effect.Effect<A, CliError.UserError, Exclude<R, OnChainsServices>> =>
+  forOperator(
+    Effect.flatMap(HostConfig.settings, (settings) =>
+      Effect.provide(
+        program,
+        Chains.layer(settings).pipe(Layer.provideMerge(Layer.merge(Store.layer(settings), Services.layer)))
+      )
     )
   )

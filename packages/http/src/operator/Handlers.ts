@@ -6,6 +6,8 @@
  */
 import {
   type BacklogRepo,
+  type ChainGateway,
+  PayoutDesk,
   type ContractRepo,
   type CorridorLimitRepo,
   HedgeDesk,
@@ -27,11 +29,12 @@ import type { Digest } from "effect/crypto"
 import { type HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
+import { envelope, NotFound } from "../api/Errors.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import * as Format from "../internal/operatorFormat.ts"
 import * as Metrics from "../Metrics.ts"
-import { mapErrors } from "../server/HttpErrors.ts"
+import { hideInternal, mapErrors } from "../server/HttpErrors.ts"
 import { Readiness } from "../server/Readiness.ts"
 import { version } from "../Version.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
@@ -82,6 +85,13 @@ export type Requirements =
   | HedgeOrderRepo.HedgeOrderRepo
   | RiskScenarioRepo.RiskScenarioRepo
   | RiskRevaluationRepo.RiskRevaluationRepo
+  | ChainGateway.ChainGateway
+
+/** One payout, or 404 `payout_not_found`. */
+const payout = (contractId: string) =>
+  Effect.catch(PayoutDesk.show(contractId), (e) =>
+    e._tag === "PayoutNotFound" ? Effect.fail(new NotFound(envelope("payout_not_found", e.message))) : hideInternal(e)
+  )
 
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "operator"> | HttpApiGroup.Service<"ratelock-operator", "metrics">,
@@ -106,6 +116,15 @@ export const layer: Layer.Layer<
           )
         )
       )
+      .handle("payouts", ({ query }) =>
+        mapErrors(
+          Effect.map(
+            PayoutDesk.list({ filter: query.status, environment: query.environment, limit: query.limit ?? 100 }),
+            (items) => ({ items })
+          )
+        )
+      )
+      .handle("payout", ({ params }) => payout(params.contract_id))
       .handle("deliveries", ({ query }) => mapErrors(OperatorStatus.deliveries(query.environment ?? "production")))
       .handle("openapi", () => openApiDocument)
   ),

@@ -12,6 +12,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, type PgStore } from "@ratelock/adapters-store"
 import {
+  type ChainGateway,
   ApiKeySecret,
   IdGenerator,
   MarketData,
@@ -98,7 +99,13 @@ const seed = Effect.gen(function* () {
  * What the tests reach besides HTTP: the store (to read a contract's ledger), its readiness, and
  * the crypto and ids (an operator listener beside the server runs on them).
  */
-export type Provided = Lifecycle | Receiver.Receiver | PgStore.Repos | Readiness | Layer.Success<typeof Services.crypto>
+export type Provided =
+  | Lifecycle
+  | Receiver.Receiver
+  | PgStore.Repos
+  | Readiness
+  | Layer.Success<typeof Services.crypto>
+  | ChainGateway.ChainGateway
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
   const store = Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})))
