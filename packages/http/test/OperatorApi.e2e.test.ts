@@ -51,6 +51,8 @@ const operatorRoutes = [
   ["GET", "/operator/v1/market"],
   ["POST", "/operator/v1/market/snapshots"],
   ["GET", "/operator/v1/deliveries"],
+  ["GET", "/operator/v1/payouts"],
+  ["GET", "/operator/v1/payouts/4f1c1a52-0000-4000-8000-000000000000"],
   ["GET", "/operator/openapi.json"]
 ] as const
 
