@@ -6,8 +6,11 @@
  *   for sandbox, from a mnemonic or watch-only from that account's xpub; `0x` + 40 lowercase hex.
  * - Funding: ERC-20 `Transfer` logs into the address, polled from a cursor (the last block fully
  *   scanned), read only at `confirmations` depth; other tokens' transfers come back as `stray`.
- * - Payouts: an ERC-20 `transfer` from the hot wallet, signed locally and persisted by core before
- *   it is broadcast; the lookup fails a transaction only once it can never be mined.
+ * - Payouts: an ERC-20 `transfer` from the hot wallet, signed locally at the nonce core's store
+ *   allocates and persisted by core before it is broadcast; a payout not mined in time while the
+ *   chain asks more gets a replacement at the same nonce (fees +12.5 % at least, never above the
+ *   cap), and an operator may bump or cancel one; every version is persisted, the lookup reads
+ *   them all and fails a payout only once none can ever be mined.
  *
  * Building the layer checks the RPC (chain id) and every configured token's `decimals()` on chain:
  * a token that does not answer or disagrees fails the layer with `token_mismatch`, so the service
@@ -15,7 +18,7 @@
  */
 import { ChainGateway, type Partner, Rail } from "@ratelock/core"
 import { Effect, Layer, Redacted } from "effect"
-import { type Address, createPublicClient, http, isAddress, type PrivateKeyAccount } from "viem"
+import { type Address, createPublicClient, http, isAddress, parseGwei, type PrivateKeyAccount } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { chainError, checkIndex } from "./internal/checks.ts"
 import * as Errors from "./internal/evm/errors.ts"
@@ -48,6 +51,17 @@ export interface Options {
   readonly maxLogRange?: number
   /** How far below the safe block a new contract's first observation starts. Default: about a day of blocks. */
   readonly lookbackBlocks?: number
+  /**
+   * A payout not mined this many seconds after its latest version was signed, while that version's
+   * max fee is below what the chain asks, is replaced (same nonce, higher fees). Default:
+   * `defaultReplaceAfterSeconds` (the host's `RATELOCK_<CHAIN>_REPLACE_AFTER_SECONDS`).
+   */
+  readonly replaceAfterSeconds?: number
+  /**
+   * The operator's cap on a payout's max fee per gas, in gwei: no version pays more, and at the cap
+   * a payout waits for fees to fall. Default: `defaultMaxFeeGwei` (`RATELOCK_<CHAIN>_MAX_FEE_GWEI`).
+   */
+  readonly maxFeeGwei?: number
 }
 
 export const defaultConfirmations: Record<EvmChain, number> = { ethereum: 12, polygon: 64 }
@@ -56,6 +70,12 @@ export const defaultConfirmations: Record<EvmChain, number> = { ethereum: 12, po
 export const defaultLookbackBlocks: Record<EvmChain, number> = { ethereum: 7_200, polygon: 43_200 }
 
 export const defaultMaxLogRange = 1_000
+
+/** Ten ethereum blocks, thirty polygon blocks. */
+export const defaultReplaceAfterSeconds: Record<EvmChain, number> = { ethereum: 120, polygon: 60 }
+
+/** Far above normal fees (polygon's base fee is quoted in tens to hundreds of gwei), below a runaway. */
+export const defaultMaxFeeGwei: Record<EvmChain, number> = { ethereum: 200, polygon: 2_000 }
 
 const positiveInt = (n: number) => Number.isSafeInteger(n) && n >= 1
 
@@ -71,6 +91,17 @@ const make = Effect.fnUntraced(function* (options: Options) {
     !(positiveInt(lookbackBlocks) || lookbackBlocks === 0)
   ) {
     return yield* invalid("confirmations and maxLogRange must be whole numbers ≥ 1, lookbackBlocks ≥ 0")
+  }
+  const replaceAfterSeconds = options.replaceAfterSeconds ?? defaultReplaceAfterSeconds[chain]
+  if (!Number.isFinite(replaceAfterSeconds) || replaceAfterSeconds < 0) {
+    return yield* invalid(`replaceAfterSeconds must be a number of seconds ≥ 0, got ${replaceAfterSeconds}`)
+  }
+  const maxFeeGwei = options.maxFeeGwei ?? defaultMaxFeeGwei[chain]
+  // gwei to wei exactly: the number's decimal digits, at most nine of them
+  const maxFeePerGas =
+    Number.isFinite(maxFeeGwei) && maxFeeGwei > 0 && maxFeeGwei < 1e12 ? parseGwei(maxFeeGwei.toFixed(9)) : 0n
+  if (maxFeePerGas <= 0n) {
+    return yield* invalid(`maxFeeGwei must be a positive number of gwei, got ${maxFeeGwei}`)
   }
 
   const funding = options.funding
@@ -145,7 +176,12 @@ const make = Effect.fnUntraced(function* (options: Options) {
     lookbackBlocks,
     tokens
   }
-  const payouts = yield* Payouts.make(node, wallet)
+  const payouts = Payouts.make(node, wallet, {
+    replaceAfterMillis: replaceAfterSeconds * 1000,
+    maxFeePerGas,
+    capSetting: `RATELOCK_${chain.toUpperCase()}_MAX_FEE_GWEI`
+  })
+  const draftPayout = Effect.fn("EvmGateway.draftPayout")(payouts.draft)
 
   const fundingAddress = Effect.fn("EvmGateway.fundingAddress")(function* (rail: ChainGateway.Rail, index: number) {
     yield* tokenOf(node, rail)
@@ -165,9 +201,13 @@ const make = Effect.fnUntraced(function* (options: Options) {
       (rail: ChainGateway.Rail, targets: ReadonlyArray<ChainGateway.FundingTarget>) =>
         Funding.observeMany(node, rail, targets)
     ),
-    preparePayout: Effect.fn("EvmGateway.preparePayout")(payouts.prepare),
+    draftPayout,
+    preparePayout: Effect.fn("EvmGateway.preparePayout")(ChainGateway.signAtPending(draftPayout)),
     broadcastPayout: Effect.fn("EvmGateway.broadcastPayout")(payouts.broadcast),
-    lookupPayout: Effect.fn("EvmGateway.lookupPayout")(payouts.lookup)
+    lookupPayout: Effect.fn("EvmGateway.lookupPayout")(payouts.lookup),
+    replacePayout: Effect.fn("EvmGateway.replacePayout")(payouts.replace),
+    inspectPayout: Effect.fn("EvmGateway.inspectPayout")(payouts.inspect),
+    hotWallet: Effect.fn("EvmGateway.hotWallet")(payouts.hotWallet)
   })
 })
 

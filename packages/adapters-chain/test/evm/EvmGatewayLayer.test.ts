@@ -1,5 +1,5 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ChainGateway } from "@ratelock/core"
+import { ChainGateway, Money } from "@ratelock/core"
 import { Effect, Layer, Redacted } from "effect"
 import { HDKey } from "@scure/bip32"
 import { mnemonicToSeedSync } from "@scure/bip39"
@@ -123,6 +123,29 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
     })
   )
 
+  it.effect("replacement pace and fee cap: defaults per chain, fractional gwei taken exactly", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(EvmGateway.defaultReplaceAfterSeconds, { ethereum: 120, polygon: 60 })
+      assert.deepStrictEqual(EvmGateway.defaultMaxFeeGwei, { ethereum: 200, polygon: 2_000 })
+      const f = yield* EvmFixture
+      const rail: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
+      const destination = "0x00000000000000000000000000000000000000aa"
+      /** The cap a gateway built with these options reports, and the max fee of a payout it signs. */
+      const capOf = (options: EvmGateway.Options) =>
+        Effect.flatMap(ChainGateway.ChainGateway, (g) =>
+          Effect.gen(function* () {
+            const prepared = yield* g.preparePayout({ payoutId: "cap", rail, destination, amount: Money.unsafe("1") })
+            const inspection = yield* g.inspectPayout(rail, prepared)
+            return [inspection.chainAsks.cap_gwei, inspection.versions[0]!.fees.max_fee_per_gas_gwei]
+          })
+        ).pipe(Effect.provide(EvmGateway.layer(options)))
+      assert.strictEqual((yield* capOf(f.options()))[0], "200")
+      // a cap below what anvil asks (2 × base + 1 gwei tip): signed at the cap, to the wei
+      assert.deepStrictEqual(yield* capOf(f.options({ maxFeeGwei: 0.5 })), ["0.5", "0.5"])
+      assert.deepStrictEqual(yield* capOf(f.options({ maxFeeGwei: 0.123456789 })), ["0.123456789", "0.123456789"])
+    })
+  )
+
   it.effect("refuses to start on a bad RPC, chain id, key or token", () =>
     Effect.gen(function* () {
       const f = yield* EvmFixture
@@ -138,7 +161,11 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
         f.options({ funding: { _tag: "Xpub", xpub: accountXpub(testMnemonic, 0) } }),
         f.options({ hotWalletKey: Redacted.make("0x1234") }),
         f.options({ confirmations: 0 }),
-        f.options({ tokens: { USDC: { address: "0x1234" } } })
+        f.options({ tokens: { USDC: { address: "0x1234" } } }),
+        f.options({ replaceAfterSeconds: -1 }),
+        f.options({ replaceAfterSeconds: Number.NaN }),
+        f.options({ maxFeeGwei: 0 }),
+        f.options({ maxFeeGwei: Number.POSITIVE_INFINITY })
       ]
       for (const options of bad) assert.strictEqual(yield* buildFailure(options), "invalid_config")
     })

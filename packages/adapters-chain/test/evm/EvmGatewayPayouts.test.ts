@@ -64,10 +64,18 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
         const anvil = yield* Anvil
         const destination = freshDestination()
         const payout = order(usdc, destination, "12.345678")
-        const prepared = yield* g.preparePayout(payout)
+        // core's store signs the draft at the nonce it allocates: signing twice at one nonce is one transaction
+        const draft = yield* g.draftPayout(payout)
+        const nonceAccount = draft.nonceAccount!
+        assert.strictEqual(nonceAccount.signer, anvil.account(hotWalletIndex).address.toLowerCase())
+        assert.strictEqual(nonceAccount.floor, yield* hotNonce)
+        assert.strictEqual(nonceAccount.pending, nonceAccount.floor)
+        const prepared = yield* draft.sign(nonceAccount.floor)
         assert.match(prepared.transactionHash, /^0x[0-9a-f]{64}$/)
-        assert.deepStrictEqual(yield* g.preparePayout(payout), prepared)
-        assert.deepStrictEqual(JSON.parse(prepared.persisted).v, 1)
+        assert.strictEqual((yield* draft.sign(nonceAccount.floor)).transactionHash, prepared.transactionHash)
+        const stored = JSON.parse(prepared.persisted)
+        assert.deepStrictEqual([stored.v, stored.nonce, stored.versions.length], [2, nonceAccount.floor, 1])
+        assert.strictEqual(stored.versions[0].kind, "transfer")
         assert.deepStrictEqual(yield* g.lookupPayout(usdc, prepared), { _tag: "Unknown" })
 
         yield* g.broadcastPayout(usdc, prepared)
@@ -81,14 +89,16 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
         const confirmed = yield* g.lookupPayout(usdc, prepared)
         assert.strictEqual(confirmed._tag, "Confirmed")
         assert.strictEqual(confirmed._tag === "Confirmed" && confirmed.blockNumber, Number(receipt.blockNumber))
+        assert.strictEqual(confirmed._tag === "Confirmed" && confirmed.transactionHash, prepared.transactionHash)
+        assert.strictEqual(confirmed._tag === "Confirmed" && confirmed.cancelled, false)
         assert.strictEqual(yield* balance("usdc", destination), "12.345678")
 
         // a repeat of a mined transaction ("nonce too low" for the same hash) is a success and changes nothing
         yield* g.broadcastPayout(usdc, prepared)
         assert.strictEqual((yield* g.lookupPayout(usdc, prepared))._tag, "Confirmed")
         assert.strictEqual(yield* balance("usdc", destination), "12.345678")
-        // the memo keeps answering the mined transaction for its payout
-        assert.deepStrictEqual(yield* g.preparePayout(payout), prepared)
+        // the nonce is consumed: a new draft's floor is past it (the store never hands it out again)
+        assert.strictEqual((yield* g.draftPayout(payout)).nonceAccount?.floor, nonceAccount.floor + 1)
       })
     )
 
@@ -103,13 +113,17 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
       })
     )
 
-    it.effect("two payouts prepared back to back get consecutive nonces and both pay", () =>
+    it.effect("two payouts signed at consecutive nonces (as the store allocates them) both pay", () =>
       Effect.gen(function* () {
         const g = yield* gw
         const before = yield* hotNonce
         const [a, b] = [freshDestination(), freshDestination()]
-        const first = yield* g.preparePayout(order(usdc, a, "1"))
-        const second = yield* g.preparePayout(order(usdc, b, "2"))
+        const draftA = yield* g.draftPayout(order(usdc, a, "1"))
+        const draftB = yield* g.draftPayout(order(usdc, b, "2"))
+        // nothing is reserved by a draft: both see the same floor, and the store allocates floor, floor + 1
+        assert.deepStrictEqual([draftA.nonceAccount?.floor, draftB.nonceAccount?.floor], [before, before])
+        const first = yield* draftA.sign(before)
+        const second = yield* draftB.sign(before + 1)
         assert.deepStrictEqual(
           [JSON.parse(first.persisted).nonce, JSON.parse(second.persisted).nonce],
           [before, before + 1]

@@ -178,7 +178,9 @@ layer(FakeRpc.layer, { excludeTestServices: true })("EvmGateway RPC failures", (
         }),
         "ok"
       )
-      assert.strictEqual(yield* broadcastReason(error("replacement transaction underpriced")), "nonce_conflict")
+      // the pool holds a version (or another transaction) at the nonce that pays more: a fee matter, core waits
+      assert.strictEqual(yield* broadcastReason(error("replacement transaction underpriced")), "fee_too_low")
+      assert.strictEqual(yield* broadcastReason(error("already exists")), "nonce_conflict")
       assert.strictEqual(yield* broadcastReason(error("max fee per gas less than block base fee")), "fee_too_low")
       assert.strictEqual(yield* broadcastReason({ status: 429 }), "rate_limited")
       assert.strictEqual(yield* broadcastReason({ status: 502 }), "rpc_unavailable")

@@ -72,7 +72,8 @@ export const classify = (error: unknown): Failure => {
 /**
  * What a node's refusal of `eth_sendRawTransaction` means, in the words geth, erigon, nethermind,
  * bor and anvil use: the same transaction again, no money for gas, its nonce mined by another
- * (`nonce_taken`) or held in the pool by another (`nonce_conflict`), fees below the base fee.
+ * (`nonce_taken`) or held in the pool by another (`nonce_conflict`), fees too low (below the next
+ * block's base fee, or below a pooled transaction at the nonce that it would replace).
  */
 export type Rejection = "duplicate" | "insufficient_funds" | "nonce_taken" | "nonce_conflict" | "fee_too_low" | "other"
 
@@ -80,8 +81,10 @@ export const rejection = (message: string): Rejection => {
   if (/already known|already imported|known transaction|already in (the )?(mem)?pool/i.test(message)) return "duplicate"
   if (/insufficient funds/i.test(message)) return "insufficient_funds"
   if (/nonce too low|nonce has already been used|nonce.*already/i.test(message)) return "nonce_taken"
-  if (/replacement transaction underpriced|already exists/i.test(message)) return "nonce_conflict"
-  if (/underpriced|fee cap.*base fee|max fee per gas less than/i.test(message)) return "fee_too_low"
+  // "replacement transaction underpriced" too: the pool holds a version (or another transaction) at the
+  // nonce paying more, and only a higher fee gets in
+  if (/underpriced|fee cap.*base fee|max fee per gas less than|fee too low/i.test(message)) return "fee_too_low"
+  if (/already exists/i.test(message)) return "nonce_conflict"
   return "other"
 }
 

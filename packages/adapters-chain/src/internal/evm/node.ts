@@ -28,8 +28,8 @@ export interface EvmNode {
   readonly tokens: ReadonlyMap<Rail.FundsCurrency, Token>
 }
 
-/** The rail is this gateway's chain and environment. */
-export const checkServed = (node: EvmNode, rail: ChainGateway.Rail) =>
+/** The rail (its token aside) is this gateway's chain and environment. */
+export const checkServed = (node: EvmNode, rail: Omit<ChainGateway.Rail, "token">) =>
   rail.chain === node.chain && rail.environment === node.environment
     ? Effect.void
     : Effect.fail(
