@@ -64,7 +64,10 @@ export interface FundingObservation {
 }
 
 export interface PayoutOrder {
-  /** The payout's unique key: preparing twice for one id yields the same transaction. */
+  /**
+   * The payout's unique key. Preparing twice may sign two transactions (the chain's fees moved):
+   * at most once comes from core persisting one before it broadcasts, and from their shared nonce.
+   */
   readonly payoutId: string
   readonly rail: Rail
   readonly destination: string
