@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { Currency, marketPairCurrencies } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
+import { entryFields } from "../lifecycle/Ledger.ts"
 import { Environment } from "../terms/Partner.ts"
 import type { HedgeOrder } from "./HedgeOrder.ts"
 
@@ -26,12 +27,7 @@ export const HedgeLedgerEntry = Schema.Struct({
   environment: Environment,
   /** The market pair, `USD/BRL`. */
   pair: Schema.String,
-  kind: HedgeEntryKind,
-  account: HedgeAccount,
-  currency: Currency,
-  /** Signed: debit > 0, credit < 0. */
-  amount: Schema.BigDecimal,
-  at: Schema.DateTimeUtc
+  ...entryFields(HedgeEntryKind, HedgeAccount, Currency)
 }).annotate({ identifier: "HedgeLedgerEntry" })
 export type HedgeLedgerEntry = typeof HedgeLedgerEntry.Type
 
