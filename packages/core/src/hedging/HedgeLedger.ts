@@ -6,8 +6,9 @@
 import { Schema } from "effect"
 import { Currency, marketPairCurrencies } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
+import { entryFields } from "../lifecycle/Ledger.ts"
 import { Environment } from "../terms/Partner.ts"
-import type { HedgeOrder } from "./HedgeOrder.ts"
+import { type HedgeOrder, signedFill } from "./HedgeOrder.ts"
 
 /**
  * The accounts of hedge fills: `hedge_position`, the currencies the service bought and sold on
@@ -26,12 +27,7 @@ export const HedgeLedgerEntry = Schema.Struct({
   environment: Environment,
   /** The market pair, `USD/BRL`. */
   pair: Schema.String,
-  kind: HedgeEntryKind,
-  account: HedgeAccount,
-  currency: Currency,
-  /** Signed: debit > 0, credit < 0. */
-  amount: Schema.BigDecimal,
-  at: Schema.DateTimeUtc
+  ...entryFields(HedgeEntryKind, HedgeAccount, Currency)
 }).annotate({ identifier: "HedgeLedgerEntry" })
 export type HedgeLedgerEntry = typeof HedgeLedgerEntry.Type
 
@@ -56,7 +52,8 @@ export const hedgeFillEntries = (order: HedgeOrder): ReadonlyArray<HedgeLedgerEn
     amount,
     at: order.filledAt!
   })
-  const bought = order.side === "buy" ? order.fillAmount : Money.subtract(Money.zero, order.fillAmount)
+  // what the fill adds to the position, as the position itself counts it
+  const bought = signedFill(order)
   if (Money.isZero(bought)) return []
   const paid = Money.multiply(bought, order.fillRate)
   return [

@@ -18,12 +18,20 @@ import type { StaleContract, StoreError } from "../kernel/StoreError.ts"
 /** The version a change was computed from: the number of history entries. */
 export const version = (contract: ContractRecord): number => contract.history.length
 
-/** A confirmed funding transfer, counted once: unique by chain, transaction and log/instruction index. */
-export const FundingTransfer = Schema.Struct({
+/**
+ * Where a confirmed transfer stands on its chain: a transfer is unique by chain, transaction and
+ * log/instruction index, whether it is counted (`FundingTransfer`) or recorded (`UnmatchedTransfer`).
+ */
+const onChainFields = {
   chain: Chain,
   transactionHash: Schema.String,
   index: Schema.Int,
-  blockNumber: Schema.Int,
+  blockNumber: Schema.Int
+}
+
+/** A confirmed funding transfer, counted once. */
+export const FundingTransfer = Schema.Struct({
+  ...onChainFields,
   amount: Schema.BigDecimal
 }).annotate({ identifier: "FundingTransfer" })
 export type FundingTransfer = typeof FundingTransfer.Type
@@ -45,10 +53,7 @@ export const UnmatchedTransfer = Schema.Struct({
   contractId: Schema.String,
   partnerId: Schema.String,
   environment: Environment,
-  chain: Chain,
-  transactionHash: Schema.String,
-  index: Schema.Int,
-  blockNumber: Schema.Int,
+  ...onChainFields,
   /** The settlement currency code (e.g. `USDC`), or the other token's contract address / mint. */
   token: Schema.String,
   /** An exact decimal in tokens (`unit: "token"`), or raw base units whose decimals may be unknown. */

@@ -39,16 +39,28 @@ export const EntryKind = Schema.Literals([
 ])
 export type EntryKind = typeof EntryKind.Type
 
+/**
+ * What an entry books in any ledger (a contract's here, the hedges' in `HedgeLedger`), for that
+ * ledger's kinds, accounts and currencies.
+ */
+export const entryFields = <Kinds extends Schema.Top, Accounts extends Schema.Top, Currencies extends Schema.Top>(
+  kind: Kinds,
+  account: Accounts,
+  currency: Currencies
+) => ({
+  kind,
+  account,
+  currency,
+  /** Signed: debit > 0, credit < 0. */
+  amount: Schema.BigDecimal,
+  at: Schema.DateTimeUtc
+})
+
 export const LedgerEntry = Schema.Struct({
   contractId: Schema.String,
   partnerId: Schema.String,
   environment: Environment,
-  kind: EntryKind,
-  account: Account,
-  currency: FundsCurrency,
-  /** Signed: debit > 0, credit < 0. */
-  amount: Schema.BigDecimal,
-  at: Schema.DateTimeUtc
+  ...entryFields(EntryKind, Account, FundsCurrency)
 }).annotate({ identifier: "LedgerEntry" })
 export type LedgerEntry = typeof LedgerEntry.Type
 

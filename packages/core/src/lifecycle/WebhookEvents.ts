@@ -4,44 +4,44 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { WebhookEventNotFound } from "../kernel/ApiError.ts"
-import { EventRepo, type EventView, type OutgoingEvent } from "./EventRepo.ts"
+import { EventRepo, type EventView, type IncomingEvent, type OutgoingEvent } from "./EventRepo.ts"
 import { pageSize, position, slice } from "./internal/paginate.ts"
 import type { ListWebhookEventsQuery } from "../terms/ListQuery.ts"
 import type { PartnerScope } from "../terms/Partner.ts"
 import type { WebhookEventRecord } from "../terms/WebhookEventRecord.ts"
 
+/** What a record says alike of both directions (the rest is each direction's own). */
+const commonFields = (e: IncomingEvent | OutgoingEvent) => ({
+  id: e.id,
+  partner_id: e.partnerId,
+  fx_contract_id: e.contractId,
+  event_type: e.eventType,
+  status: e.status,
+  created_at: e.createdAt
+})
+
 export const toRecord = (view: EventView): WebhookEventRecord => {
   if (view._tag === "incoming") {
     const e = view.event
     return {
-      id: e.id,
-      partner_id: e.partnerId,
-      fx_contract_id: e.contractId,
+      ...commonFields(e),
       direction: "incoming",
-      event_type: e.eventType,
       idempotency_key: e.idempotencyKey,
-      status: e.status,
       retry_count: 0,
       last_error: null,
       payload: e.payload as WebhookEventRecord["payload"],
-      created_at: e.createdAt,
       processed_at: e.processedAt
     }
   }
   const e = view.event
   return {
-    id: e.id,
-    partner_id: e.partnerId,
-    fx_contract_id: e.contractId,
+    ...commonFields(e),
     direction: "outgoing",
-    event_type: e.eventType,
     idempotency_key: e.eventId,
-    status: e.status,
     retry_count: Math.max(0, e.attempts - 1),
     last_error: e.lastError,
     // the body as last sent; before the first attempt, the payload that will be sent
     payload: (e.lastBody === null ? e.payload : JSON.parse(e.lastBody)) as WebhookEventRecord["payload"],
-    created_at: e.createdAt,
     processed_at: e.deliveredAt
   }
 }

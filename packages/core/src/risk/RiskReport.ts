@@ -71,13 +71,18 @@ export const CurrencyExposure = Schema.Struct({
 }).annotate({ identifier: "RiskCurrency" })
 export type CurrencyExposure = typeof CurrencyExposure.Type
 
-export const PartnerRisk = Schema.Struct({
-  partner_id: Schema.String,
+/** The totals of some open locks (a partner's, the book's): how many, and their figures in USD. */
+const openTotalFields = {
   open_locks: Count,
   open_notional_usd: Figure,
   mtm_usd: Figure,
   vega_usd: Figure,
-  theta_usd: Figure,
+  theta_usd: Figure
+}
+
+export const PartnerRisk = Schema.Struct({
+  partner_id: Schema.String,
+  ...openTotalFields,
   /** The partner's open locks per pair (pairs where it has some). */
   pairs: Schema.Array(PairRisk)
 }).annotate({ identifier: "RiskPartner" })
@@ -131,19 +136,20 @@ export const StressResult = Schema.Struct({
 }).annotate({ identifier: "RiskStressResult" })
 export type StressResult = typeof StressResult.Type
 
-const bookFields = {
+/** What every report of one environment's book opens with: when and on which snapshot it was revalued. */
+const headerFields = {
   environment: Environment,
   /** The instant the book was revalued at. */
   as_of: Datetime,
   /** The snapshot's `as_of` (its spot, curves and vols). */
   snapshot_as_of: Datetime,
   /** The stored snapshot's id, when the caller names it. */
-  snapshot_id: Schema.NullOr(Schema.String),
-  open_locks: Count,
-  open_notional_usd: Figure,
-  mtm_usd: Figure,
-  vega_usd: Figure,
-  theta_usd: Figure,
+  snapshot_id: Schema.NullOr(Schema.String)
+}
+
+const bookFields = {
+  ...headerFields,
+  ...openTotalFields,
   /** Every pair served, in `MarketSnapshot.servedPairs` order. */
   pairs: Schema.Array(PairRisk),
   /** Every corridor served, in `Corridor.directions` order. */
@@ -163,10 +169,7 @@ export type BookRisk = typeof BookRisk.Type
 
 /** `Risk.stress`'s results for one environment, worst first. */
 export const BookStress = Schema.Struct({
-  environment: Environment,
-  as_of: Datetime,
-  snapshot_as_of: Datetime,
-  snapshot_id: Schema.NullOr(Schema.String),
+  ...headerFields,
   stress: Schema.Array(StressResult)
 }).annotate({ identifier: "RiskStress" })
 export type BookStress = typeof BookStress.Type

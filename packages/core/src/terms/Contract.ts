@@ -7,6 +7,7 @@ import { Datetime, Uuid } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { type Environment, ownedFields } from "./Partner.ts"
 import { Chain, FundsCurrency, SettlementCurrency } from "../kernel/Rail.ts"
+import { pricedTermFields, pricedTermsResponse } from "./Quote.ts"
 import { lockTermFields } from "./QuoteRequest.ts"
 
 export const ContractStatus = Schema.Literals([
@@ -93,14 +94,7 @@ export const ContractRecord = Schema.Struct({
   lockedRate: Schema.BigDecimal,
   providerRateAtLock: Schema.BigDecimal,
   marketRateAtLock: Schema.BigDecimal,
-  premiumAmount: Schema.BigDecimal,
-  depositAmount: Schema.NullOr(Schema.BigDecimal),
-  totalAmount: Schema.BigDecimal,
-  maxTransactionAmount: Schema.BigDecimal,
-  windowStart: Schema.DateTimeUtc,
-  windowEnd: Schema.DateTimeUtc,
-  chain: Chain,
-  settlementCurrency: SettlementCurrency,
+  ...pricedTermFields,
   fundingWalletAddress: Schema.String,
   /** Confirmed on-chain funding so far (partial payments add up). */
   fundedAmount: Schema.BigDecimal,
@@ -121,13 +115,7 @@ export const toResponse = (c: ContractRecord): ContractResponse => ({
   locked_rate: c.lockedRate,
   provider_rate_at_lock: c.providerRateAtLock,
   market_rate_at_lock: c.marketRateAtLock,
-  premium_amount: c.premiumAmount,
-  deposit_amount: c.depositAmount,
-  total_amount: c.totalAmount,
-  window_start: c.windowStart,
-  window_end: c.windowEnd,
-  chain: c.chain,
-  settlement_currency: c.settlementCurrency,
+  ...pricedTermsResponse(c),
   funding_wallet_address: c.fundingWalletAddress,
   created_at: c.createdAt,
   max_transaction_amount: c.maxTransactionAmount

@@ -28,6 +28,21 @@ export const QuoteFailureCode = Schema.Literals([
 ])
 export type QuoteFailureCode = typeof QuoteFailureCode.Type
 
+/**
+ * The terms a quote prices and its contract locks, under the same names in `QuoteRecord` and
+ * `ContractRecord`: what the lock costs, the most it covers, its window and its rail.
+ */
+export const pricedTermFields = {
+  premiumAmount: Schema.BigDecimal,
+  depositAmount: Schema.NullOr(Schema.BigDecimal),
+  totalAmount: Schema.BigDecimal,
+  maxTransactionAmount: Schema.BigDecimal,
+  windowStart: Schema.DateTimeUtc,
+  windowEnd: Schema.DateTimeUtc,
+  chain: Chain,
+  settlementCurrency: SettlementCurrency
+}
+
 export const FailureReason = Schema.Struct({ code: QuoteFailureCode, message: Schema.String })
 export type FailureReason = typeof FailureReason.Type
 
@@ -69,14 +84,7 @@ export const QuoteRecord = Schema.Struct({
   failureReason: Schema.NullOr(FailureReason),
   lockedRate: Schema.BigDecimal,
   strikeAdvantageBps: Schema.Int,
-  premiumAmount: Schema.BigDecimal,
-  depositAmount: Schema.NullOr(Schema.BigDecimal),
-  totalAmount: Schema.BigDecimal,
-  maxTransactionAmount: Schema.BigDecimal,
-  windowStart: Schema.DateTimeUtc,
-  windowEnd: Schema.DateTimeUtc,
-  chain: Chain,
-  settlementCurrency: SettlementCurrency,
+  ...pricedTermFields,
   expiresAt: Schema.DateTimeUtc,
   createdAt: Schema.DateTimeUtc,
   /** Set when a contract was created from it. */
@@ -97,6 +105,20 @@ export const visibleStatus = (quote: QuoteRecord, now: DateTime.Utc): QuoteStatu
     ? "failed"
     : quote.status
 
+/**
+ * The priced terms under their wire names, as `QuoteResponse` and `FxContractResponse` both give
+ * them (the contract's `max_transaction_amount` stands apart, after its other fields).
+ */
+export const pricedTermsResponse = (t: Omit<Schema.Struct.Type<typeof pricedTermFields>, "maxTransactionAmount">) => ({
+  premium_amount: t.premiumAmount,
+  deposit_amount: t.depositAmount,
+  total_amount: t.totalAmount,
+  window_start: t.windowStart,
+  window_end: t.windowEnd,
+  chain: t.chain,
+  settlement_currency: t.settlementCurrency
+})
+
 export const toResponse = (quote: QuoteRecord, now: DateTime.Utc): QuoteResponse => ({
   id: quote.id,
   status: visibleStatus(quote, now),
@@ -105,13 +127,7 @@ export const toResponse = (quote: QuoteRecord, now: DateTime.Utc): QuoteResponse
   target_strike: quote.targetStrike,
   strike_advantage_bps: quote.strikeAdvantageBps,
   provider_extra_spread: quote.providerExtraSpread,
-  premium_amount: quote.premiumAmount,
-  deposit_amount: quote.depositAmount,
-  total_amount: quote.totalAmount,
-  window_start: quote.windowStart,
-  window_end: quote.windowEnd,
-  chain: quote.chain,
-  settlement_currency: quote.settlementCurrency,
+  ...pricedTermsResponse(quote),
   expires_at: quote.expiresAt,
   created_at: quote.createdAt,
   ...(quote.failureReason === null ? {} : { failure_reason: quote.failureReason })

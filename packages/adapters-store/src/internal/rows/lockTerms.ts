@@ -23,22 +23,8 @@ export const LockTermsColumns = Schema.Struct({
   settlement_currency: Rail.SettlementCurrency
 })
 
-/** The fields, as both records type them. */
-type LockTerms = Pick<
-  Quote.QuoteRecord,
-  | "contractType"
-  | "direction"
-  | "notionalCurrency"
-  | "notionalAmount"
-  | "premiumAmount"
-  | "depositAmount"
-  | "totalAmount"
-  | "maxTransactionAmount"
-  | "windowStart"
-  | "windowEnd"
-  | "chain"
-  | "settlementCurrency"
->
+/** The fields, as both records type them (core's two groups, spread into both). */
+type LockTerms = Schema.Struct.Type<typeof QuoteRequest.lockTermFields & typeof Quote.pricedTermFields>
 
 /** The columns the terms are written as. */
 export const lockTermsRow = (t: LockTerms): typeof LockTermsColumns.Type => ({

@@ -3,7 +3,7 @@
  * committed, not yet funded locks and the payouts due (read from the book itself: they are few and exact), and
  * the scenarios' `mtm` changes worst first. Each model figure crosses into a decimal here, once.
  */
-import { BigDecimal, type DateTime, Option } from "effect"
+import { BigDecimal, Option } from "effect"
 import { type Currency, directions, pair as sidesOf } from "../../kernel/Corridor.ts"
 import * as ExactSum from "./exactSum.ts"
 import * as MarketSnapshot from "../../market/MarketSnapshot.ts"
@@ -14,6 +14,7 @@ import { type Book, type BookContract, type BookPayout, lockTerms, pairNotional,
 import type { RiskPlan } from "./RiskPlan.ts"
 import {
   type BookRisk,
+  type BookStress,
   type Committed,
   type CorridorRisk,
   type CurrencyExposure,
@@ -186,12 +187,8 @@ const payoutsDue = (
   })
 }
 
-export interface Header {
-  readonly environment: Environment
-  readonly as_of: DateTime.Utc
-  readonly snapshot_as_of: DateTime.Utc
-  readonly snapshot_id: string | null
-}
+/** What opens each report: `BookStress` without its results. */
+export type Header = Omit<BookStress, "stress">
 
 /** One environment's figures (from a plan with the greeks). */
 export const bookRisk = (input: {
