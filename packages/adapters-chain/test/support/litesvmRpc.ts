@@ -391,10 +391,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     } finally {
       if (!verify) svm.withSigverify(true)
     }
-    const failed = simulated instanceof FailedTransactionMetadata
-    const meta = failed ? simulated.meta() : simulated.meta()
+    const meta = simulated.meta()
     return withContext({
-      err: failed ? errorJson(simulated.err()) : null,
+      err: simulated instanceof FailedTransactionMetadata ? errorJson(simulated.err()) : null,
       logs: meta.logs(),
       accounts: null,
       unitsConsumed: Number(meta.computeUnitsConsumed()),

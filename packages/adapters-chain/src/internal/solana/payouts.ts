@@ -152,16 +152,16 @@ const payoutInstructions = (hot: PublicKey, plan: Plan, nonce: string) => {
   ]
 }
 
+/**
+ * The same program, data and accounts (a decompiled instruction's signer and writable flags are
+ * its message's, the union over all instructions, so they are not compared: the message signed
+ * again is compiled from the rebuilt instructions).
+ */
 const sameInstruction = (a: TransactionInstruction, b: TransactionInstruction) =>
   a.programId.equals(b.programId) &&
   Buffer.from(a.data).equals(Buffer.from(b.data)) &&
   a.keys.length === b.keys.length &&
-  a.keys.every(
-    (key, i) =>
-      key.pubkey.equals(b.keys[i]!.pubkey) &&
-      key.isSigner === b.keys[i]!.isSigner &&
-      key.isWritable === b.keys[i]!.isWritable
-  )
+  a.keys.every((key, i) => key.pubkey.equals(b.keys[i]!.pubkey))
 
 /** The accounts a signed message writes (what its priority fee competes for). */
 const writableAccounts = (transaction: VersionedTransaction) =>
