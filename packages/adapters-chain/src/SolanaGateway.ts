@@ -63,8 +63,9 @@ export interface Options {
    */
   readonly priorityFeePercentile?: number
   /**
-   * The most any version of a payout pays per compute unit, in micro-lamports (the host reads
-   * `RATELOCK_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS`). Default {@link defaultMaxPriorityFeeMicroLamports}.
+   * The most any version of a payout pays per compute unit, in micro-lamports (what
+   * `RATELOCK_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS` is to set, wired in the host). Default
+   * {@link defaultMaxPriorityFeeMicroLamports}.
    */
   readonly maxPriorityFeeMicroLamports?: number
 }
