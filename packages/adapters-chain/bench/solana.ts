@@ -9,7 +9,9 @@
  * - funding detection: from the transfer's submission to the first observation that reports it,
  *   depth reached by warping slots (so this is the gateway's and the RPC's work, not chain time:
  *   on a real cluster add the ~13 s until a slot is finalized);
- * - payout round trip: prepare + broadcast, warp to depth, lookup until `Confirmed`.
+ * - payout round trip: prepare (accounts, blockhash and recent prioritization fees read, the
+ *   node's simulation for the compute-unit limit, sign) + broadcast, warp to depth, lookup until
+ *   `Confirmed`.
  */
 import { ChainGateway, Money } from "@ratelock/core"
 import { Keypair } from "@solana/web3.js"

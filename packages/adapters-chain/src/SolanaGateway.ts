@@ -8,9 +8,13 @@
  * - Funding: polled from a cursor (a slot), reading only what the node holds at the configured
  *   commitment (`finalized` by default: that is the depth); transfers into the owner's other token
  *   accounts come back as `stray`.
- * - Payouts: create-the-account-if-missing + `TransferChecked` from the hot wallet, signed locally
- *   with a recent blockhash and persisted by core before it is broadcast; the lookup fails a
- *   transaction only once it executed with an error, or its blockhash expired with nothing landed.
+ * - Payouts: a compute-unit limit (the node's simulation + 20 %) and price (a percentile of the
+ *   node's recent prioritization fees, capped), create-the-account-if-missing + `TransferChecked`
+ *   from the hot wallet, signed locally with a recent blockhash and persisted by core before it is
+ *   broadcast. A payout whose blockhash expired with nothing landed is signed again at a higher
+ *   price (`replacePayout`), every version kept; the lookup answers for all of them, and fails a
+ *   payout only once a version executed with an error. Bumps before expiry and cancellations do
+ *   not exist on Solana: two versions that could both land could both pay.
  *
  * Building the layer reads every configured mint from the chain: a missing mint, a non-SPL-Token
  * account or decimals that disagree with the configured ones fail the layer with `token_mismatch`,
@@ -23,12 +27,23 @@ import { Effect, Layer, Redacted } from "effect"
 import * as Base58 from "./internal/base58.ts"
 import { chainError, checkIndex } from "./internal/checks.ts"
 import * as Errors from "./internal/solana/errors.ts"
+import * as Fees from "./internal/solana/fees.ts"
 import * as Funding from "./internal/solana/funding.ts"
 import * as Hd from "./internal/solana/hd.ts"
 import { type Commitment, type SolanaNode, type Token, tokenOf } from "./internal/solana/node.ts"
 import * as Payouts from "./internal/solana/payouts.ts"
 
 export type { Commitment } from "./internal/solana/node.ts"
+
+/** The percentile of the node's recent prioritization fees a payout pays unless configured: 75. */
+export const defaultPriorityFeePercentile: number = Fees.defaultPercentile
+
+/**
+ * The cap on a payout's compute-unit price unless configured: 1,000,000 micro-lamports per unit,
+ * so a payout's priority fee stays under about 0.00005 SOL (0.0002 SOL when the node's simulation
+ * reports no units and the 200,000-unit fallback limit applies).
+ */
+export const defaultMaxPriorityFeeMicroLamports: number = Fees.defaultMaxPrice
 
 export interface Options {
   /** The one environment this gateway serves; other rails fail with `unsupported_rail`. */
@@ -42,6 +57,17 @@ export interface Options {
   readonly hotWalletKey?: Redacted.Redacted<string>
   /** What counts as confirmed, for transfers and payouts alike. Default `finalized`. */
   readonly commitment?: Commitment
+  /**
+   * The percentile (0–100) of the node's recent prioritization fees, for the accounts a payout
+   * writes, that its compute-unit price follows. Default {@link defaultPriorityFeePercentile}.
+   */
+  readonly priorityFeePercentile?: number
+  /**
+   * The most any version of a payout pays per compute unit, in micro-lamports (what
+   * `RATELOCK_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS` is to set, wired in the host). Default
+   * {@link defaultMaxPriorityFeeMicroLamports}.
+   */
+  readonly maxPriorityFeeMicroLamports?: number
 }
 
 /** Rent-exempt sizes: an SPL token account, and a plain wallet (no data). */
@@ -52,6 +78,15 @@ const make = Effect.fnUntraced(function* (options: Options) {
   const commitment = options.commitment ?? "finalized"
   if (commitment !== "finalized" && commitment !== "confirmed") {
     return yield* invalid(`commitment must be "confirmed" or "finalized", got ${commitment}`)
+  }
+  const percentile = options.priorityFeePercentile ?? defaultPriorityFeePercentile
+  if (!Number.isFinite(percentile) || percentile < 0 || percentile > 100) {
+    return yield* invalid(`the priority fee percentile must be between 0 and 100, got ${percentile}`)
+  }
+  const maxPrice = options.maxPriorityFeeMicroLamports ?? defaultMaxPriorityFeeMicroLamports
+  // 10^12 micro-lamports per unit is a lamport per unit millions of times over: anything above is a typo
+  if (!Number.isSafeInteger(maxPrice) || maxPrice < 0 || maxPrice > 1e12) {
+    return yield* invalid(`the maximum priority fee must be a whole number of micro-lamports ≥ 0, got ${maxPrice}`)
   }
   const account = Hd.accountNode(Redacted.value(options.seed), options.environment)
   if (typeof account === "string") return yield* invalid(account)
@@ -123,7 +158,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
   }
 
   const node: SolanaNode = { environment: options.environment, connection, commitment, tokens }
-  const payouts = yield* Payouts.make(node, hotWallet)
+  const payouts = yield* Payouts.make(node, hotWallet, { percentile, maxPrice })
 
   const fundingAddress = Effect.fn("SolanaGateway.fundingAddress")(function* (rail: ChainGateway.Rail, index: number) {
     yield* tokenOf(node, rail)
@@ -136,14 +171,19 @@ const make = Effect.fnUntraced(function* (options: Options) {
   const observeFunding = Effect.fn("SolanaGateway.observeFunding")(
     (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
   )
+  const draftPayout = Effect.fn("SolanaGateway.draftPayout")(payouts.draft)
   return ChainGateway.ChainGateway.of({
     fundingAddress,
     observeFunding,
     // Solana's RPC lists signatures one account at a time
     observeFundingBatch: ChainGateway.observeEach(observeFunding, 4),
-    preparePayout: Effect.fn("SolanaGateway.preparePayout")(payouts.prepare),
+    draftPayout,
+    preparePayout: ChainGateway.signAtPending(draftPayout),
     broadcastPayout: Effect.fn("SolanaGateway.broadcastPayout")(payouts.broadcast),
-    lookupPayout: Effect.fn("SolanaGateway.lookupPayout")(payouts.lookup)
+    lookupPayout: Effect.fn("SolanaGateway.lookupPayout")(payouts.lookup),
+    replacePayout: Effect.fn("SolanaGateway.replacePayout")(payouts.replace),
+    inspectPayout: Effect.fn("SolanaGateway.inspectPayout")(payouts.inspect),
+    hotWallet: Effect.fn("SolanaGateway.hotWallet")(payouts.wallet)
   })
 })
 

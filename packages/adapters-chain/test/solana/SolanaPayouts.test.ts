@@ -1,7 +1,8 @@
 /**
  * Payouts on litesvm through the JSON-RPC front end: what lands and where, what the hot wallet
  * cannot fund, a crash between sign and broadcast, a blockhash that expires, and transactions that
- * land with an error. Each test pays its own fresh destination.
+ * land with an error. Each test pays its own fresh destination. (Priority fees, versions signed
+ * again after expiry and the hot wallet's balances: `SolanaPriorityFees.test.ts`.)
  */
 import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money } from "@ratelock/core"
@@ -23,8 +24,19 @@ const orderOf = (destination: PublicKey, amount: string, payoutId = freshPayoutI
   destination: destination.toBase58(),
   amount: Money.unsafe(amount)
 })
+interface StoredVersion {
+  readonly signature: string
+  readonly transaction: string
+  readonly blockhash: string
+  readonly lastValidBlockHeight: number
+  readonly computeUnitPrice: number
+  readonly computeUnitLimit: number | null
+  readonly signedAt: string | null
+}
 const persistedOf = (prepared: ChainGateway.PreparedPayout) =>
-  JSON.parse(prepared.persisted) as { v: number; transaction: string; blockhash: string; lastValidBlockHeight: number }
+  JSON.parse(prepared.persisted) as { v: number; versions: Array<StoredVersion> }
+/** The version a prepared payout broadcasts: its latest. */
+const latestOf = (prepared: ChainGateway.PreparedPayout) => persistedOf(prepared).versions.at(-1)!
 
 /** Looks up, one slot at a time, until the answer is final. */
 const settle = (prepared: ChainGateway.PreparedPayout) =>
@@ -58,10 +70,22 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
         const prepared = yield* gateway.preparePayout(orderOf(destination, "7.123456"))
         assert.strictEqual(Base58.decode(prepared.transactionHash)?.length, 64)
         const persisted = persistedOf(prepared)
-        assert.deepStrictEqual(Object.keys(persisted).sort(), ["blockhash", "lastValidBlockHeight", "transaction", "v"])
-        assert.strictEqual(persisted.v, 1)
-        assert.isTrue(persisted.lastValidBlockHeight > chain.rpc.head())
-        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+        assert.strictEqual(persisted.v, 2)
+        assert.strictEqual(persisted.versions.length, 1)
+        const version = latestOf(prepared)
+        assert.deepStrictEqual(Object.keys(version).sort(), [
+          "blockhash",
+          "computeUnitLimit",
+          "computeUnitPrice",
+          "lastValidBlockHeight",
+          "signature",
+          "signedAt",
+          "transaction"
+        ])
+        assert.strictEqual(version.signature, prepared.transactionHash)
+        assert.isTrue(version.lastValidBlockHeight > chain.rpc.head())
+        // not broadcast yet, and able to land: it waits (only an expired payout is Unknown)
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
 
         yield* gateway.broadcastPayout(rail, prepared)
         const slot = chain.rpc.head()
@@ -71,7 +95,11 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
         chain.rpc.advance(1)
         const found = yield* gateway.lookupPayout(rail, prepared)
         assert.strictEqual(found._tag, "Confirmed")
-        if (found._tag === "Confirmed") assert.strictEqual(found.blockNumber, slot)
+        if (found._tag === "Confirmed") {
+          assert.strictEqual(found.blockNumber, slot)
+          assert.strictEqual(found.transactionHash, prepared.transactionHash)
+          assert.isFalse(found.cancelled)
+        }
 
         assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 7_123_456n)
         assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(chain.hot.publicKey)), hotBefore - 7_123_456n)
@@ -147,7 +175,7 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
         yield* testChain.drainHotWallet
         const refused = yield* Effect.flip(gateway.broadcastPayout(rail, prepared))
         assert.strictEqual(refused.reason, "insufficient_funds")
-        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+        assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
         assert.isFalse(chain.rpc.paidBy(chain.hot.publicKey).some((t) => t.signature === prepared.transactionHash))
 
         yield* testChain.refillHotWallet
@@ -167,11 +195,12 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
       const prepared = yield* gateway.preparePayout(order)
       yield* testChain.drainHotWallet
       // sent by someone without preflight: it lands, pays its fee, and fails in the transfer
-      const bytes = Buffer.from(persistedOf(prepared).transaction, "base64")
+      const bytes = Buffer.from(latestOf(prepared).transaction, "base64")
       const sent = chain.rpc.submit(VersionedTransaction.deserialize(bytes))
       yield* testChain.refillHotWallet
       assert.isTrue(sent.landed)
-      assert.deepStrictEqual(sent.err, { InstructionError: [1, { Custom: 1 }] })
+      // the transfer, after the two compute-budget instructions and the account creation
+      assert.deepStrictEqual(sent.err, { InstructionError: [3, { Custom: 1 }] })
       assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
       chain.rpc.advance(chain.depth - 1)
       assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), {
@@ -200,7 +229,7 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
           (o) => o,
           Effect.gen(function* () {
             const restarted = yield* ChainGateway.ChainGateway
-            assert.deepStrictEqual(yield* restarted.lookupPayout(rail, prepared), { _tag: "Unknown" })
+            assert.deepStrictEqual(yield* restarted.lookupPayout(rail, prepared), { _tag: "Pending" })
             yield* restarted.broadcastPayout(rail, prepared)
             yield* restarted.broadcastPayout(rail, prepared)
             chain.rpc.advance(chain.depth - 1)
@@ -221,25 +250,25 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
       })
   )
 
-  it.effect("an expired blockhash with nothing landed: Unknown until final, then Failed; a new prepare pays once", () =>
+  it.effect("an expired blockhash with nothing landed: Pending until final, then Unknown, never Failed", () =>
     Effect.gen(function* () {
       const gateway = yield* ChainGateway.ChainGateway
       const chain = yield* SolanaChain
       const destination = freshDestination()
       const order = orderOf(destination, "6")
       const prepared = yield* gateway.preparePayout(order)
-      const { lastValidBlockHeight } = persistedOf(prepared)
+      const { lastValidBlockHeight } = latestOf(prepared)
 
       // just past its last valid height: it can no longer land, but that is not final yet
       chain.rpc.advance(lastValidBlockHeight + 1 - chain.rpc.head())
       const late = yield* Effect.flip(gateway.broadcastPayout(rail, prepared))
       assert.strictEqual(late.reason, "blockhash_expired")
-      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
+      assert.strictEqual((yield* gateway.replacePayout(rail, prepared, "due"))._tag, "Waiting")
+      // final: nothing landed and nothing can, which is not a failure of the payout (core signs
+      // it again through replacePayout; a process without a store prepares it again)
       chain.rpc.advance(LitesvmRpc.finalizedLag)
-      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), {
-        _tag: "Failed",
-        reason: "blockhash_expired"
-      })
+      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Unknown" })
 
       const again = yield* gateway.preparePayout(order)
       assert.notStrictEqual(again.transactionHash, prepared.transactionHash)
@@ -322,7 +351,10 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
         yield* reason(gateway.lookupPayout(rail, { ...prepared, transactionHash: other.transactionHash })),
         "invalid_prepared"
       )
-      const tampered = JSON.stringify({ ...persistedOf(prepared), blockhash: Keypair.generate().publicKey.toBase58() })
+      const tampered = JSON.stringify({
+        v: 2,
+        versions: [{ ...latestOf(prepared), blockhash: Keypair.generate().publicKey.toBase58() }]
+      })
       assert.strictEqual(
         yield* reason(gateway.lookupPayout(rail, { ...prepared, persisted: tampered })),
         "invalid_prepared"

@@ -14,6 +14,14 @@
  * - Blockhash expiry: litesvm accepts only its latest blockhash, until told to expire it. Here a
  *   blockhash is valid for 150 blocks after it was first handed out, then replaced: a transaction
  *   signed with it can no longer land, as on a real cluster.
+ * - Prioritization fees: read from the landed transactions' own compute-budget instructions (this
+ *   file decodes them itself, not with the gateway's code). `getRecentPrioritizationFees` answers
+ *   as Agave's cache does, for each of the last 150 slots in which something landed: per slot, the lowest
+ *   price paid in it, or, given accounts, the highest of that and each account's lowest price
+ *   among the slot's transactions that write it. A landed transaction's fee counts its priority
+ *   fee (price × limit / 10^6 lamports, rounded up), as litesvm charges it.
+ * - Simulation: `simulateTransaction` runs litesvm's own, honouring `sigVerify: false` (an unsigned
+ *   transaction) and reporting the units it consumed.
  *
  * Account reads answer the current state at every commitment (litesvm keeps no older state).
  */
@@ -40,6 +48,8 @@ import * as Base58 from "../../src/internal/base58.ts"
 
 const memoProgram = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")
 
+const computeBudgetProgram = "ComputeBudget111111111111111111111111111111"
+
 export const finalizedLag = 31
 export const confirmedLag = 1
 export const blockhashLifetime = 150
@@ -56,6 +66,8 @@ interface Config {
   readonly limit?: number
   readonly skipPreflight?: boolean
   readonly mint?: string
+  readonly sigVerify?: boolean
+  readonly replaceRecentBlockhash?: boolean
 }
 const config = (options: unknown): Config => (options ?? {}) as Config
 
@@ -72,6 +84,10 @@ interface Landed {
   readonly postBalances: ReadonlyArray<number>
   readonly innerInstructions: ReadonlyArray<unknown>
   readonly logs: ReadonlyArray<string>
+  /** Its compute-unit price, in micro-lamports (0 when it sets none). */
+  readonly price: number
+  /** The accounts it writes. */
+  readonly writable: ReadonlySet<string>
 }
 
 export interface Submitted {
@@ -156,6 +172,24 @@ const describe = (error: unknown): string => {
       return "Insufficient funds for fee"
   }
   return JSON.stringify(error)
+}
+
+/**
+ * A transaction's compute-unit price and limit, from its compute-budget instructions (the limit
+ * defaults, as the runtime's, to 200,000 per other instruction, at most 1,400,000).
+ */
+const computeBudget = (transaction: VersionedTransaction) => {
+  const keys = transaction.message.staticAccountKeys.map((key) => key.toBase58())
+  let price = 0
+  let limit: number | undefined
+  let others = 0
+  for (const instruction of transaction.message.compiledInstructions) {
+    const data = Buffer.from(instruction.data)
+    if (keys[instruction.programIdIndex] !== computeBudgetProgram) others++
+    else if (data[0] === 2) limit = data.readUInt32LE(1)
+    else if (data[0] === 3) price = Number(data.readBigUInt64LE(1))
+  }
+  return { price, limit: limit ?? Math.min(200_000 * others, 1_400_000) }
 }
 
 const compiled = (programIdIndex: number, accounts: Iterable<number>, data: Uint8Array) => ({
@@ -249,6 +283,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     }
     const meta: TransactionMetadata = failed ? result.meta() : result
     const message = transaction.message
+    const budget = computeBudget(transaction)
     const record: Landed = {
       signature,
       slot: head,
@@ -263,7 +298,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
         ...(transaction.version === 0 ? { addressTableLookups: message.addressTableLookups } : {})
       },
       err,
-      fee: 5000 * message.header.numRequiredSignatures,
+      fee:
+        5000 * message.header.numRequiredSignatures +
+        Number((BigInt(budget.price) * BigInt(budget.limit) + 999_999n) / 1_000_000n),
       preBalances,
       postBalances: balances(),
       innerInstructions: meta
@@ -280,7 +317,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
           }))
         }))
         .filter((group) => group.instructions.length > 0),
-      logs: meta.logs()
+      logs: meta.logs(),
+      price: budget.price,
+      writable: new Set(keys.filter((_, i) => message.isAccountWritable(i)))
     }
     landed.set(signature, record)
     for (const key of new Set(keys)) {
@@ -341,7 +380,52 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     return submit(transaction).signature
   }
 
+  const simulateTransaction = (encoded: string, options: Config) => {
+    const transaction = VersionedTransaction.deserialize(Buffer.from(encoded, "base64"))
+    if (options.replaceRecentBlockhash === true) transaction.message.recentBlockhash = svm.latestBlockhash()
+    const verify = options.sigVerify !== false
+    if (!verify) svm.withSigverify(false)
+    let simulated: ReturnType<LiteSVM["simulateTransaction"]>
+    try {
+      simulated = svm.simulateTransaction(kit(transaction))
+    } finally {
+      if (!verify) svm.withSigverify(true)
+    }
+    const meta = simulated.meta()
+    return withContext({
+      err: simulated instanceof FailedTransactionMetadata ? errorJson(simulated.err()) : null,
+      logs: meta.logs(),
+      accounts: null,
+      unitsConsumed: Number(meta.computeUnitsConsumed()),
+      returnData: null
+    })
+  }
+
+  /** Agave's answer from its cache of recent blocks (here: those of the last 150 slots in which something landed). */
+  const recentPrioritizationFees = (accounts: ReadonlyArray<string>) => {
+    const bySlot = new Map<number, Array<Landed>>()
+    for (const t of landed.values()) {
+      if (t.slot <= head - blockhashLifetime) continue
+      const list = bySlot.get(t.slot)
+      if (list === undefined) bySlot.set(t.slot, [t])
+      else list.push(t)
+    }
+    return [...bySlot.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([slot, transactions]) => {
+        const lowest = (list: ReadonlyArray<Landed>) => Math.min(...list.map((t) => t.price))
+        const perAccount = accounts.map((account) => {
+          const writing = transactions.filter((t) => t.writable.has(account))
+          return writing.length === 0 ? 0 : lowest(writing)
+        })
+        return { slot, prioritizationFee: Math.max(lowest(transactions), ...perAccount) }
+      })
+  }
+
   const methods: Record<string, (params: Params) => unknown> = {
+    simulateTransaction: ([encoded, options]) => simulateTransaction(String(encoded), config(options)),
+    getRecentPrioritizationFees: ([accounts]) =>
+      recentPrioritizationFees((accounts as Array<string> | undefined) ?? []),
     getSlot: ([options]) => slotAt(config(options).commitment),
     getBlockHeight: ([options]) => slotAt(config(options).commitment),
     getLatestBlockhash: () =>

@@ -12,7 +12,7 @@ import {
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync
 } from "@solana/spl-token"
-import { Keypair, PublicKey } from "@solana/web3.js"
+import { ComputeBudgetProgram, Keypair, PublicKey } from "@solana/web3.js"
 import { BigDecimal, Context, Effect, Layer, Redacted } from "effect"
 import * as Base58 from "../../src/internal/base58.ts"
 import * as SolanaGateway from "../../src/SolanaGateway.ts"
@@ -39,8 +39,11 @@ export interface SolanaChainShape {
   readonly depth: number
   /** The associated token account of `owner` for the chain's mint. */
   readonly accountOf: (owner: PublicKey | string) => PublicKey
-  /** Sends `units` base units from the funder to `owner`'s associated account (created if missing). */
-  readonly send: (owner: PublicKey | string, units: bigint) => string
+  /**
+   * Sends `units` base units from the funder to `owner`'s associated account (created if missing),
+   * paying `microLamports` per compute unit (none: no compute-budget instruction).
+   */
+  readonly send: (owner: PublicKey | string, units: bigint, microLamports?: number) => string
 }
 
 export class SolanaChain extends Context.Service<SolanaChain, SolanaChainShape>()(
@@ -64,9 +67,10 @@ export const layerChain = (settings: { readonly commitment?: SolanaGateway.Commi
       rpc.mintTo(mint, hot.publicKey, tokens(1_000_000n), authority)
       const commitment = settings.commitment ?? "finalized"
       const accountOf = (owner: PublicKey | string) => getAssociatedTokenAddressSync(mint, new PublicKey(owner), true)
-      const send = (owner: PublicKey | string, units: bigint) =>
+      const send = (owner: PublicKey | string, units: bigint, microLamports?: number) =>
         rpc.run(
           [funder],
+          ...(microLamports === undefined ? [] : [ComputeBudgetProgram.setComputeUnitPrice({ microLamports })]),
           createAssociatedTokenAccountIdempotentInstruction(
             funder.publicKey,
             accountOf(owner),

@@ -26,7 +26,7 @@ export interface SolanaNode {
 }
 
 /** The rail is Solana in this gateway's environment. */
-export const checkServed = (node: SolanaNode, rail: ChainGateway.Rail) =>
+export const checkServed = (node: SolanaNode, rail: Pick<ChainGateway.Rail, "chain" | "environment">) =>
   rail.chain === "solana" && rail.environment === node.environment
     ? Effect.void
     : Effect.fail(
