@@ -17,7 +17,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import {
   ChainGateway,
   type ChainError,
-  type PayoutWait,
+  PayoutWait,
   type PreparedPayout,
   type ReplaceMode
 } from "./ChainGateway.ts"
@@ -359,7 +359,8 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
 /** An operator's payout action that cannot be taken, and why. */
 export class PayoutActionRefused extends Schema.TaggedError<PayoutActionRefused>()("PayoutActionRefused", {
   contractId: Schema.String,
-  reason: Schema.Literals(["not_found", "not_in_flight", "mined", "fee_cap", "unsupported", "busy"]),
+  /** Or, when the chain has nothing new to sign, why the payout waits (`fee_cap`, `mining`, ...). */
+  reason: Schema.Union([Schema.Literals(["not_found", "not_in_flight", "mined", "busy"]), PayoutWait]),
   message: Schema.String
 }) {}
 
@@ -389,9 +390,7 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
   }
   const next = yield* gateway.replacePayout(rail, prepared.value, mode)
   if (next._tag === "Waiting") {
-    // at a bump or a cancellation, "mining" means a version is already in a block
-    const reason = next.reason === "fee_cap" ? "fee_cap" : next.reason === "mining" ? "mined" : "unsupported"
-    return yield* refuse(reason, next.message)
+    return yield* refuse(next.reason, next.message)
   }
   const stored = yield* persistVersion(payout, next.prepared, mode)
   if (Option.isNone(stored)) {
