@@ -5,6 +5,11 @@
  * - Funding addresses: `RATELOCK_EVM_FUNDING_MNEMONIC`, or watch-only `RATELOCK_EVM_FUNDING_XPUB`
  *   (the account node `m/44'/60'/0'`), for ethereum and polygon; `RATELOCK_SOLANA_FUNDING_MNEMONIC`.
  * - Payouts: `RATELOCK_<CHAIN>_HOT_WALLET_KEY` (secret; without it payouts fail `no_hot_wallet`).
+ * - Payouts that wait: `RATELOCK_<CHAIN>_REPLACE_AFTER_SECONDS` (EVM: ethereum 120, polygon 60) before an
+ *   unmined payout priced below what the chain asks is replaced at its nonce, never above
+ *   `RATELOCK_<CHAIN>_MAX_FEE_GWEI` (ethereum 200, polygon 2,000); Solana's compute-unit price is
+ *   `RATELOCK_SOLANA_PRIORITY_FEE_PERCENTILE` (75) of the recent fees, capped by
+ *   `RATELOCK_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS` (1,000,000).
  * - `RATELOCK_<CHAIN>_CONFIRMATIONS` (ethereum 12, polygon 64), `RATELOCK_SOLANA_COMMITMENT`
  *   (`finalized`), `RATELOCK_<CHAIN>_CHAIN_ID` (1 and 137: the RPC must serve that network).
  * - Tokens: `RATELOCK_<CHAIN>_<TOKEN>` = contract address or mint, overriding the mainnet
@@ -68,6 +73,8 @@ const evmConfig = (chain: "ethereum" | "polygon") =>
     xpub: Config.option(Config.String("RATELOCK_EVM_FUNDING_XPUB")),
     hotWalletKey: Config.option(Config.Redacted(variable(chain, "HOT_WALLET_KEY"))),
     confirmations: Config.option(Config.Int(variable(chain, "CONFIRMATIONS"))),
+    replaceAfterSeconds: Config.option(Config.Number(variable(chain, "REPLACE_AFTER_SECONDS"))),
+    maxFeeGwei: Config.option(Config.Number(variable(chain, "MAX_FEE_GWEI"))),
     tokens: tokensConfig(chain)
   })
 
@@ -78,6 +85,8 @@ const solanaConfig = Config.all({
   commitment: Config.Literals(["confirmed", "finalized"], "RATELOCK_SOLANA_COMMITMENT").pipe(
     Config.withDefault("finalized" as const)
   ),
+  priorityFeePercentile: Config.option(Config.Number(variable("solana", "PRIORITY_FEE_PERCENTILE"))),
+  maxPriorityFeeMicroLamports: Config.option(Config.Number(variable("solana", "MAX_PRIORITY_FEE_MICROLAMPORTS"))),
   tokens: tokensConfig("solana")
 })
 
@@ -107,6 +116,8 @@ const evm = Effect.fnUntraced(function* (chain: "ethereum" | "polygon") {
   }
   const hotWalletKey = optional(c.hotWalletKey)
   const confirmations = optional(c.confirmations)
+  const replaceAfterSeconds = optional(c.replaceAfterSeconds)
+  const maxFeeGwei = optional(c.maxFeeGwei)
   const gateway = yield* gatewayOf(
     EvmGateway.layer({
       chain,
@@ -116,7 +127,9 @@ const evm = Effect.fnUntraced(function* (chain: "ethereum" | "polygon") {
       tokens: c.tokens,
       funding: mnemonic !== undefined ? { _tag: "Mnemonic", mnemonic } : { _tag: "Xpub", xpub: xpub ?? "" },
       ...(hotWalletKey === undefined ? {} : { hotWalletKey }),
-      ...(confirmations === undefined ? {} : { confirmations })
+      ...(confirmations === undefined ? {} : { confirmations }),
+      ...(replaceAfterSeconds === undefined ? {} : { replaceAfterSeconds }),
+      ...(maxFeeGwei === undefined ? {} : { maxFeeGwei })
     })
   )
   return { gateway, tokens: c.tokens }
@@ -126,6 +139,8 @@ const solana = Effect.fnUntraced(function* () {
   const c = yield* solanaConfig
   const SolanaGateway = yield* load(() => import("./SolanaGateway.ts"))
   const hotWalletKey = optional(c.hotWalletKey)
+  const priorityFeePercentile = optional(c.priorityFeePercentile)
+  const maxPriorityFeeMicroLamports = optional(c.maxPriorityFeeMicroLamports)
   const tokens = Object.fromEntries(
     Object.entries(c.tokens).map(([currency, token]) => [
       currency,
@@ -139,7 +154,9 @@ const solana = Effect.fnUntraced(function* () {
       seed: c.seed,
       tokens,
       commitment: c.commitment,
-      ...(hotWalletKey === undefined ? {} : { hotWalletKey })
+      ...(hotWalletKey === undefined ? {} : { hotWalletKey }),
+      ...(priorityFeePercentile === undefined ? {} : { priorityFeePercentile }),
+      ...(maxPriorityFeeMicroLamports === undefined ? {} : { maxPriorityFeeMicroLamports })
     })
   )
   return { gateway, tokens: c.tokens }
