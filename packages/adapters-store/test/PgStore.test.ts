@@ -797,7 +797,7 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           })
           const wallet = { signer: `0x${"c0ffee".repeat(6)}0000`, floor: 11, pending: 12 }
           const inTransaction: Array<boolean> = []
-          const sign = (p: PayoutRepo.PayoutRecord) => (nonce: number | null) =>
+          const sign = (nonce: number | null) =>
             Effect.serviceOption(sql.transactionService).pipe(
               Effect.map((tx) => {
                 inTransaction.push(Option.isSome(tx))
@@ -818,7 +818,7 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           )
 
           const a = yield* pendingPayout
-          const written = yield* payouts.recordSigned(signing(a), a, wallet, sign(a))
+          const written = yield* payouts.recordSigned(signing(a), a, wallet, sign)
           assert.strictEqual(Option.getOrThrow(written).nonce, 11)
           assert.deepStrictEqual(yield* nonceRows(`payout:${a.id}`), [
             `${a.environment} polygon ${wallet.signer} 11 payout:${a.id} ${DateTime.formatIso(shift(now, 1))}`
@@ -826,11 +826,11 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
 
           const b = yield* pendingPayout
           const before = yield* allRows
-          assert.strictEqual(Option.getOrThrow(yield* payouts.recordSigned(signing(b), b, null, sign(b))).nonce, null)
+          assert.strictEqual(Option.getOrThrow(yield* payouts.recordSigned(signing(b), b, null, sign)).nonce, null)
           // over a row that moved on, and a signing that fails: nothing kept
           const c = yield* pendingPayout
           assert.isTrue(
-            Option.isNone(yield* payouts.recordSigned(signing(c), { ...c, updatedAt: shift(now, -1) }, wallet, sign(c)))
+            Option.isNone(yield* payouts.recordSigned(signing(c), { ...c, updatedAt: shift(now, -1) }, wallet, sign))
           )
           const failing = yield* Effect.flip(
             payouts.recordSigned(signing(c), c, wallet, () => Effect.fail(new Error("refused")))
