@@ -98,11 +98,22 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
         SELECT id FROM moved`
     }
 
+    // a payout written without a nonce (started again: its versions failed for good, or its
+    // cancellation was mined) holds none: the nonce it held is free again, in the same statement,
+    // so the wallet's next signing fills the gap instead of waiting behind it forever
     const update = Effect.fn("PgPayoutRepo.update")(function* (
       payout: PayoutRepo.PayoutRecord,
       expected: PayoutRepo.Expected
     ) {
-      return (yield* casUpdate(payout, expected, null)).length === 1
+      const moved = casUpdate(payout, expected, null)
+      const rows =
+        payout.nonce !== null
+          ? yield* moved
+          : yield* sql`WITH moved AS (${moved}), released AS (
+                DELETE FROM hot_wallet_nonces WHERE holder = ${nonceHolder(payout.id)} AND EXISTS (SELECT 1 FROM moved)
+              )
+              SELECT id FROM moved`
+      return rows.length === 1
     }, orStoreError("PgPayoutRepo.update"))
 
     // the lowest nonce at or above the floor that no row holds: the floor itself, or one past a held

@@ -1687,6 +1687,38 @@ const nonceTests = (it: It) =>
       })
     )
 
+    it.effect("a payout started again without a nonce frees the one it held: the next signing fills the gap", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 0)
+        const first = yield* storedPayout(scope)
+        assert.strictEqual(yield* signIn(first, wallet), 0)
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 1)
+        // a version waiting keeps its nonce
+        const signed = signedRecord(first, 0)
+        const waiting = { ...signed, waiting: "fee_cap" as const, updatedAt: R.plusMillis(signed.updatedAt, 1) }
+        assert.isTrue(yield* payouts.update(waiting, signed))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 2)
+        // the chain failed every version for good: pending again, with no transaction and no nonce
+        const restarted: PayoutRepo.PayoutRecord = {
+          ...waiting,
+          status: "pending",
+          prepared: null,
+          transactionHash: null,
+          nonce: null,
+          waiting: null,
+          updatedAt: R.plusMillis(waiting.updatedAt, 1)
+        }
+        // over a row that moved on, nothing is written and nothing freed
+        assert.isFalse(yield* payouts.update(restarted, signed))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 3)
+        assert.isTrue(yield* payouts.update(restarted, waiting))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 0)
+        assert.strictEqual(yield* signIn(restarted, wallet), 4)
+      })
+    )
+
     it.effect("a lost compare-and-set writes nothing and answers none: its nonce stays free", () =>
       Effect.gen(function* () {
         const payouts = yield* PayoutRepo.PayoutRepo

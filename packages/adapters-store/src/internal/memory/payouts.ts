@@ -40,11 +40,19 @@ const isCurrent = (state: State, payout: Payout, expected: PayoutRepo.Expected):
   )
 }
 
-/** Compare-and-set: saves the payout and releases its lease, only over the row the caller read. */
-const updateStep = (payout: Payout, expected: PayoutRepo.Expected) => (state: State) =>
-  isCurrent(state, payout, expected)
-    ? done(true, { ...state, payouts: HashMap.set(state.payouts, payout.id, unleased(payout)) })
-    : done(false, state)
+/**
+ * Compare-and-set: saves the payout and releases its lease, only over the row the caller read. A
+ * payout written without a nonce holds none: the nonce it held is free again.
+ */
+const updateStep = (payout: Payout, expected: PayoutRepo.Expected) => (state: State) => {
+  if (!isCurrent(state, payout, expected)) return done(false, state)
+  const holder = nonceHolder(payout.id)
+  const hotWalletNonces =
+    payout.nonce !== null
+      ? state.hotWalletNonces
+      : HashMap.map(state.hotWalletNonces, (held) => HashMap.filter(held, (by) => by !== holder))
+  return done(true, { ...state, payouts: HashMap.set(state.payouts, payout.id, unleased(payout)), hotWalletNonces })
+}
 
 /** A hot wallet's key in `hotWalletNonces`. */
 const walletKey = (payout: Payout, account: ChainGateway.NonceAccount) =>
