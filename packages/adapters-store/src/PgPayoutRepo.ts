@@ -176,9 +176,10 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       })
       return requireNonceAccount(nonceAccount).pipe(
         Effect.andThen(sql.withTransaction(allocateAndRecord)),
+        // the statements' failures only: sign's own error is unwrapped after, whatever it is
+        orStoreError("PgPayoutRepo.recordSigned"),
         Effect.catchTag("LostRace", () => Effect.succeed(Option.none<PayoutRepo.PayoutRecord>())),
         Effect.catchTag("SignFailed", (failed) => Effect.fail(failed.error)),
-        orStoreError("PgPayoutRepo.recordSigned"),
         Effect.withSpan("PgPayoutRepo.recordSigned")
       )
     }
