@@ -5,7 +5,7 @@
  * that never hand one job to two claimers. Behaviour: the package README, checked by
  * `test/StoreContract.ts`.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Ref, Semaphore } from "effect"
 import {
   BacklogRepo,
   ContractRepo,
@@ -43,11 +43,13 @@ import type { Repos } from "./internal/repos.ts"
 export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
+    // hot wallet nonces are handed out one signing at a time (`PayoutRepo.recordSigned`)
+    const nonces = yield* Semaphore.make(1)
     return Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(
       Context.add(ContractRepo.ContractRepo, makeContractRepo(ref)),
       Context.add(EventRepo.EventRepo, makeEventRepo(ref)),
       Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
-      Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref)),
+      Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref, nonces)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
       Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),

@@ -28,6 +28,7 @@ import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, 
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
 import { contractRow, historyRows } from "../src/internal/rows/contracts.ts"
+import { payoutRow } from "../src/internal/rows/payouts.ts"
 import { quoteRow } from "../src/internal/rows/quotes.ts"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
@@ -36,6 +37,7 @@ import * as PgPartnerRepo from "../src/PgPartnerRepo.ts"
 import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
 import * as PgMarketSnapshotRepo from "../src/PgMarketSnapshotRepo.ts"
+import * as PgPayoutRepo from "../src/PgPayoutRepo.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
 import { suite } from "./StoreContract.ts"
@@ -230,6 +232,9 @@ const payoutRecord = (c: Contract.ContractRecord, when: DateTime.Utc): PayoutRep
   status: "pending",
   prepared: null,
   transactionHash: null,
+  nonce: null,
+  waiting: null,
+  replacements: 0,
   blockNumber: null,
   attempts: 0,
   lastError: null,
@@ -269,7 +274,7 @@ const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.
 // ---------------------------------------------------------------------------------------------
 // the tests, run against each backend
 
-type Store = PgStore.Repos
+type Store = PgStore.Repos | SqlClient.SqlClient
 
 const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
   const options = { excludeTestServices: true, timeout: Duration.seconds(60) } as const
@@ -773,10 +778,74 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
         )
       })
     )
+
+    it.effect(
+      "recordSigned: signs inside the allocating transaction with a nonce account and before any without; only kept allocations are rows",
+      () =>
+        Effect.gen(function* () {
+          const payouts = yield* PayoutRepo.PayoutRepo
+          const sql = yield* SqlClient.SqlClient
+          // never due: the claims of the tests before see none of these
+          const pendingPayout = Effect.gen(function* () {
+            const p = {
+              ...payoutRecord(yield* stored(), now),
+              chain: "polygon" as const,
+              nextAttemptAt: shift(now, 1e12)
+            }
+            yield* payouts.insert(p)
+            return p
+          })
+          const wallet = { signer: `0x${"c0ffee".repeat(6)}0000`, floor: 11, pending: 12 }
+          const inTransaction: Array<boolean> = []
+          const sign = (nonce: number | null) =>
+            Effect.serviceOption(sql.transactionService).pipe(
+              Effect.map((tx) => {
+                inTransaction.push(Option.isSome(tx))
+                return { transactionHash: `0x${nonce}`, persisted: `signed at ${nonce}` }
+              })
+            )
+          const signing = (p: PayoutRepo.PayoutRecord) => ({
+            ...p,
+            status: "prepared" as const,
+            updatedAt: shift(now, 1)
+          })
+          const nonceRows = (holder: string) =>
+            sql<{ readonly row: string }>`SELECT concat_ws(' ', environment, chain, signer, nonce, holder,
+                to_char(allocated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS row
+              FROM hot_wallet_nonces WHERE holder = ${holder}`.pipe(Effect.map((rows) => rows.map((r) => r.row)))
+          const allRows = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM hot_wallet_nonces`.pipe(
+            Effect.map((rows) => rows[0]!.n)
+          )
+
+          const a = yield* pendingPayout
+          const written = yield* payouts.recordSigned(signing(a), a, wallet, sign)
+          assert.strictEqual(Option.getOrThrow(written).nonce, 11)
+          assert.deepStrictEqual(yield* nonceRows(`payout:${a.id}`), [
+            `${a.environment} polygon ${wallet.signer} 11 payout:${a.id} ${DateTime.formatIso(shift(now, 1))}`
+          ])
+
+          const b = yield* pendingPayout
+          const before = yield* allRows
+          assert.strictEqual(Option.getOrThrow(yield* payouts.recordSigned(signing(b), b, null, sign)).nonce, null)
+          // over a row that moved on, and a signing that fails: nothing kept
+          const c = yield* pendingPayout
+          assert.isTrue(
+            Option.isNone(yield* payouts.recordSigned(signing(c), { ...c, updatedAt: shift(now, -1) }, wallet, sign))
+          )
+          const failing = yield* Effect.flip(
+            payouts.recordSigned(signing(c), c, wallet, () => Effect.fail(new Error("refused")))
+          )
+          assert.strictEqual(failing.message, "refused")
+          assert.strictEqual(yield* allRows, before)
+          assert.deepStrictEqual(yield* nonceRows(`payout:${b.id}`), [])
+          assert.deepStrictEqual(yield* nonceRows(`payout:${c.id}`), [])
+          assert.deepStrictEqual(inTransaction, [true, false, true])
+        })
+    )
   })
 }
 
-const onPostgres = () => PgStore.layer.pipe(Layer.provide(Postgres.layerFresh(Postgres.databaseUrl!)))
+const onPostgres = () => PgStore.layer.pipe(Layer.provideMerge(Postgres.layerFresh(Postgres.databaseUrl!)))
 const onPglite = () => EmbeddedStore.layer()
 
 describe.skipIf(Postgres.databaseUrl === undefined)("PgStore on Postgres", () => {
@@ -837,6 +906,72 @@ const migrateBefore = (id: number) =>
   })
 
 describe("PgStore migrations", () => {
+  it.effect(
+    "payouts stored before migration 17 read back unchanged (no nonce, no wait, no replacements) and sign into hot_wallet_nonces",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(17)
+        const sql = yield* SqlClient.SqlClient
+        const scope = R.freshScope()
+        const pending = R.payout(R.contract(R.quote(scope)), { chain: "ethereum", createdAt: R.base })
+        const confirmed = R.payout(R.contract(R.quote(scope)), {
+          createdAt: R.plus(R.base, Duration.seconds(1)),
+          status: "confirmed",
+          prepared: "AQID",
+          transactionHash: "0xabc",
+          blockNumber: 7
+        })
+        // as the store wrote a payout before the migration: without the three columns
+        for (const payout of [pending, confirmed]) {
+          const { nonce: _, waiting: __, replacements: ___, ...row } = payoutRow(payout)
+          yield* sql`INSERT INTO payouts ${sql.insert(row)}`
+        }
+
+        assert.deepStrictEqual(
+          (yield* PgStore.migrate).map(([id]) => id),
+          [17]
+        )
+        const signer = `0x${"ab".repeat(20)}`
+        yield* Effect.gen(function* () {
+          const payouts = yield* PayoutRepo.PayoutRepo
+          for (const payout of [pending, confirmed]) {
+            assert.deepStrictEqual(
+              R.plain(Option.getOrNull(yield* payouts.findByContract(payout.contractId))),
+              R.plain(payout)
+            )
+          }
+          assert.deepStrictEqual(ids(yield* payouts.list({ statuses: ["pending", "confirmed"], limit: 10 })), [
+            pending.id,
+            confirmed.id
+          ])
+          const written = yield* payouts.recordSigned(
+            { ...pending, status: "prepared", updatedAt: R.plus(R.base, Duration.minutes(1)) },
+            pending,
+            { signer, floor: 3, pending: 3 },
+            (nonce) => Effect.succeed({ transactionHash: "0x1", persisted: `signed at ${nonce}` })
+          )
+          assert.strictEqual(Option.getOrThrow(written).nonce, 3)
+        }).pipe(Effect.provide(PgPayoutRepo.layer))
+
+        // the new rules hold: a wait core does not know, a negative count or nonce, a signer not in lowercase
+        for (const refused of [
+          sql`UPDATE payouts SET waiting = 'stuck' WHERE id = ${pending.id}`,
+          sql`UPDATE payouts SET replacements = -1 WHERE id = ${pending.id}`,
+          sql`UPDATE payouts SET nonce = -1 WHERE id = ${pending.id}`,
+          sql`INSERT INTO hot_wallet_nonces (environment, chain, signer, nonce, holder, allocated_at)
+            VALUES ('sandbox', 'ethereum', ${signer.toUpperCase()}, 0, 'payout:x', now())`
+        ]) {
+          assert.strictEqual((yield* Effect.flip(refused)).reason._tag, "ConstraintError")
+        }
+        // and the primary key: a nonce of the wallet recorded once
+        const again =
+          yield* Effect.flip(sql`INSERT INTO hot_wallet_nonces (environment, chain, signer, nonce, holder, allocated_at)
+          VALUES ('sandbox', 'ethereum', ${signer}, 3, 'sweep:x', now())`)
+        assert.strictEqual(again.reason._tag, "UniqueViolation")
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
   it.effect(
     "quotes stored before market data keep every field and point at the illustrative snapshot, without inputs",
     () =>

@@ -16,6 +16,7 @@ import {
   OutboundEvent,
   Partner,
   PayoutRepo,
+  PayoutWait,
   Quote,
   QuoteRequest,
   Rail,
@@ -37,6 +38,7 @@ const domains: Record<string, ReadonlyArray<string>> = {
   ratelock_strike_mode: QuoteRequest.StrikeMode.literals,
   ratelock_event_direction: WebhookEventRecord.EventDirection.literals,
   ratelock_payout_status: PayoutRepo.PayoutStatus.literals,
+  ratelock_payout_wait: PayoutWait.PayoutWait.literals,
   ratelock_ledger_kind: Ledger.EntryKind.literals,
   ratelock_ledger_account: Ledger.Account.literals
 }

@@ -4,8 +4,8 @@
  *
  * The tests share one store (a real one needs the real clock and one database), so each keeps to
  * itself: a fresh partner per test, and for the unscoped worker methods (claims, `listByStatus`,
- * `listPayoutWork`)
- * a private span of time (`workerEpoch`). Tests run one after another; every instant is explicit.
+ * `listPayoutWork`, `PayoutRepo.list`) a private span of time (`workerEpoch`); a test that signs
+ * payouts with the store's nonces signs for a hot wallet of its own (`freshSigner`). Tests run one after another; every instant is explicit.
  * The first-partner race needs an empty store: it builds a fresh one of the same layer.
  */
 import { assert, describe, layer } from "@effect/vitest"
@@ -13,6 +13,7 @@ import type { Vitest } from "@effect/vitest"
 import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import {
   BacklogRepo,
+  type ChainGateway,
   type Contract,
   ContractRepo,
   Corridor,
@@ -36,6 +37,7 @@ import {
   PayoutRepo,
   type Quote,
   QuoteRepo,
+  type Rail,
   Risk,
   RiskRevaluationRepo,
   RiskScenario,
@@ -1473,6 +1475,9 @@ const payoutTests = (it: It) =>
           status: "prepared",
           prepared: "AQIDBAUGBwg=",
           transactionHash: `0x${"ab".repeat(32)}`,
+          nonce: 9_007_199_254_740_991,
+          waiting: "fee_cap",
+          replacements: 2,
           blockNumber: 19_000_001,
           attempts: 2,
           lastError: "rpc_unavailable: timeout",
@@ -1576,6 +1581,326 @@ const payoutTests = (it: It) =>
         )
         assert.include(idsOf(yield* payouts.claimDue(claimAt(later, "c"))), older.id)
       })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Payouts: signed with the store's nonces, and the operator's list
+// ---------------------------------------------------------------------------------------------
+
+/** A hot wallet of its own (a lowercase address): the nonces this test hands out are its alone. */
+const freshSigner = () => `0x${R.uuid().replaceAll("-", "")}00000000`
+
+const walletAt = (signer: string, floor: number): ChainGateway.NonceAccount => ({ signer, floor, pending: floor })
+
+/** What a gateway's signing of `payout` at `nonce` answers. */
+const signedAt = (payout: PayoutRepo.PayoutRecord, nonce: number | null): ChainGateway.PreparedPayout => ({
+  transactionHash: `0x${payout.id.replaceAll("-", "")}${nonce ?? "x"}`,
+  persisted: JSON.stringify({ payout: payout.id, nonce })
+})
+
+/** A pending payout of a new contract of `scope`, stored. */
+const storedPayout = (scope: Partner.PartnerScope, overrides: Partial<PayoutRepo.PayoutRecord> = {}) =>
+  Effect.gen(function* () {
+    const payout = R.payout(yield* seedContract(scope), overrides)
+    yield* (yield* PayoutRepo.PayoutRepo).insert(payout)
+    return payout
+  })
+
+/** The payout as the signing pass writes it over the row it read: prepared, a millisecond later. */
+const preparing = (payout: PayoutRepo.PayoutRecord): PayoutRepo.PayoutRecord => ({
+  ...payout,
+  status: "prepared",
+  updatedAt: R.plusMillis(payout.updatedAt, 1)
+})
+
+/** What `recordSigned` stores for `payout` signed at `nonce`. */
+const signedRecord = (payout: PayoutRepo.PayoutRecord, nonce: number | null): PayoutRepo.PayoutRecord => {
+  const prepared = signedAt(payout, nonce)
+  return { ...preparing(payout), prepared: prepared.persisted, transactionHash: prepared.transactionHash, nonce }
+}
+
+/** `recordSigned` of `payout` as read, in `wallet`, signing with `signedAt`: the nonce written, or null if none was. */
+const signIn = (payout: PayoutRepo.PayoutRecord, wallet: ChainGateway.NonceAccount | null) =>
+  Effect.flatMap(PayoutRepo.PayoutRepo, (payouts) =>
+    payouts.recordSigned(preparing(payout), payout, wallet, (nonce) => Effect.succeed(signedAt(payout, nonce)))
+  ).pipe(Effect.map((written) => Option.getOrThrow(written).nonce))
+
+const storedPayoutOf = (payout: PayoutRepo.PayoutRecord) =>
+  Effect.flatMap(PayoutRepo.PayoutRepo, (payouts) => payouts.findByContract(payout.contractId)).pipe(
+    Effect.map((found) => R.plain(Option.getOrNull(found)))
+  )
+
+/** Oldest first by `(createdAt, id)`. */
+const compareOldest = (a: PayoutRepo.PayoutRecord, b: PayoutRepo.PayoutRecord) => R.byNewest(b, a)
+
+class SigningRefused extends Schema.TaggedError<SigningRefused>()("SigningRefused", {}) {}
+
+const nonceTests = (it: It) =>
+  describe("PayoutRepo.recordSigned and list", () => {
+    it.effect(
+      "allocates the floor, then the next nonces; writes the signed payout over the row read and frees its lease",
+      () =>
+        Effect.gen(function* () {
+          const payouts = yield* PayoutRepo.PayoutRepo
+          const scope = yield* newScope()
+          const t = R.workerEpoch()
+          const now = R.plus(t, Duration.minutes(1))
+          const wallet = walletAt(freshSigner(), 7)
+          const due = [
+            yield* storedPayout(scope, { createdAt: t }),
+            yield* storedPayout(scope, { createdAt: R.plusMillis(t, 1) }),
+            yield* storedPayout(scope, { createdAt: R.plusMillis(t, 2) })
+          ]
+          // leased to the signing worker, as `advance` finds them
+          assert.deepStrictEqual(idsOf(yield* payouts.claimDue(claimAt(now, "signer", 3))), idsOf(due))
+          const signedNonces: Array<number | null> = []
+          for (const payout of due) {
+            const written = yield* payouts.recordSigned(preparing(payout), payout, wallet, (nonce) =>
+              Effect.sync(() => {
+                signedNonces.push(nonce)
+                return signedAt(payout, nonce)
+              })
+            )
+            assert.deepStrictEqual(
+              R.plain(Option.getOrNull(written)),
+              R.plain(signedRecord(payout, written.pipe(Option.getOrThrow).nonce))
+            )
+          }
+          assert.deepStrictEqual(signedNonces, [7, 8, 9])
+          for (const [i, payout] of due.entries()) {
+            assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(signedRecord(payout, 7 + i)))
+          }
+          // the leases are released: another worker claims the signed payouts at once
+          assert.deepStrictEqual(idsOf(yield* payouts.claimDue(claimAt(now, "looker", 3))), idsOf(due))
+        })
+    )
+
+    it.effect("hands out the lowest free nonce at or above the floor: a gap is filled, nothing below the floor", () =>
+      Effect.gen(function* () {
+        const scope = yield* newScope()
+        const signer = freshSigner()
+        const floors = [0, 2, 0, 0, 10, 4, 9, 9, 3]
+        const nonces: Array<number | null> = []
+        for (const floor of floors) nonces.push(yield* signIn(yield* storedPayout(scope), walletAt(signer, floor)))
+        assert.deepStrictEqual(nonces, [0, 2, 1, 3, 10, 4, 9, 11, 5])
+      })
+    )
+
+    it.effect("a payout started again without a nonce frees the one it held: the next signing fills the gap", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 0)
+        const first = yield* storedPayout(scope)
+        assert.strictEqual(yield* signIn(first, wallet), 0)
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 1)
+        // a version waiting keeps its nonce
+        const signed = signedRecord(first, 0)
+        const waiting = { ...signed, waiting: "fee_cap" as const, updatedAt: R.plusMillis(signed.updatedAt, 1) }
+        assert.isTrue(yield* payouts.update(waiting, signed))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 2)
+        // the chain failed every version for good: pending again, with no transaction and no nonce
+        const restarted: PayoutRepo.PayoutRecord = {
+          ...waiting,
+          status: "pending",
+          prepared: null,
+          transactionHash: null,
+          nonce: null,
+          waiting: null,
+          updatedAt: R.plusMillis(waiting.updatedAt, 1)
+        }
+        // over a row that moved on, nothing is written and nothing freed
+        assert.isFalse(yield* payouts.update(restarted, signed))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 3)
+        assert.isTrue(yield* payouts.update(restarted, waiting))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 0)
+        assert.strictEqual(yield* signIn(restarted, wallet), 4)
+      })
+    )
+
+    it.effect("a lost compare-and-set writes nothing and answers none: its nonce stays free", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 3)
+        const payout = yield* storedPayout(scope)
+        // another worker moved the row on after this one read it
+        const moved = { ...payout, attempts: 1, lastError: "x: y", updatedAt: R.plusMillis(payout.updatedAt, 5) }
+        assert.isTrue(yield* payouts.update(moved, payout))
+        const signedNonces: Array<number | null> = []
+        const written = yield* payouts.recordSigned(preparing(payout), payout, wallet, (nonce) =>
+          Effect.sync(() => {
+            signedNonces.push(nonce)
+            return signedAt(payout, nonce)
+          })
+        )
+        assert.isTrue(Option.isNone(written))
+        assert.deepStrictEqual(signedNonces, [3])
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(moved))
+        // over a stale row without a nonce account too
+        assert.isTrue(
+          Option.isNone(
+            yield* payouts.recordSigned(preparing(payout), payout, null, (n) => Effect.succeed(signedAt(payout, n)))
+          )
+        )
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(moved))
+        // nonce 3 was never kept: the next signing of the wallet takes it
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 3)
+        assert.strictEqual(yield* signIn(moved, wallet), 4)
+      })
+    )
+
+    it.effect("a signing that fails fails recordSigned with its own error, writes nothing and keeps no nonce", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 0)
+        const payout = yield* storedPayout(scope)
+        const refused = yield* Effect.flip(
+          payouts.recordSigned(preparing(payout), payout, wallet, () => Effect.fail(new SigningRefused()))
+        )
+        assert.strictEqual(refused._tag, "SigningRefused")
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(payout))
+        const withoutWallet = yield* Effect.flip(
+          payouts.recordSigned(preparing(payout), payout, null, () => Effect.fail(new SigningRefused()))
+        )
+        assert.strictEqual(withoutWallet._tag, "SigningRefused")
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(payout))
+        // the same payout signs again, at the nonce the failed signing was given
+        assert.strictEqual(yield* signIn(payout, wallet), 0)
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(signedRecord(payout, 0)))
+      })
+    )
+
+    it.effect("8 concurrent signings of one wallet get 8 distinct nonces from the floor, one signing at a time", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 40)
+        const due = yield* Effect.forEach(Array.from({ length: 8 }), () => storedPayout(scope))
+        let signing = 0
+        let mostAtOnce = 0
+        const written = yield* Effect.forEach(
+          due,
+          (payout) =>
+            payouts.recordSigned(preparing(payout), payout, wallet, (nonce) =>
+              Effect.gen(function* () {
+                signing++
+                mostAtOnce = Math.max(mostAtOnce, signing)
+                // long enough for every other signing to be under way, were it not held back
+                yield* Effect.sleep(Duration.millis(5))
+                signing--
+                return signedAt(payout, nonce)
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+        const nonces = written.map((w) => Option.getOrThrow(w).nonce!)
+        assert.deepStrictEqual(
+          [...nonces].sort((a, b) => a - b),
+          [40, 41, 42, 43, 44, 45, 46, 47]
+        )
+        assert.strictEqual(mostAtOnce, 1)
+        for (const [i, payout] of due.entries()) {
+          assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(signedRecord(payout, nonces[i]!)))
+        }
+      })
+    )
+
+    it.effect("wallets are independent: another signer, chain or environment has nonces of its own", () =>
+      Effect.gen(function* () {
+        const sandbox = yield* newScope()
+        const production = yield* newScope("production")
+        const [signer, other] = [freshSigner(), freshSigner()]
+        const at = (scope: Partner.PartnerScope, chain: Rail.Chain, address: string) =>
+          Effect.flatMap(storedPayout(scope, { chain }), (payout) => signIn(payout, walletAt(address, 0)))
+        assert.strictEqual(yield* at(sandbox, "ethereum", signer), 0)
+        assert.strictEqual(yield* at(sandbox, "ethereum", signer), 1)
+        assert.strictEqual(yield* at(production, "ethereum", signer), 0)
+        assert.strictEqual(yield* at(sandbox, "polygon", signer), 0)
+        assert.strictEqual(yield* at(sandbox, "ethereum", other), 0)
+        assert.strictEqual(yield* at(sandbox, "ethereum", signer), 2)
+      })
+    )
+
+    it.effect("without a nonce account: signed at null, written with nonce null; no wallet's nonces move", () =>
+      Effect.gen(function* () {
+        const scope = yield* newScope()
+        const signer = freshSigner()
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), walletAt(signer, 0)), 0)
+        const payout = yield* storedPayout(scope, { chain: "solana" })
+        assert.isNull(yield* signIn(payout, null))
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(signedRecord(payout, null)))
+        assert.strictEqual(yield* signIn(yield* storedPayout(scope), walletAt(signer, 0)), 1)
+      })
+    )
+
+    it.effect("a nonce account that is not one (a fractional or negative floor, a mixed-case signer) is a defect", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        const payout = yield* storedPayout(yield* newScope())
+        const signer = freshSigner()
+        for (const wallet of [walletAt(signer, 1.5), walletAt(signer, -1), walletAt(signer.toUpperCase(), 0)]) {
+          const exit = yield* Effect.exit(
+            payouts.recordSigned(preparing(payout), payout, wallet, (n) => Effect.succeed(signedAt(payout, n)))
+          )
+          assert.isTrue(Exit.hasDies(exit), JSON.stringify(wallet))
+        }
+        assert.deepStrictEqual(yield* storedPayoutOf(payout), R.plain(payout))
+      })
+    )
+
+    it.effect(
+      "list: the statuses asked, oldest first by (createdAt, id), one environment if asked, at most limit",
+      () =>
+        Effect.gen(function* () {
+          const payouts = yield* PayoutRepo.PayoutRepo
+          const sandbox = yield* newScope()
+          const production = yield* newScope("production")
+          // the oldest payouts in the store (`workerEpoch`), so the lists begin with them
+          const t = R.workerEpoch()
+          const stored = (scope: Partner.PartnerScope, at: DateTime.Utc, status: PayoutRepo.PayoutStatus) =>
+            Effect.gen(function* () {
+              const payout = yield* storedPayout(scope, { createdAt: at })
+              if (status === "pending") return payout
+              const moved = { ...payout, status, updatedAt: R.plusMillis(at, 10) }
+              assert.isTrue(yield* payouts.update(moved, payout))
+              return moved
+            })
+          const sandboxPending = yield* stored(sandbox, R.plusMillis(t, 2), "pending")
+          const tiedA = yield* stored(sandbox, t, "prepared")
+          const tiedB = yield* stored(sandbox, t, "prepared")
+          const confirmed = yield* stored(sandbox, R.plusMillis(t, 1), "confirmed")
+          const failed = yield* stored(sandbox, R.plusMillis(t, 3), "failed")
+          const productionPending = yield* stored(production, R.plusMillis(t, 1), "pending")
+          const productionPrepared = yield* stored(production, R.plusMillis(t, 4), "prepared")
+          const inFlight = [tiedA, tiedB, sandboxPending, productionPending, productionPrepared].sort(compareOldest)
+
+          const listed = (query: Parameters<PayoutRepo.PayoutRepoShape["list"]>[0]) =>
+            Effect.map(payouts.list(query), idsOf)
+          const inFlightRows = yield* payouts.list({ statuses: ["pending", "prepared"], limit: 5 })
+          assert.deepStrictEqual(R.plain(inFlightRows), R.plain(inFlight))
+          assert.deepStrictEqual(
+            yield* listed({ statuses: ["prepared", "pending"], limit: 2 }),
+            idsOf(inFlight.slice(0, 2))
+          )
+          assert.deepStrictEqual(
+            yield* listed({ statuses: ["pending", "prepared"], environment: "production", limit: 2 }),
+            idsOf([productionPending, productionPrepared])
+          )
+          assert.deepStrictEqual(
+            yield* listed({ statuses: ["pending", "prepared"], environment: "sandbox", limit: 3 }),
+            idsOf([tiedA, tiedB, sandboxPending].sort(compareOldest))
+          )
+          assert.deepStrictEqual(
+            yield* listed({ statuses: ["confirmed", "failed"], limit: 2 }),
+            idsOf([confirmed, failed])
+          )
+          assert.notInclude(yield* listed({ statuses: ["failed"], environment: "production", limit: 1_000 }), failed.id)
+          assert.deepStrictEqual(yield* payouts.list({ statuses: [], limit: 10 }), [])
+          assert.deepStrictEqual(yield* payouts.list({ statuses: ["pending"], limit: 0 }), [])
+        })
     )
   })
 
@@ -2787,6 +3112,7 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     outboxTests(it)
     idempotencyTests(it)
     payoutTests(it)
+    nonceTests(it)
     partnerTests(it, store)
     inboxTests(it)
     snapshotTests(it)

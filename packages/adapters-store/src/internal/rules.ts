@@ -1,8 +1,9 @@
 /**
- * What both stores, SQL and memory, do with ledger entries that do not balance (core's
- * `Ledger.imbalance`): refuse to write them, as the caller's bug.
+ * What both stores, SQL and memory, refuse as the caller's bug: ledger entries that do not
+ * balance (core's `Ledger.imbalance`), and a nonce account no nonce can be handed out from; and
+ * how both name what holds a hot wallet's nonce.
  */
-import { Ledger, type Money } from "@ratelock/core"
+import { type ChainGateway, Ledger, type Money } from "@ratelock/core"
 import { Effect } from "effect"
 
 /** Dies (the caller's bug, nothing written) unless the entries of `owner` balance per currency. */
@@ -15,3 +16,18 @@ export const requireBalanced = (
     ? Effect.void
     : Effect.die(new Error(`ledger entries of ${owner} do not balance: ${unbalanced.currency} ${unbalanced.total}`))
 }
+
+/**
+ * Dies (nothing signed, nothing written) unless the account's floor is a nonce (a non-negative
+ * safe integer) and its signer a lowercase address: one wallet spelled two ways would be two
+ * accounts, handing out each nonce twice.
+ */
+export const requireNonceAccount = (account: ChainGateway.NonceAccount): Effect.Effect<void> =>
+  !Number.isSafeInteger(account.floor) || account.floor < 0
+    ? Effect.die(new Error(`nonce floor ${account.floor} of ${account.signer} is not a non-negative integer`))
+    : account.signer === "" || account.signer !== account.signer.toLowerCase()
+      ? Effect.die(new Error(`nonce account signer ${account.signer} is not a lowercase address`))
+      : Effect.void
+
+/** What holds a payout's nonce (`hot_wallet_nonces.holder`): sweeps and refunds will name theirs. */
+export const nonceHolder = (payoutId: string): string => `payout:${payoutId}`

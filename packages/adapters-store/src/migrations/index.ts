@@ -31,6 +31,7 @@ import { hedging } from "./13_hedging.ts"
 import { risk } from "./14_risk.ts"
 import { failedDeliveries } from "./15_failed_deliveries.ts"
 import { revaluationLease } from "./16_revaluation_lease.ts"
+import { payoutNonces } from "./17_payout_nonces.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -51,7 +52,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "13_hedging": hedging,
   "14_risk": risk,
   "15_failed_deliveries": failedDeliveries,
-  "16_revaluation_lease": revaluationLease
+  "16_revaluation_lease": revaluationLease,
+  "17_payout_nonces": payoutNonces
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -54,6 +54,11 @@ export interface State {
   readonly payouts: HashMap.HashMap<string, Leased<PayoutRepo.PayoutRecord>>
   /** contract id → payout id: one payout per contract. */
   readonly payoutByContract: HashMap.HashMap<string, string>
+  /**
+   * `environment|chain|signer` → the hot wallet's nonces handed out, each to what holds it
+   * (`payout:<id>`): no nonce twice, as `hot_wallet_nonces`'s primary key.
+   */
+  readonly hotWalletNonces: HashMap.HashMap<string, HashMap.HashMap<number, string>>
   /** `partner|environment|key` → the claimed key. */
   readonly idempotency: HashMap.HashMap<string, IdempotencyRow>
   readonly partners: HashMap.HashMap<string, PartnerRepo.PartnerRecord>
@@ -97,6 +102,7 @@ export const empty: State = {
   outgoing: HashMap.empty(),
   payouts: HashMap.empty(),
   payoutByContract: HashMap.empty(),
+  hotWalletNonces: HashMap.empty(),
   idempotency: HashMap.empty(),
   partners: HashMap.empty(),
   apiKeys: HashMap.empty(),

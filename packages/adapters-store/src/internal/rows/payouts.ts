@@ -2,7 +2,7 @@
  * `payouts` rows and `PayoutRecord`s (lease columns are the store's own): the one place the
  * columns of a payout are named, in the schema a read decodes and the mapping a write binds.
  */
-import { Partner, PayoutRepo, Rail } from "@ratelock/core"
+import { Partner, PayoutRepo, PayoutWait, Rail } from "@ratelock/core"
 import { Schema } from "effect"
 import {
   decimal,
@@ -30,6 +30,9 @@ const PayoutColumns = Schema.Struct({
   status: PayoutRepo.PayoutStatus,
   prepared: Schema.NullOr(Schema.String),
   transaction_hash: Schema.NullOr(Schema.String),
+  nonce: Schema.NullOr(Int8),
+  waiting: Schema.NullOr(PayoutWait.PayoutWait),
+  replacements: Schema.Int,
   block_number: Schema.NullOr(Int8),
   attempts: Schema.Int,
   last_error: Schema.NullOr(Schema.String),
@@ -52,6 +55,9 @@ export const payoutRow = (p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type
   status: p.status,
   prepared: p.prepared,
   transaction_hash: p.transactionHash,
+  nonce: int8OrNull(p.nonce),
+  waiting: p.waiting,
+  replacements: p.replacements,
   block_number: int8OrNull(p.blockNumber),
   attempts: p.attempts,
   last_error: p.lastError,
@@ -74,6 +80,9 @@ export const PayoutRow = rowSchema("PayoutRow", PayoutColumns, PayoutRepo.Payout
   status: r.status,
   prepared: r.prepared,
   transactionHash: r.transaction_hash,
+  nonce: intOrNull(r.nonce),
+  waiting: r.waiting,
+  replacements: r.replacements,
   blockNumber: intOrNull(r.block_number),
   attempts: r.attempts,
   lastError: r.last_error,
