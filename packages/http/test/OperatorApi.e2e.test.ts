@@ -164,6 +164,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           "/operator/v1/hedge/orders",
           "/operator/v1/market",
           "/operator/v1/market/snapshots",
+          "/operator/v1/payouts",
+          "/operator/v1/payouts/{contract_id}",
           "/operator/v1/risk",
           "/operator/v1/status"
         ])

@@ -61,15 +61,16 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
     })
   )
 
-  it.effect("an unknown contract is a 404 payout_not_found; a bad filter a 422", () =>
+  it.effect("an unknown contract is a 404 payout_not_found; a bad filter or limit is a 400", () =>
     Effect.gen(function* () {
       const missing = yield* operator("/operator/v1/payouts/4f1c1a52-0000-4000-8000-000000000000")
       assert.strictEqual(missing.status, 404)
       assert.strictEqual((missing.json as { error: { code: string } }).error.code, "payout_not_found")
-      const bad = yield* operator("/operator/v1/payouts?status=late")
-      assert.strictEqual(bad.status, 422)
-      const tooMany = yield* operator("/operator/v1/payouts?limit=5000")
-      assert.strictEqual(tooMany.status, 422)
+      for (const query of ["status=late", "limit=5000", "environment=moon"]) {
+        const refused = yield* operator(`/operator/v1/payouts?${query}`)
+        assert.strictEqual(refused.status, 400, query)
+        assert.strictEqual((refused.json as { error: { code: string } }).error.code, "bad_request", query)
+      }
     })
   )
 })
