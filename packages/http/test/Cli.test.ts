@@ -31,7 +31,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -132,6 +132,19 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const blank = await cli(dataDir, "operator", "token", "create", "--name", "   ")
     assert.strictEqual(blank.code, 1)
     assert.include(blank.stderr, "a token name is 1 to 100 characters")
+  })
+
+  it("payouts: none on a new service; show, bump and cancel of a contract without one are refused", async () => {
+    assert.deepStrictEqual(await cliJson(dataDir, "payouts", "list"), [])
+    assert.strictEqual((await cli(dataDir, "payouts", "list", "--status", "stuck")).stdout.trim(), "No payouts.")
+    const contract = "4f1c1a52-0000-4000-8000-000000000000"
+    for (const command of ["show", "bump", "cancel"]) {
+      const refused = await cli(dataDir, "payouts", command, contract)
+      assert.notStrictEqual(refused.code, 0, command)
+      assert.include(refused.stderr, `contract ${contract} has no payout`, command)
+    }
+    const badFilter = await cli(dataDir, "payouts", "list", "--status", "late")
+    assert.notStrictEqual(badFilter.code, 0)
   })
 
   it("webhook set gives an environment its URL and secret", async () => {
