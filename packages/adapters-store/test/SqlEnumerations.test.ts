@@ -11,6 +11,7 @@ import {
   HedgeLedger,
   HedgeOrder,
   HedgePolicy,
+  HotWalletRepo,
   InboundEvent,
   Ledger,
   OutboundEvent,
@@ -38,7 +39,8 @@ const domains: Record<string, ReadonlyArray<string>> = {
   ratelock_event_direction: WebhookEventRecord.EventDirection.literals,
   ratelock_payout_status: PayoutRepo.PayoutStatus.literals,
   ratelock_ledger_kind: Ledger.EntryKind.literals,
-  ratelock_ledger_account: Ledger.Account.literals
+  ratelock_ledger_account: Ledger.Account.literals,
+  ratelock_hot_wallet_asset: HotWalletRepo.HotWalletAsset.literals
 }
 
 const quoted = (definition: string) => [...definition.matchAll(/'([^']*)'/g)].map((m) => m[1]!).sort()

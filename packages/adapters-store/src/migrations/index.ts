@@ -31,6 +31,8 @@ import { hedging } from "./13_hedging.ts"
 import { risk } from "./14_risk.ts"
 import { failedDeliveries } from "./15_failed_deliveries.ts"
 import { revaluationLease } from "./16_revaluation_lease.ts"
+// 17_payout_nonces.ts (the payouts' store-allocated nonces) comes from the payout branch
+import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -51,7 +53,9 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "13_hedging": hedging,
   "14_risk": risk,
   "15_failed_deliveries": failedDeliveries,
-  "16_revaluation_lease": revaluationLease
+  "16_revaluation_lease": revaluationLease,
+  // "17_payout_nonces": payoutNonces, (the payout branch's line: merged in before this one)
+  "18_hot_wallet_readings": hotWalletReadings
 }
 
 export const loader = PgMigrator.fromRecord(migrations)
