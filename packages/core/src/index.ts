@@ -120,6 +120,7 @@ export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 // The operator's programs
 export * as BacklogRepo from "./operator/BacklogRepo.ts"
 export * as HotWalletRepo from "./operator/HotWalletRepo.ts"
+export * as HotWallets from "./operator/HotWallets.ts"
 export * as OperatorStatus from "./operator/OperatorStatus.ts"
 export * as OperatorTokenRepo from "./operator/OperatorTokenRepo.ts"
 export * as OperatorTokens from "./operator/OperatorTokens.ts"
