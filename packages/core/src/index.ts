@@ -126,6 +126,7 @@ export * as OperatorTokenRepo from "./operator/OperatorTokenRepo.ts"
 export * as OperatorTokens from "./operator/OperatorTokens.ts"
 export * as Partners from "./operator/Partners.ts"
 export * as QuoteExplain from "./operator/QuoteExplain.ts"
+export * as Treasury from "./operator/Treasury.ts"
 export * as UnmatchedFunds from "./operator/UnmatchedFunds.ts"
 export * as WorkerHeartbeatRepo from "./operator/WorkerHeartbeatRepo.ts"
 
