@@ -1,6 +1,6 @@
 /**
  * The operator API's handlers, each over one core program: the status (`OperatorStatus`, plus what
- * only this host knows), the market in force and its import (`MarketSnapshots`, the same JSON as
+ * only this host knows), the hot wallets (`Treasury`, the same JSON as `ratelock treasury show --json`), the market in force and its import (`MarketSnapshots`, the same JSON as
  * `ratelock market show --json` / `market import --json`), Prometheus metrics (the store's gauges
  * sampled first, then Effect's `PrometheusMetrics` text) and this API's OpenAPI document.
  */
@@ -12,6 +12,7 @@ import {
   HedgeOrder,
   type HedgeOrderRepo,
   type HedgePolicyRepo,
+  type HotWalletRepo,
   type PayoutRepo,
   RiskDesk,
   type RiskRevaluationRepo,
@@ -20,6 +21,7 @@ import {
   type MarketSnapshotRepo,
   MarketSnapshots,
   OperatorStatus,
+  Treasury,
   type WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { DateTime, Effect, Layer, Option, Version } from "effect"
@@ -43,6 +45,8 @@ const status = Effect.gen(function* () {
   const now = yield* DateTime.now
   return {
     checked_at: current.checked_at,
+    degraded: current.degraded,
+    alerts: current.alerts,
     versions: { ratelock: version, node: process.version, effect: Version.getCurrentVersion() },
     process: {
       name: info.processName,
@@ -82,6 +86,7 @@ export type Requirements =
   | HedgeOrderRepo.HedgeOrderRepo
   | RiskScenarioRepo.RiskScenarioRepo
   | RiskRevaluationRepo.RiskRevaluationRepo
+  | HotWalletRepo.HotWalletRepo
 
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "operator"> | HttpApiGroup.Service<"ratelock-operator", "metrics">,
@@ -107,6 +112,7 @@ export const layer: Layer.Layer<
         )
       )
       .handle("deliveries", ({ query }) => mapErrors(OperatorStatus.deliveries(query.environment ?? "production")))
+      .handle("treasury", ({ query }) => mapErrors(Treasury.view({ environment: query.environment })))
       .handle("openapi", () => openApiDocument)
   ),
   HttpApiBuilder.group(OperatorApi, "metrics", (handlers) =>
