@@ -69,7 +69,8 @@ const allowedLabels = [
   "operation",
   "pair",
   "corridor",
-  "venue"
+  "venue",
+  "asset"
 ]
 
 const examplePath = join(import.meta.dirname, "..", "..", "..", "docs", "market", "example-snapshot.json")
