@@ -59,7 +59,8 @@ export const WorkerStatus = Schema.Struct({
 /** Something that needs an operator now (`Treasury.alerts`). */
 export const Alert = Schema.Struct({
   kind: Schema.Literals(["hot_wallet_low", "payouts_stuck"]).annotate({
-    description: "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds"
+    description:
+      "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds"
   }),
   environment: Partner.Environment,
   chain: Rail.Chain,
@@ -212,7 +213,8 @@ export const Treasury = Schema.Struct({
         description: "The balance is under the threshold; null without a threshold or a reading"
       }),
       payouts_due: Count.annotate({
-        description: "Payouts pending or prepared in this token on this chain (NATIVE: all of the chain's, each pays a fee)"
+        description:
+          "Payouts pending or prepared in this token on this chain (NATIVE: all of the chain's, each pays a fee)"
       }),
       payouts_due_amount: Amount.annotate({ description: "What they add up to in this token (NATIVE: 0)" }),
       can_pay: Schema.NullOr(Schema.Boolean).annotate({
