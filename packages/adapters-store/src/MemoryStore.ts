@@ -13,6 +13,7 @@ import {
   EventRepo,
   HedgeOrderRepo,
   HedgePolicyRepo,
+  HotWalletRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
   OperatorTokenRepo,
@@ -28,6 +29,7 @@ import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeHedgeOrderRepo, makeHedgePolicyRepo } from "./internal/memory/hedging.ts"
+import { makeHotWalletRepo } from "./internal/memory/hotWallets.ts"
 import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
@@ -60,7 +62,8 @@ export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
       Context.add(WorkerHeartbeatRepo.WorkerHeartbeatRepo, makeWorkerHeartbeatRepo(ref)),
       Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref)),
       Context.add(RiskScenarioRepo.RiskScenarioRepo, makeRiskScenarioRepo(ref)),
-      Context.add(RiskRevaluationRepo.RiskRevaluationRepo, makeRiskRevaluationRepo(ref))
+      Context.add(RiskRevaluationRepo.RiskRevaluationRepo, makeRiskRevaluationRepo(ref)),
+      Context.add(HotWalletRepo.HotWalletRepo, makeHotWalletRepo(ref))
     )
   })
 )

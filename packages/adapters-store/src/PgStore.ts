@@ -14,6 +14,7 @@ import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
 import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
 import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
+import * as PgHotWalletRepo from "./PgHotWalletRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
 import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
@@ -61,7 +62,8 @@ export const layer: Layer.Layer<
   PgWorkerHeartbeatRepo.layer,
   PgBacklogRepo.layer,
   PgRiskRepos.layerScenarios,
-  PgRiskRepos.layerRevaluations
+  PgRiskRepos.layerRevaluations,
+  PgHotWalletRepo.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

@@ -11,6 +11,7 @@ import {
   HedgeLedger,
   HedgeOrder,
   HedgePolicy,
+  HotWalletRepo,
   InboundEvent,
   Ledger,
   OutboundEvent,
@@ -40,7 +41,8 @@ const domains: Record<string, ReadonlyArray<string>> = {
   ratelock_payout_status: PayoutRepo.PayoutStatus.literals,
   ratelock_payout_wait: PayoutWait.PayoutWait.literals,
   ratelock_ledger_kind: Ledger.EntryKind.literals,
-  ratelock_ledger_account: Ledger.Account.literals
+  ratelock_ledger_account: Ledger.Account.literals,
+  ratelock_hot_wallet_asset: HotWalletRepo.HotWalletAsset.literals
 }
 
 const quoted = (definition: string) => [...definition.matchAll(/'([^']*)'/g)].map((m) => m[1]!).sort()

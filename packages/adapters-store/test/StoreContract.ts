@@ -25,6 +25,7 @@ import {
   HedgeOrderRepo,
   type HedgePolicy,
   HedgePolicyRepo,
+  HotWalletRepo,
   IdempotencyRepo,
   type Lease,
   Ledger,
@@ -65,6 +66,7 @@ export type Repos =
   | HedgeOrderRepo.HedgeOrderRepo
   | RiskScenarioRepo.RiskScenarioRepo
   | RiskRevaluationRepo.RiskRevaluationRepo
+  | HotWalletRepo.HotWalletRepo
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -2619,6 +2621,116 @@ const heartbeatTests = (it: It) =>
     )
   })
 
+const reading = (
+  overrides: Partial<HotWalletRepo.HotWalletReading> &
+    Pick<HotWalletRepo.HotWalletReading, "environment" | "chain" | "asset">
+): HotWalletRepo.HotWalletReading => ({
+  address: "0x00000000000000000000000000000000000000a1",
+  amount: R.dec("1.5"),
+  readAt: R.base,
+  ...overrides
+})
+
+/** The stored readings of `environment` and `chain` (the keys are the store's, shared by the suite's tests). */
+const readingsOf = (environment: Partner.Environment, chain: HotWalletRepo.HotWalletReading["chain"]) =>
+  Effect.map(
+    HotWalletRepo.HotWalletRepo.use((repo) => repo.list()),
+    (all) => all.filter((r) => r.environment === environment && r.chain === chain).map((r) => R.plain(r))
+  )
+
+const hotWalletTests = (it: It) =>
+  describe("HotWalletRepo", () => {
+    it.effect(
+      "save keeps every field and each amount's exact scale; list is by environment, chain, NATIVE first, tokens by name",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* HotWalletRepo.HotWalletRepo
+          const t = R.at("2024-05-01T12:00:00.007Z")
+          const polygon = [
+            reading({
+              environment: "production",
+              chain: "polygon",
+              asset: "USDT",
+              amount: R.dec("0.000001"),
+              readAt: t
+            }),
+            reading({
+              environment: "production",
+              chain: "polygon",
+              asset: "NATIVE",
+              amount: R.dec("12.345678901234567891"),
+              readAt: t
+            }),
+            reading({ environment: "production", chain: "polygon", asset: "BRLA", amount: R.dec("0"), readAt: t }),
+            reading({
+              environment: "production",
+              chain: "polygon",
+              asset: "USDC",
+              amount: R.dec("1000000.100000"),
+              readAt: t
+            })
+          ]
+          const ethereum = reading({
+            environment: "production",
+            chain: "ethereum",
+            asset: "EURC",
+            address: "0xAbC0000000000000000000000000000000000001",
+            amount: R.dec("250.5"),
+            readAt: R.plusMillis(t, 1)
+          })
+          yield* repo.save([...polygon, ethereum])
+          yield* repo.save([])
+          assert.deepStrictEqual(yield* readingsOf("production", "polygon"), [
+            R.plain(polygon[1]),
+            R.plain(polygon[2]),
+            R.plain(polygon[3]),
+            R.plain(polygon[0])
+          ])
+          assert.deepStrictEqual(yield* readingsOf("production", "ethereum"), [R.plain(ethereum)])
+          // the scale as read: 18 decimals of a native balance, 6 of a token, none of a zero
+          const stored = (yield* repo.list()).filter((r) => r.environment === "production" && r.chain === "polygon")
+          assert.deepStrictEqual(
+            stored.map((r) => Money.format(r.amount)),
+            ["12.345678901234567891", "0", "1000000.100000", "0.000001"]
+          )
+          // the whole list keeps its order across environments and chains
+          const all = (yield* repo.list()).map((r) => `${r.environment}|${r.chain}`)
+          assert.deepStrictEqual(all, [...all].sort())
+        })
+    )
+
+    it.effect(
+      "a later reading replaces its asset's; an earlier one (a slow worker's) does not; of one call the latest counts",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* HotWalletRepo.HotWalletRepo
+          const t = R.at("2024-05-01T12:00:00.000Z")
+          const key = { environment: "sandbox", chain: "solana", asset: "USDC" } as const
+          const native = reading({
+            environment: "sandbox",
+            chain: "solana",
+            asset: "NATIVE",
+            amount: R.dec("2.000000001"),
+            readAt: t
+          })
+          yield* repo.save([reading({ ...key, amount: R.dec("10"), readAt: t }), native])
+          const newer = reading({
+            ...key,
+            address: "NewWallet1111111111111111111111111111111111",
+            amount: R.dec("7.25"),
+            readAt: R.plusMillis(t, 60_000)
+          })
+          yield* repo.save([newer])
+          assert.deepStrictEqual(yield* readingsOf("sandbox", "solana"), [R.plain(native), R.plain(newer)])
+          yield* repo.save([reading({ ...key, amount: R.dec("99"), readAt: R.plusMillis(t, 30_000) })])
+          assert.deepStrictEqual(yield* readingsOf("sandbox", "solana"), [R.plain(native), R.plain(newer)])
+          const latest = reading({ ...key, amount: R.dec("3"), readAt: R.plusMillis(t, 120_001) })
+          yield* repo.save([latest, reading({ ...key, amount: R.dec("4"), readAt: R.plusMillis(t, 120_000) })])
+          assert.deepStrictEqual(yield* readingsOf("sandbox", "solana"), [R.plain(native), R.plain(latest)])
+        })
+    )
+  })
+
 const backlogOf = (environment: Partner.Environment) =>
   Effect.gen(function* () {
     const all = yield* (yield* BacklogRepo.BacklogRepo).backlog()
@@ -3120,6 +3232,7 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     hedgeTests(it)
     operatorTokenTests(it)
     heartbeatTests(it)
+    hotWalletTests(it)
     backlogTests(it)
     failingTests(it)
     riskTests(it)

@@ -8,6 +8,7 @@ import * as Deliveries from "./lifecycle/Deliveries.ts"
 import * as Expiry from "./lifecycle/Expiry.ts"
 import * as Funding from "./lifecycle/Funding.ts"
 import * as Hedging from "./hedging/Hedging.ts"
+import * as HotWallets from "./operator/HotWallets.ts"
 import * as Payouts from "./lifecycle/Payouts.ts"
 import * as Revaluation from "./risk/Revaluation.ts"
 
@@ -41,7 +42,9 @@ const list = [
   // the book revalued every Revaluation.Settings.interval and on a new snapshot (it decides when)
   pass("revaluation", Revaluation.revaluationPass(), Duration.seconds(1)),
   // the book's delta within each pair's band; nothing where the host provides no hedge venue
-  pass("hedging", Hedging.pass(), Duration.seconds(1))
+  pass("hedging", Hedging.pass(), Duration.seconds(1)),
+  // each served chain's hot wallet read once a minute, for the treasury view, the status and the gauges
+  pass("hot-wallets", HotWallets.watch(), HotWallets.readEvery)
 ] as const
 
 type AnyPass = (typeof list)[number]

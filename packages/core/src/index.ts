@@ -119,12 +119,15 @@ export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 
 // The operator's programs
 export * as BacklogRepo from "./operator/BacklogRepo.ts"
+export * as HotWalletRepo from "./operator/HotWalletRepo.ts"
+export * as HotWallets from "./operator/HotWallets.ts"
 export * as OperatorStatus from "./operator/OperatorStatus.ts"
 export * as OperatorTokenRepo from "./operator/OperatorTokenRepo.ts"
 export * as OperatorTokens from "./operator/OperatorTokens.ts"
 export * as Partners from "./operator/Partners.ts"
 export * as PayoutDesk from "./operator/PayoutDesk.ts"
 export * as QuoteExplain from "./operator/QuoteExplain.ts"
+export * as Treasury from "./operator/Treasury.ts"
 export * as UnmatchedFunds from "./operator/UnmatchedFunds.ts"
 export * as WorkerHeartbeatRepo from "./operator/WorkerHeartbeatRepo.ts"
 

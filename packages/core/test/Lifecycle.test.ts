@@ -294,7 +294,10 @@ describe("lifecycle programs", () => {
       yield* Payouts.runDue() // still pending and priced out: version 1 persisted, then broadcast
       const replaced = yield* payoutOf(contract.id)
       assert.strictEqual(replaced.replacements, 1)
-      assert.deepStrictEqual(FakeChain.versions({ transactionHash: "", persisted: replaced.prepared! }), chain.broadcasts)
+      assert.deepStrictEqual(
+        FakeChain.versions({ transactionHash: "", persisted: replaced.prepared! }),
+        chain.broadcasts
+      )
       assert.strictEqual(replaced.transactionHash, chain.broadcasts[1])
       assert.isNull(replaced.waiting)
       // the replacement is mined: the contract settles with that version's hash, paid once

@@ -20,7 +20,8 @@ export const routes = {
   market: () => "/operator/v1/market",
   risk: (environment) => `/operator/v1/risk?environment=${environment}`,
   deliveries: (environment) => `/operator/v1/deliveries?environment=${environment}`,
-  hedgeOrders: (environment) => `/operator/v1/hedge/orders?environment=${environment}&status=pending`
+  hedgeOrders: (environment) => `/operator/v1/hedge/orders?environment=${environment}&status=pending`,
+  treasury: (environment) => `/operator/v1/treasury?environment=${environment}`
 }
 
 /** A route's JSON, or why not: `Refused` on 401, an Error saying what failed otherwise. */

@@ -9,6 +9,7 @@ import { age, clock, h, shortId } from "./format.js"
 import { limits } from "./limits.js"
 import { market } from "./market.js"
 import { pipes } from "./pipes.js"
+import { treasury } from "./treasury.js"
 
 /** How often the console reads the routes again. */
 export const refreshSeconds = 10
@@ -18,7 +19,8 @@ const sourceNames = {
   market: "market data",
   risk: "the book",
   deliveries: "deliveries",
-  hedgeOrders: "hedge orders"
+  hedgeOrders: "hedge orders",
+  treasury: "hot wallets"
 }
 
 /** @type {(selector: string) => any} */
@@ -197,6 +199,18 @@ const banners = () => {
       )
     )
   }
+  if (status?.degraded) {
+    list.push(
+      h(
+        "p",
+        { class: "banner bad", id: "degraded-banner", role: "alert" },
+        h("strong", {}, "Degraded. "),
+        status.alerts.map((a) => a.message).join(" "),
+        " ",
+        h("a", { href: "#treasury" }, "Hot wallets")
+      )
+    )
+  }
   const down = failing()
   if (down.length > 0) {
     // one line per reason: a server that is gone is one reason for every source
@@ -262,13 +276,15 @@ const render = () => {
       status: current(s.status),
       risk: current(s.risk),
       deliveries: current(s.deliveries),
-      hedgeOrders: current(s.hedgeOrders)
+      hedgeOrders: current(s.hedgeOrders),
+      treasury: current(s.treasury)
     })
   )
   section("book", (later) => book(s.risk.data, s.status.data, later))
   section("limits", () => limits(s.risk.data))
   section("market", (later) => market(s.market.data, s.status.data, later))
   section("pipes", () => pipes(state.environment, s.status.data, s.deliveries.data, s.hedgeOrders.data))
+  section("treasury", () => treasury(state.environment, s.treasury.data, s.status.data))
 }
 
 // charts follow the width of the window

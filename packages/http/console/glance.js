@@ -15,7 +15,7 @@ const item = (href, label, state, ...value) =>
 const unknown = (href, label) => item(href, label, "unknown", "unavailable")
 
 /** The strip for `environment`, from whatever sources answered (`undefined`: not read, or failing). */
-export const glance = (environment, { status, risk, deliveries, hedgeOrders }) => {
+export const glance = (environment, { status, risk, deliveries, hedgeOrders, treasury }) => {
   const items = []
   if (status === undefined) items.push(unknown("#market", "Market"))
   else if (status.market === null) items.push(item("#market", "Market", "bad", "no snapshot"))
@@ -86,5 +86,26 @@ export const glance = (environment, { status, risk, deliveries, hedgeOrders }) =
           `${count(hedgeOrders.items.length)} waiting`
         )
   )
+  if (treasury === undefined) items.push(unknown("#treasury", "Hot wallets"))
+  else {
+    const low = treasury.wallets.filter((w) => w.below_min === true).length
+    const unpaid = treasury.wallets.filter((w) => w.can_pay === false).length
+    const stuck = treasury.stuck_payouts.reduce((n, s) => n + s.stuck, 0)
+    items.push(
+      item(
+        "#treasury",
+        "Hot wallets",
+        low > 0 || unpaid > 0 ? "bad" : "ok",
+        low > 0
+          ? `${count(low)} under threshold`
+          : unpaid > 0
+            ? `${count(unpaid)} cannot pay what is due`
+            : treasury.wallets.some((w) => w.balance !== null)
+              ? "funded"
+              : "none read"
+      ),
+      item("#treasury", "Payouts stuck", stuck > 0 ? "bad" : "ok", count(stuck))
+    )
+  }
   return h("nav", { class: "glance", "aria-label": `${environment} at a glance` }, items)
 }

@@ -2,7 +2,7 @@
  * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
  * its default. `packages/http/README.md` ("Running it") lists the same variables.
  */
-import { Lease, Money, QuotePolicy, Rail } from "@ratelock/core"
+import { HotWalletRepo, Lease, Money, QuotePolicy, Rail, Treasury } from "@ratelock/core"
 import {
   Config,
   Context,
@@ -78,6 +78,11 @@ export interface Settings {
    * snapshot revalues it at once).
    */
   readonly riskInterval: Duration.Duration
+  /**
+   * `RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>` (asset `NATIVE` or a token): the balance under which
+   * a chain's hot wallet degrades the status (`Treasury.Thresholds`); none set, none watched.
+   */
+  readonly hotWalletMinimums: Treasury.ThresholdsShape
 }
 
 export const HedgingMode = Schema.Literals(["off", "manual", "simulated"])
@@ -102,6 +107,25 @@ const ChainList = Schema.String.pipe(
       encode: (chains: ReadonlyArray<string>) => chains.join(",")
     })
   )
+)
+
+/** Every `RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>` that is set, as core's thresholds. */
+export const hotWalletMinimums: Config.Config<Treasury.ThresholdsShape> = Config.all(
+  Rail.Chain.literals.flatMap((chain) =>
+    HotWalletRepo.HotWalletAsset.literals.map((asset) =>
+      Config.option(Config.schema(Money.NonNegativeDecimalString, Treasury.thresholdVariable(chain, asset))).pipe(
+        Config.map((minimum) => ({ chain, asset, minimum }))
+      )
+    )
+  )
+).pipe(
+  Config.map((found) => {
+    const thresholds: Partial<Record<Rail.Chain, Partial<Record<HotWalletRepo.HotWalletAsset, Money.Decimal>>>> = {}
+    for (const { chain, asset, minimum } of found) {
+      if (Option.isSome(minimum)) thresholds[chain] = { ...thresholds[chain], [asset]: minimum.value }
+    }
+    return thresholds
+  })
 )
 
 const logLevels = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"] as const
@@ -169,7 +193,8 @@ export const settings: Config.Config<Settings> = Config.all({
   hedgeSpreadBps: Config.schema(Money.NonNegativeDecimalString, "RATELOCK_HEDGE_SPREAD_BPS").pipe(
     Config.withDefault(Money.unsafe("5"))
   ),
-  riskInterval: seconds("RATELOCK_RISK_INTERVAL_SECONDS", 30)
+  riskInterval: seconds("RATELOCK_RISK_INTERVAL_SECONDS", 30),
+  hotWalletMinimums
 })
 
 /** The settings, read once, for handlers and workers that need them. */
@@ -185,7 +210,7 @@ export const quotePolicy = (s: Settings): QuotePolicy.QuotePolicyShape => ({
 
 /**
  * `HostConfig` and what the server and core read from it: the quote policy, the rate limit, the
- * body limit, which environments are enabled, the minimum log level.
+ * body limit, which environments are enabled, the hot wallets' thresholds, the minimum log level.
  */
 export const layer = (s: Settings): Layer.Layer<HostConfig> =>
   Layer.mergeAll(
@@ -194,6 +219,7 @@ export const layer = (s: Settings): Layer.Layer<HostConfig> =>
     Layer.succeed(RateLimitConfig, { ratePerSecond: s.rateLimitPerSecond, burst: s.rateLimitBurst }),
     Layer.succeed(BodyLimit, { maxBytes: s.maxBodyBytes }),
     Layer.succeed(ChainAvailability, { sandbox: s.sandbox, production: s.productionChains.length > 0 }),
+    Layer.succeed(Treasury.Thresholds, s.hotWalletMinimums),
     Layer.succeed(References.MinimumLogLevel, s.logLevel)
   )
 

@@ -1,7 +1,7 @@
 /**
  * The host's metrics: HTTP requests on both listeners, the rate limiter's refusals, the market
  * feed's failures, and gauges sampled from the store (backlogs per environment, the market
- * snapshot's age). The lifecycle's own metrics are recorded by core's programs (core's
+ * snapshot's age, the hot wallets' balances and the payouts stuck). The lifecycle's own metrics are recorded by core's programs (core's
  * `Metrics.ts`). `/metrics` on the operator listener shows them all (Effect's `PrometheusMetrics`),
  * and the OTLP exporter, when on, pushes the same. The README's table lists every name and label.
  *
@@ -15,12 +15,15 @@ import {
   Environment,
   HedgeOrderRepo,
   HedgePolicy,
+  type HotWalletRepo,
   MarketSnapshotRepo,
   Metrics as CoreMetrics,
   Money,
   OperatorStatus,
+  type PayoutRepo,
   RiskRevaluationRepo,
-  type StoreError
+  type StoreError,
+  Treasury
 } from "@ratelock/core"
 import { Clock, Context, DateTime, Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -136,6 +139,42 @@ export const revaluationAge = gauge(
   "Age of the workers' latest revaluation of the book, by environment (+Inf before the first)"
 )
 
+export const hotWalletBalance = gauge(
+  "ratelock_hot_wallet_balance",
+  "A hot wallet's balance at the workers' last reading, in units of the asset (NATIVE: the chain's own currency), by environment, chain and asset"
+)
+export const payoutsStuck = gauge(
+  "ratelock_payouts_stuck",
+  "Payouts waiting on the fee cap or on the hot wallet's funds, by environment and chain (0 once none is)"
+)
+
+/** Chains whose stuck payouts were sampled non-zero: set back to 0 once none is stuck. */
+const stuckSeen = new Set<string>()
+
+/** The treasury's gauges: each balance read (as a number, for the gauge only) and the payouts stuck per chain. */
+const sampleTreasury = Effect.gen(function* () {
+  const view = yield* Treasury.view()
+  for (const w of view.wallets) {
+    if (w.balance === null) continue
+    yield* Metric.update(
+      Metric.withAttributes(hotWalletBalance, { environment: w.environment, chain: w.chain, asset: w.asset }),
+      Number(w.balance)
+    )
+  }
+  const stuckNow = new Set<string>()
+  for (const s of view.stuck_payouts) {
+    stuckNow.add(`${s.environment}|${s.chain}`)
+    yield* Metric.update(Metric.withAttributes(payoutsStuck, { environment: s.environment, chain: s.chain }), s.stuck)
+  }
+  for (const seen of stuckSeen) {
+    if (stuckNow.has(seen)) continue
+    const [environment, chain] = seen.split("|") as [string, string]
+    yield* Metric.update(Metric.withAttributes(payoutsStuck, { environment, chain }), 0)
+  }
+  stuckSeen.clear()
+  for (const now of stuckNow) stuckSeen.add(now)
+})
+
 /** The book's gauges from the stored revaluation, the hedge positions and the corridors' limits. */
 const sampleBook = Effect.gen(function* () {
   const now = yield* DateTime.now
@@ -191,6 +230,8 @@ export type SampleRequirements =
   | RiskRevaluationRepo.RiskRevaluationRepo
   | HedgeOrderRepo.HedgeOrderRepo
   | CorridorLimitRepo.CorridorLimitRepo
+  | HotWalletRepo.HotWalletRepo
+  | PayoutRepo.PayoutRepo
 
 export const sample: Effect.Effect<void, StoreError.StoreError, SampleRequirements> = Effect.gen(function* () {
   const backlog = yield* (yield* BacklogRepo.BacklogRepo).backlog()
@@ -216,6 +257,7 @@ export const sample: Effect.Effect<void, StoreError.StoreError, SampleRequiremen
     })
   )
   yield* sampleBook
+  yield* sampleTreasury
 })
 
 /** How often the gauges are sampled between scrapes (what an OTLP push reads). */

@@ -18,6 +18,7 @@ import { partner } from "./cli/PartnerCommands.ts"
 import { payouts } from "./cli/PayoutCommands.ts"
 import { quote } from "./cli/QuoteCommands.ts"
 import { risk } from "./cli/RiskCommands.ts"
+import { treasury } from "./cli/TreasuryCommands.ts"
 import { webhook } from "./cli/WebhookCommands.ts"
 import { worker } from "./cli/WorkerCommand.ts"
 import { version } from "./Version.ts"
@@ -26,7 +27,22 @@ export { version }
 
 export const command = Command.make("ratelock").pipe(
   Command.withDescription("Ratelock operator commands"),
-  Command.withSubcommands([migrate, partner, key, webhook, funds, payouts, market, quote, limits, risk, hedge, operator, worker])
+  Command.withSubcommands([
+    migrate,
+    partner,
+    key,
+    webhook,
+    funds,
+    payouts,
+    market,
+    quote,
+    limits,
+    risk,
+    hedge,
+    treasury,
+    operator,
+    worker
+  ])
 )
 
 /** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */

@@ -6,12 +6,21 @@ import { spawnSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { EmbeddedStore } from "@ratelock/adapters-store"
-import { BookDelta, HedgeOrderRepo, Hedging, IdGenerator, Ledger, ManualHedgeVenue, Money } from "@ratelock/core"
+import {
+  BookDelta,
+  HedgeOrderRepo,
+  Hedging,
+  HotWalletRepo,
+  IdGenerator,
+  Ledger,
+  ManualHedgeVenue,
+  Money
+} from "@ratelock/core"
 import { DateTime, Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { afterAll, assert, describe, it } from "vitest"
 import * as DataDirLock from "../src/DataDirLock.ts"
-import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
+import { cli, cliJson, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
 
 afterAll(removeTempDirs)
 
@@ -31,7 +40,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -636,6 +645,73 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       [after.computed_at, after.snapshot_id, names(after)],
       [fresh.computed_at, fresh.snapshot_id, names(fresh)]
     )
+  })
+
+  it("treasury show prints the hot wallets the workers read against their thresholds; --json is the operator API's view", async () => {
+    const dir = tempDataDir()
+    const readAt = DateTime.makeUnsafe(Date.now() - 5_000)
+    // what the hot-wallet pass would have stored from the chain
+    await Effect.runPromise(
+      HotWalletRepo.HotWalletRepo.use((repo) =>
+        repo.save([
+          {
+            environment: "production",
+            chain: "polygon",
+            asset: "NATIVE",
+            address: "0x00000000000000000000000000000000000000a2",
+            amount: Money.unsafe("4.200000000000000001"),
+            readAt
+          },
+          {
+            environment: "production",
+            chain: "polygon",
+            asset: "USDC",
+            address: "0x00000000000000000000000000000000000000a2",
+            amount: Money.unsafe("25000.000001"),
+            readAt
+          }
+        ])
+      ).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: dir })))
+    )
+    const thresholds = {
+      RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE: "5",
+      RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "10000"
+    }
+    const json = await cliWith(dir, thresholds, "treasury", "show", "--json")
+    assert.strictEqual(json.code, 0, json.stderr)
+    const view = JSON.parse(json.stdout)
+    const row = (asset: string) => view.wallets.find((w: { asset: string }) => w.asset === asset)
+    assert.deepInclude(row("NATIVE"), {
+      environment: "production",
+      chain: "polygon",
+      balance: "4.200000000000000001",
+      min_balance: "5",
+      below_min: true,
+      payouts_due: 0,
+      can_pay: true
+    })
+    assert.deepInclude(row("USDC"), { balance: "25000.000001", min_balance: "10000", below_min: false, can_pay: true })
+    assert.isAtLeast(row("USDC").age_seconds, 5)
+    assert.deepStrictEqual(view.stuck_payouts, [])
+
+    const text = await cliWith(dir, thresholds, "treasury", "show")
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.match(text.stdout, /production\s+polygon\s+NATIVE\s+4\.200000000000000001\s+\d+s ago\s+5\s+LOW/)
+    assert.match(text.stdout, /production\s+polygon\s+USDC\s+25000\.000001\s+\d+s ago\s+10000\s+ok/)
+    assert.include(text.stdout, "No payout stuck.")
+    // without thresholds nothing is low; the sandbox has no hot wallet
+    const plain = await cliJson(dir, "treasury", "show")
+    assert.deepStrictEqual(
+      plain.wallets.map((w: { min_balance: unknown; below_min: unknown }) => [w.min_balance, w.below_min]),
+      [
+        [null, null],
+        [null, null]
+      ]
+    )
+    assert.deepStrictEqual((await cliJson(dir, "treasury", "show", "--environment", "sandbox")).wallets, [])
+    const refused = await cliWith(dir, { RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "-3" }, "treasury", "show")
+    assert.strictEqual(refused.code, 1)
+    assert.include(refused.stderr, "RATELOCK_POLYGON_HOT_WALLET_MIN_USDC")
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {

@@ -332,7 +332,8 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         market: "/operator/v1/market",
         deliveries: "/operator/v1/deliveries?environment=sandbox",
         hedgeOrders: "/operator/v1/hedge/orders?environment=sandbox&status=pending",
-        status: "/operator/v1/status"
+        status: "/operator/v1/status",
+        treasury: "/operator/v1/treasury?environment=sandbox"
       }
       const readRoutes = async () =>
         Object.fromEntries(
@@ -443,14 +444,14 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       await page.waitForSelector("#unavailable-banner")
       assert.include(
         await page.textContent("#unavailable-banner"),
-        "status, market data, the book, deliveries, hedge orders"
+        "status, market data, the book, deliveries, hedge orders, hot wallets"
       )
       // at a glance shows nothing from before as current
       assert.strictEqual(
         await page.locator("#glance .glance-item.unknown").count(),
         await page.locator("#glance .glance-item").count()
       )
-      for (const section of ["book", "limits", "market", "pipes"]) {
+      for (const section of ["book", "limits", "market", "pipes", "treasury"]) {
         assert.isAbove(await page.locator(`#${section} .unavailable`).count(), 0, section)
       }
       assert.isTrue(await page.locator("#book.outdated").isVisible())

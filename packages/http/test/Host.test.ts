@@ -54,6 +54,7 @@ describe("settings", () => {
       assert.strictEqual(s.hedging, "off")
       assert.strictEqual(Money.format(s.hedgeSpreadBps), "5")
       assert.strictEqual(Duration.toSeconds(s.riskInterval), 30)
+      assert.deepStrictEqual(s.hotWalletMinimums, {})
     })
   )
 
@@ -75,6 +76,9 @@ describe("settings", () => {
         RATELOCK_HEDGING: "simulated",
         RATELOCK_HEDGE_SPREAD_BPS: "2.5",
         RATELOCK_RISK_INTERVAL_SECONDS: "5",
+        RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE: "5",
+        RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "10000.50",
+        RATELOCK_SOLANA_HOT_WALLET_MIN_NATIVE: "0.000000001",
         RATELOCK_LOG_LEVEL: "debug",
         LOG_LEVEL: "error"
       })
@@ -92,6 +96,17 @@ describe("settings", () => {
       assert.strictEqual(s.workerConcurrency, 4)
       assert.deepStrictEqual([s.hedging, Money.format(s.hedgeSpreadBps)], ["simulated", "2.5"])
       assert.strictEqual(Duration.toSeconds(s.riskInterval), 5)
+      // the thresholds exactly as written, per chain and asset
+      assert.deepStrictEqual(
+        Object.entries(s.hotWalletMinimums).map(([chain, assets]) => [
+          chain,
+          Object.entries(assets ?? {}).map(([asset, minimum]) => `${asset} ${Money.format(minimum!)}`)
+        ]),
+        [
+          ["solana", ["NATIVE 0.000000001"]],
+          ["polygon", ["NATIVE 5", "USDC 10000.50"]]
+        ]
+      )
       const policy = HostConfig.quotePolicy(s)
       assert.strictEqual(Duration.toSeconds(policy.quoteTtl), 30)
       assert.strictEqual(Duration.toSeconds(policy.maxRateAge), 60)
@@ -116,6 +131,8 @@ describe("settings", () => {
         { RATELOCK_HEDGING: "on" },
         { RATELOCK_HEDGE_SPREAD_BPS: "-1" },
         { RATELOCK_HEDGE_SPREAD_BPS: "1e3" },
+        { RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "-1" },
+        { RATELOCK_ETHEREUM_HOT_WALLET_MIN_NATIVE: "five" },
         { RATELOCK_LOG_LEVEL: "loud" },
         { RATELOCK_LOG_LEVEL: "loud", LOG_LEVEL: "warn" },
         { LOG_LEVEL: "loud" }

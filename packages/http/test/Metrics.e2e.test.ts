@@ -69,7 +69,8 @@ const allowedLabels = [
   "operation",
   "pair",
   "corridor",
-  "venue"
+  "venue",
+  "asset"
 ]
 
 const examplePath = join(import.meta.dirname, "..", "..", "..", "docs", "market", "example-snapshot.json")
@@ -238,7 +239,17 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("/metrics", (
       )
       assert.sameMembers(
         status.passes.map((p: { pass: string }) => p.pass),
-        ["funding", "funding-deadline", "payouts", "expiry", "deliveries", "late-funds", "revaluation", "hedging"]
+        [
+          "funding",
+          "funding-deadline",
+          "payouts",
+          "expiry",
+          "deliveries",
+          "late-funds",
+          "revaluation",
+          "hedging",
+          "hot-wallets"
+        ]
       )
       for (const pass of status.passes) assert.isTrue(pass.ok, pass.pass)
     })

@@ -7,12 +7,12 @@
  */
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, describe, layer } from "@effect/vitest"
-import { MarketSnapshot, OperatorTokens, WorkerHeartbeatRepo } from "@ratelock/core"
+import { HotWalletRepo, MarketSnapshot, Money, OperatorTokens, Treasury, WorkerHeartbeatRepo } from "@ratelock/core"
 import { DateTime, Effect, Layer, Result, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { Deliveries, MarketView, Status } from "../src/api/OperatorApi.ts"
+import { Deliveries, MarketView, Status, Treasury as TreasuryView } from "../src/api/OperatorApi.ts"
 import { request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -23,7 +23,13 @@ afterAll(removeTempDirs)
 const examplePath = join(import.meta.dirname, "..", "..", "..", "docs", "market", "example-snapshot.json")
 const example = readFileSync(examplePath, "utf8")
 
-const both = Operator.layer.pipe(Layer.provideMerge(serverLayer()))
+/** The hot wallets' thresholds, as `RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE=5` and `…_USDC=10000` give them. */
+const thresholds: Treasury.ThresholdsShape = { polygon: { NATIVE: Money.unsafe("5"), USDC: Money.unsafe("10000") } }
+
+const both = Operator.layer.pipe(
+  Layer.provide(Layer.succeed(Treasury.Thresholds, thresholds)),
+  Layer.provideMerge(serverLayer())
+)
 
 /** A call to the operator listener with `headers` (the test's live token unless told otherwise). */
 const operator = (method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}) =>
@@ -53,6 +59,7 @@ const operatorRoutes = [
   ["GET", "/operator/v1/deliveries"],
   ["GET", "/operator/v1/payouts"],
   ["GET", "/operator/v1/payouts/4f1c1a52-0000-4000-8000-000000000000"],
+  ["GET", "/operator/v1/treasury"],
   ["GET", "/operator/openapi.json"]
 ] as const
 
@@ -167,7 +174,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           "/operator/v1/payouts",
           "/operator/v1/payouts/{contract_id}",
           "/operator/v1/risk",
-          "/operator/v1/status"
+          "/operator/v1/status",
+          "/operator/v1/treasury"
         ])
         assert.deepStrictEqual(spec.components.securitySchemes.operatorToken, { type: "http", scheme: "Bearer" })
         for (const item of Object.values<Record<string, { security: unknown; responses: object }>>(spec.paths)) {
@@ -356,6 +364,103 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         assert.isAbove(status.market.age_seconds, 900)
         assert.isFalse(status.market.fresh)
       })
+    )
+  })
+
+  describe("treasury", () => {
+    it.effect(
+      "the hot wallets as the workers read them, against their thresholds; a wallet under its threshold degrades the status",
+      () =>
+        Effect.gen(function* () {
+          const empty = yield* operator("GET", "/operator/v1/treasury")
+          assert.strictEqual(empty.status, 200, empty.text)
+          assert.deepStrictEqual(
+            { ...Schema.decodeUnknownSync(TreasuryView)(empty.json), checked_at: "" },
+            { checked_at: "", wallets: [], stuck_payouts: [] }
+          )
+          const healthy = Schema.decodeUnknownSync(Status)((yield* operator("GET", "/operator/v1/status")).json)
+          assert.deepStrictEqual([healthy.degraded, healthy.alerts], [false, []])
+
+          // what the hot-wallet pass stores from the chain
+          const readAt = DateTime.subtract(yield* DateTime.now, { seconds: 7 })
+          const address = "0x00000000000000000000000000000000000000a2"
+          yield* (yield* HotWalletRepo.HotWalletRepo).save([
+            {
+              environment: "production",
+              chain: "polygon",
+              asset: "NATIVE",
+              address,
+              amount: Money.unsafe("4.999999999999999999"),
+              readAt
+            },
+            {
+              environment: "production",
+              chain: "polygon",
+              asset: "USDC",
+              address,
+              amount: Money.unsafe("10000.000000"),
+              readAt
+            }
+          ])
+          for (const query of ["", "?environment=production"]) {
+            const reply = yield* operator("GET", `/operator/v1/treasury${query}`)
+            assert.strictEqual(reply.status, 200, reply.text)
+            const view = Schema.decodeUnknownSync(TreasuryView)(reply.json)
+            assert.deepStrictEqual(
+              view.wallets.map((w) => [
+                w.chain,
+                w.asset,
+                w.balance,
+                w.min_balance,
+                w.below_min,
+                w.payouts_due,
+                w.can_pay
+              ]),
+              [
+                ["polygon", "NATIVE", "4.999999999999999999", "5", true, 0, true],
+                ["polygon", "USDC", "10000.000000", "10000", false, 0, true]
+              ]
+            )
+            assert.isAtLeast(view.wallets[0]!.age_seconds!, 7)
+            assert.strictEqual(view.wallets[0]!.read_at, DateTime.formatIso(readAt))
+          }
+          const sandbox = yield* operator("GET", "/operator/v1/treasury?environment=sandbox")
+          assert.deepStrictEqual(sandbox.json.wallets, [])
+          const wrong = yield* operator("GET", "/operator/v1/treasury?environment=staging")
+          assert.strictEqual(wrong.status, 400, wrong.text)
+
+          const degraded = Schema.decodeUnknownSync(Status)((yield* operator("GET", "/operator/v1/status")).json)
+          assert.isTrue(degraded.degraded)
+          assert.deepStrictEqual(degraded.alerts, [
+            {
+              kind: "hot_wallet_low",
+              environment: "production",
+              chain: "polygon",
+              asset: "NATIVE",
+              message:
+                "The production polygon hot wallet holds 4.999999999999999999 NATIVE, under its minimum of 5 (RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE): fund it."
+            }
+          ])
+          // every other part of the status is still there
+          assert.deepStrictEqual(
+            degraded.environments.map((e) => e.environment),
+            ["sandbox", "production"]
+          )
+
+          // funded at the next reading: healthy again
+          yield* (yield* HotWalletRepo.HotWalletRepo).save([
+            {
+              environment: "production",
+              chain: "polygon",
+              asset: "NATIVE",
+              address,
+              amount: Money.unsafe("5"),
+              readAt: yield* DateTime.now
+            }
+          ])
+          const funded = Schema.decodeUnknownSync(Status)((yield* operator("GET", "/operator/v1/status")).json)
+          assert.deepStrictEqual([funded.degraded, funded.alerts], [false, []])
+        })
     )
   })
 })

@@ -16,9 +16,7 @@ import { layer as serverLayer, TestServer } from "./support/server.ts"
 const both = Operator.layer.pipe(Layer.provideMerge(serverLayer()))
 
 const operator = (path: string) =>
-  Effect.flatMap(Operator.Operator, ({ url, token }) =>
-    request(url, "GET", path, { headers: Operator.bearer(token) })
-  )
+  Effect.flatMap(Operator.Operator, ({ url, token }) => request(url, "GET", path, { headers: Operator.bearer(token) }))
 
 layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API: payouts", (it) => {
   it.effect("a payout in flight is listed and shown with its version; settled, it leaves the list", () =>

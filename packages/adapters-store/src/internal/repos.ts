@@ -18,3 +18,4 @@ export type Repos =
   | Core.BacklogRepo.BacklogRepo
   | Core.RiskScenarioRepo.RiskScenarioRepo
   | Core.RiskRevaluationRepo.RiskRevaluationRepo
+  | Core.HotWalletRepo.HotWalletRepo

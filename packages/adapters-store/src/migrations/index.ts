@@ -32,6 +32,7 @@ import { risk } from "./14_risk.ts"
 import { failedDeliveries } from "./15_failed_deliveries.ts"
 import { revaluationLease } from "./16_revaluation_lease.ts"
 import { payoutNonces } from "./17_payout_nonces.ts"
+import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -53,7 +54,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "14_risk": risk,
   "15_failed_deliveries": failedDeliveries,
   "16_revaluation_lease": revaluationLease,
-  "17_payout_nonces": payoutNonces
+  "17_payout_nonces": payoutNonces,
+  "18_hot_wallet_readings": hotWalletReadings
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -9,7 +9,7 @@
 import { Context, Effect, Schema } from "effect"
 import type { DateTime } from "effect"
 import type { Decimal } from "../kernel/Money.ts"
-import { PayoutWait } from "../terms/PayoutWait.ts"
+import type { PayoutWait } from "../terms/PayoutWait.ts"
 import { FailureReason } from "../terms/PayoutFailure.ts"
 import type { Environment } from "../terms/Partner.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
@@ -192,7 +192,11 @@ export interface ChainGatewayShape {
    * A new version of a payout that is not mined, or why it waits. The answer holds every earlier
    * version too: core persists it before it broadcasts.
    */
-  readonly replacePayout: (rail: Rail, prepared: PreparedPayout, mode: ReplaceMode) => Effect.Effect<Replacement, ChainError>
+  readonly replacePayout: (
+    rail: Rail,
+    prepared: PreparedPayout,
+    mode: ReplaceMode
+  ) => Effect.Effect<Replacement, ChainError>
   readonly inspectPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutInspection, ChainError>
   /** The rail's chain and environment's hot wallet, when one is configured. */
   readonly hotWallet: (rail: Omit<Rail, "token">) => Effect.Effect<HotWallet | null, ChainError>

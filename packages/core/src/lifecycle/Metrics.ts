@@ -158,8 +158,7 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
     preparePayout: (order) => timed("prepare_payout", order.rail)(gateway.preparePayout(order)),
     broadcastPayout: (rail, prepared) => timed("broadcast_payout", rail)(gateway.broadcastPayout(rail, prepared)),
     lookupPayout: (rail, prepared) => timed("lookup_payout", rail)(gateway.lookupPayout(rail, prepared)),
-    replacePayout: (rail, prepared, mode) =>
-      timed("replace_payout", rail)(gateway.replacePayout(rail, prepared, mode)),
+    replacePayout: (rail, prepared, mode) => timed("replace_payout", rail)(gateway.replacePayout(rail, prepared, mode)),
     inspectPayout: (rail, prepared) => timed("inspect_payout", rail)(gateway.inspectPayout(rail, prepared)),
     hotWallet: (rail) => timed("hot_wallet", rail)(gateway.hotWallet(rail))
   }

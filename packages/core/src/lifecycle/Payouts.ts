@@ -14,13 +14,7 @@
  * earlier nonce) is not a failure: the partner hears of it only when it lands or truly fails.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
-import {
-  ChainGateway,
-  type ChainError,
-  PayoutWait,
-  type PreparedPayout,
-  type ReplaceMode
-} from "./ChainGateway.ts"
+import { ChainGateway, type ChainError, PayoutWait, type PreparedPayout, type ReplaceMode } from "./ChainGateway.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "../kernel/Corridor.ts"
@@ -206,7 +200,8 @@ export const start = Effect.fn("Payouts.start")(function* (contract: ContractRec
 const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFailure(payout, error.reason, error.message)
 
 /** A broadcast the chain refused: the payout is signed and persisted, so it waits rather than fails. */
-const waitOn = (error: ChainError): PayoutWait => (error.reason === "insufficient_funds" ? "insufficient_funds" : "mining")
+const waitOn = (error: ChainError): PayoutWait =>
+  error.reason === "insufficient_funds" ? "insufficient_funds" : "mining"
 
 /** Records why the payout waits and releases its lease, so the next pass looks again. */
 const recordWait = Effect.fnUntraced(function* (payout: PayoutRecord, waiting: PayoutWait, lastError?: string) {
@@ -380,7 +375,10 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
   const payout = found.value
   const prepared = preparedOf(payout)
   if (Option.isNone(prepared)) {
-    return yield* refuse("not_in_flight", `the payout is ${payout.status}: only a signed payout not yet mined can be replaced`)
+    return yield* refuse(
+      "not_in_flight",
+      `the payout is ${payout.status}: only a signed payout not yet mined can be replaced`
+    )
   }
   const gateway = yield* ChainGateway
   const rail = railOf(payout)

@@ -4,12 +4,17 @@
  * payouts, unmatched funds) and the workers seen lately with each pass's last run. The host adds
  * what only it knows (versions, the database and its migrations). Beside it, the partners whose
  * webhook deliveries fail (`deliveries`). Ages are whole seconds.
+ *
+ * `degraded` says whether anything needs an operator now, and `alerts` what: a hot wallet under its
+ * threshold, payouts stuck on the fee cap or on funds (`Treasury.alerts`, from the workers' last
+ * reading of the wallets).
  */
 import { DateTime, Duration, Effect } from "effect"
 import { BacklogRepo } from "./BacklogRepo.ts"
 import * as MarketFreshness from "../market/MarketFreshness.ts"
 import { MarketSnapshotRepo } from "../market/MarketSnapshotRepo.ts"
 import type { Environment } from "../terms/Partner.ts"
+import * as Treasury from "./Treasury.ts"
 import { WorkerHeartbeatRepo } from "./WorkerHeartbeatRepo.ts"
 
 /** Workers whose last pass is older than this are not listed (and their heartbeats are pruned). */
@@ -54,6 +59,10 @@ export interface WorkerStatus {
 
 export interface Status {
   readonly checked_at: string
+  /** Whether any alert stands. */
+  readonly degraded: boolean
+  /** What needs an operator: hot wallets under their threshold, stuck payouts. */
+  readonly alerts: ReadonlyArray<Treasury.Alert>
   /** None before the first import (the sandbox then prices from the built-in illustrative one). */
   readonly market: MarketStatus | null
   readonly environments: ReadonlyArray<EnvironmentStatus>
@@ -74,6 +83,7 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
   const latest = yield* (yield* MarketSnapshotRepo).latest()
   const backlog = yield* (yield* BacklogRepo).backlog()
   const beats = yield* (yield* WorkerHeartbeatRepo).list(DateTime.subtractDuration(now, workersSeenWithin))
+  const alerts = Treasury.alerts(yield* Treasury.view())
   const market =
     latest._tag === "None"
       ? null
@@ -103,6 +113,8 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
   })
   return {
     checked_at: DateTime.formatIso(now),
+    degraded: alerts.length > 0,
+    alerts,
     market,
     environments: backlog.map(
       (b): EnvironmentStatus => ({

@@ -8,7 +8,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import * as Money from "../kernel/Money.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import { Environment } from "../terms/Partner.ts"
-import { PayoutWait } from "../terms/PayoutWait.ts"
+import { isStuck, PayoutWait } from "../terms/PayoutWait.ts"
 import { ChainGateway } from "../lifecycle/ChainGateway.ts"
 import { PayoutRepo, type PayoutRecord, PayoutStatus } from "../lifecycle/PayoutRepo.ts"
 
@@ -18,14 +18,6 @@ import { PayoutRepo, type PayoutRecord, PayoutStatus } from "../lifecycle/Payout
  */
 export const PayoutFilter = Schema.Literals(["pending", "stuck", "failed"])
 export type PayoutFilter = typeof PayoutFilter.Type
-
-/** Waits that do not end by themselves: an operator raises the cap or funds the hot wallet. */
-export const stuckWaits: ReadonlyArray<PayoutWait> = ["fee_cap", "insufficient_funds"]
-
-export const isStuck = (payout: Pick<PayoutRecord, "status" | "waiting">): boolean =>
-  (payout.status === "pending" || payout.status === "prepared") &&
-  payout.waiting !== null &&
-  stuckWaits.includes(payout.waiting)
 
 const Instant = Schema.String.annotate({ format: "date-time" })
 
@@ -121,7 +113,8 @@ export const list = Effect.fn("PayoutDesk.list")(function* (query: {
 export const show = Effect.fn("PayoutDesk.show")(function* (contractId: string) {
   const now = yield* DateTime.now
   const found = yield* (yield* PayoutRepo).findByContract(contractId)
-  if (Option.isNone(found)) return yield* new PayoutNotFound({ contractId, message: `contract ${contractId} has no payout` })
+  if (Option.isNone(found))
+    return yield* new PayoutNotFound({ contractId, message: `contract ${contractId} has no payout` })
   const payout = found.value
   const view = viewOf(payout, now)
   if (payout.prepared === null || payout.transactionHash === null) {

@@ -14,3 +14,15 @@ export const payoutWaits = {
 
 export const PayoutWait = Schema.Literals(Record.keys(payoutWaits))
 export type PayoutWait = typeof PayoutWait.Type
+
+/** Waits that do not end by themselves (an operator raises the cap or funds the hot wallet): "stuck". */
+export const stuckWaits: ReadonlyArray<PayoutWait> = ["fee_cap", "insufficient_funds"]
+
+/** A payout not landed that waits on something an operator must change. */
+export const isStuck = (payout: {
+  readonly status: "pending" | "prepared" | "confirmed" | "failed"
+  readonly waiting: PayoutWait | null
+}): boolean =>
+  (payout.status === "pending" || payout.status === "prepared") &&
+  payout.waiting !== null &&
+  stuckWaits.includes(payout.waiting)

@@ -24,7 +24,12 @@ export class FakeChain {
   readonly replies: Array<"replace" | "fee_cap"> = []
   /** Reasons the next broadcasts are refused with (consumed in order; accepted once empty). */
   readonly refusals: Array<ChainGateway.FailureReason> = []
-  /** Chains whose funding cannot be observed (their RPC is down). */
+  /**
+   * The hot wallet of each `environment|chain` (`hotWallet` answers null for the others, as the
+   * simulated chains do); tests change its balances as the chain would.
+   */
+  readonly hotWallets = new Map<string, ChainGateway.HotWallet>()
+  /** Chains whose funding and hot wallet cannot be read (their RPC is down). */
   readonly unreachable = new Set<string>()
   private block = 100
 
@@ -145,7 +150,12 @@ export class FakeChain {
         })),
         chainAsks: {}
       }),
-    hotWallet: () => Effect.succeed(null)
+    hotWallet: (rail) =>
+      this.unreachable.has(rail.chain)
+        ? Effect.fail(
+            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
+          )
+        : Effect.sync(() => this.hotWallets.get(`${rail.environment}|${rail.chain}`) ?? null)
   })
 
   /** Every version's hash, oldest first. */

@@ -10,10 +10,13 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import {
   Corridor,
   HedgeOrder,
+  HotWalletRepo,
   MarketOverview,
   MarketSnapshot,
+  Money,
   Partner,
   PayoutDesk,
+  Rail,
   RiskDeskReport
 } from "@ratelock/core"
 import { InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
@@ -54,8 +57,22 @@ export const WorkerStatus = Schema.Struct({
   )
 }).annotate({ identifier: "OperatorWorkerStatus" })
 
+/** Something that needs an operator now (`Treasury.alerts`). */
+export const Alert = Schema.Struct({
+  kind: Schema.Literals(["hot_wallet_low", "payouts_stuck"]).annotate({
+    description:
+      "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds"
+  }),
+  environment: Partner.Environment,
+  chain: Rail.Chain,
+  asset: Schema.optionalKey(HotWalletRepo.HotWalletAsset).annotate({ description: "The asset under its threshold" }),
+  message: Schema.String
+}).annotate({ identifier: "OperatorAlert" })
+
 export const Status = Schema.Struct({
   checked_at: Instant,
+  degraded: Schema.Boolean.annotate({ description: "Whether any alert stands" }),
+  alerts: Schema.Array(Alert),
   versions: Schema.Struct({ ratelock: Schema.String, node: Schema.String, effect: Schema.String }),
   process: Schema.Struct({
     name: Schema.String,
@@ -175,6 +192,50 @@ export const Deliveries = Schema.Struct({
   )
 }).annotate({ identifier: "OperatorDeliveries" })
 
+/** A decimal string as core writes it (`Money.format`: the scale kept, never an exponent). */
+const Amount = Schema.String.check(Schema.isPattern(Money.decimalPattern))
+
+/** What `ratelock treasury show --json` prints (`Treasury.view`). */
+export const Treasury = Schema.Struct({
+  checked_at: Instant,
+  wallets: Schema.Array(
+    Schema.Struct({
+      environment: Partner.Environment,
+      chain: Rail.Chain,
+      asset: HotWalletRepo.HotWalletAsset,
+      address: Schema.NullOr(Schema.String).annotate({ description: "The hot wallet; null when none was read" }),
+      balance: Schema.NullOr(Amount).annotate({ description: "At the workers' last reading; null when none" }),
+      read_at: Schema.NullOr(Instant),
+      age_seconds: Schema.NullOr(Seconds),
+      min_balance: Schema.NullOr(Amount).annotate({
+        description: "The low threshold, RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>; null when not set"
+      }),
+      below_min: Schema.NullOr(Schema.Boolean).annotate({
+        description: "The balance is under the threshold; null without a threshold or a reading"
+      }),
+      payouts_due: Count.annotate({
+        description:
+          "Payouts pending or prepared in this token on this chain (NATIVE: all of the chain's, each pays a fee)"
+      }),
+      payouts_due_amount: Amount.annotate({ description: "What they add up to in this token (NATIVE: 0)" }),
+      can_pay: Schema.NullOr(Schema.Boolean).annotate({
+        description:
+          "A token: the balance covers the payouts due. NATIVE: nothing is due, or the balance is above 0 and not under its threshold. Null without a reading"
+      })
+    })
+  ),
+  stuck_payouts: Schema.Array(
+    Schema.Struct({
+      environment: Partner.Environment,
+      chain: Rail.Chain,
+      stuck: Count,
+      fee_cap: Count.annotate({ description: "Waiting for the chain's fees to fall under the operator's cap" }),
+      insufficient_funds: Count.annotate({ description: "Waiting for the hot wallet to be funded" }),
+      oldest_stuck_age_seconds: Seconds
+    })
+  )
+}).annotate({ identifier: "OperatorTreasury" })
+
 /** The hedge orders, newest first (`ratelock hedge orders --json`). */
 export const HedgeOrders = Schema.Struct({
   items: Schema.Array(Schema.toEncoded(HedgeOrder.HedgeOrderView))
@@ -189,7 +250,7 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
   .add(
     HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always }).annotate(
       OpenApi.Summary,
-      "The service at a glance: versions, database, market data in force, backlogs per environment, workers"
+      "The service at a glance: degraded and why, versions, database, market data in force, backlogs per environment, workers"
     ),
     HttpApiEndpoint.get("market", "/v1/market", { success: MarketView, error: always }).annotate(
       OpenApi.Summary,
@@ -259,6 +320,18 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
     }).annotate(
       OpenApi.Summary,
       "Partners whose webhook deliveries are retrying or were given up on, most retrying first"
+    ),
+    HttpApiEndpoint.get("treasury", "/v1/treasury", {
+      query: {
+        environment: Schema.optionalKey(Partner.Environment).annotate({
+          description: "sandbox or production (default: both)"
+        })
+      },
+      success: Treasury,
+      error: always
+    }).annotate(
+      OpenApi.Summary,
+      "The hot wallets: per environment, chain and asset the balance last read, its threshold, the payouts due and whether the wallet can pay them; stuck payouts"
     ),
     HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always }).annotate(
       OpenApi.Summary,

@@ -2,7 +2,7 @@
  * Most commands are one program of core on the database the server uses (`DATABASE_URL`, else
  * the embedded one in `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import type { StoreError } from "@ratelock/core"
+import { type StoreError, Treasury } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { CliError } from "effect/cli"
 import * as Chains from "../Chains.ts"
@@ -20,7 +20,10 @@ export const onStore = <A, E, R extends OnStoreServices>(
 ): Effect.Effect<A, CliError.UserError, Exclude<R, OnStoreServices>> =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
-      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer))
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(
+        // the hot wallets' thresholds, for what the treasury and the status say of them
+        Effect.provideService(Treasury.Thresholds, settings.hotWalletMinimums)
+      )
     )
   )
 

@@ -1,6 +1,6 @@
 /**
  * The operator API's handlers, each over one core program: the status (`OperatorStatus`, plus what
- * only this host knows), the market in force and its import (`MarketSnapshots`, the same JSON as
+ * only this host knows), the hot wallets (`Treasury`, the same JSON as `ratelock treasury show --json`), the market in force and its import (`MarketSnapshots`, the same JSON as
  * `ratelock market show --json` / `market import --json`), Prometheus metrics (the store's gauges
  * sampled first, then Effect's `PrometheusMetrics` text) and this API's OpenAPI document.
  */
@@ -14,6 +14,7 @@ import {
   HedgeOrder,
   type HedgeOrderRepo,
   type HedgePolicyRepo,
+  type HotWalletRepo,
   type PayoutRepo,
   RiskDesk,
   type RiskRevaluationRepo,
@@ -22,6 +23,7 @@ import {
   type MarketSnapshotRepo,
   MarketSnapshots,
   OperatorStatus,
+  Treasury,
   type WorkerHeartbeatRepo
 } from "@ratelock/core"
 import { DateTime, Effect, Layer, Option, Version } from "effect"
@@ -46,6 +48,8 @@ const status = Effect.gen(function* () {
   const now = yield* DateTime.now
   return {
     checked_at: current.checked_at,
+    degraded: current.degraded,
+    alerts: current.alerts,
     versions: { ratelock: version, node: process.version, effect: Version.getCurrentVersion() },
     process: {
       name: info.processName,
@@ -86,6 +90,7 @@ export type Requirements =
   | RiskScenarioRepo.RiskScenarioRepo
   | RiskRevaluationRepo.RiskRevaluationRepo
   | ChainGateway.ChainGateway
+  | HotWalletRepo.HotWalletRepo
 
 /** One payout, or 404 `payout_not_found`. */
 const payout = (contractId: string) =>
@@ -126,6 +131,7 @@ export const layer: Layer.Layer<
       )
       .handle("payout", ({ params }) => payout(params.contract_id))
       .handle("deliveries", ({ query }) => mapErrors(OperatorStatus.deliveries(query.environment ?? "production")))
+      .handle("treasury", ({ query }) => mapErrors(Treasury.view({ environment: query.environment })))
       .handle("openapi", () => openApiDocument)
   ),
   HttpApiBuilder.group(OperatorApi, "metrics", (handlers) =>

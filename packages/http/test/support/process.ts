@@ -46,11 +46,19 @@ export interface CliResult {
 
 /** Runs `ratelock <args>` to completion. */
 export const cli = (dataDir: string, ...args: ReadonlyArray<string>): Promise<CliResult> =>
+  cliWith(dataDir, {}, ...args)
+
+/** Runs `ratelock <args>` to completion with `extra` environment variables (settings). */
+export const cliWith = (
+  dataDir: string,
+  extra: Record<string, string>,
+  ...args: ReadonlyArray<string>
+): Promise<CliResult> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
       ["--conditions=source", "src/cli.ts", ...args],
-      { cwd: packageDir, env: environment(dataDir) },
+      { cwd: packageDir, env: environment(dataDir, extra) },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
     )
   })

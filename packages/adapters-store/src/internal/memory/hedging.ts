@@ -11,7 +11,6 @@ import {
   type HedgePolicy,
   HedgePolicyRepo,
   type Lease,
-  type Ledger,
   type Partner
 } from "@ratelock/core"
 import { requireBalanced } from "../rules.ts"

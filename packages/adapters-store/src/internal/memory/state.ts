@@ -11,6 +11,7 @@ import type {
   EventRepo,
   HedgeOrder,
   HedgePolicy,
+  HotWalletRepo,
   IdempotencyRepo,
   HedgeLedger,
   Ledger,
@@ -86,6 +87,8 @@ export interface State {
   readonly riskRevaluations: HashMap.HashMap<string, RiskRevaluationRepo.StoredRevaluation>
   /** Who holds the lease on revaluing the book, until when; null: nobody ever took it. */
   readonly revaluationLease: RiskRevaluationRepo.RevaluationLease | null
+  /** `environment|chain|asset` → the hot wallet's last reading. */
+  readonly hotWallets: HashMap.HashMap<string, HotWalletRepo.HotWalletReading>
 }
 
 export const empty: State = {
@@ -118,7 +121,8 @@ export const empty: State = {
   heartbeats: HashMap.empty(),
   riskScenarios: HashMap.empty(),
   riskRevaluations: HashMap.empty(),
-  revaluationLease: null
+  revaluationLease: null,
+  hotWallets: HashMap.empty()
 }
 
 export type StateRef = Ref.Ref<State>
