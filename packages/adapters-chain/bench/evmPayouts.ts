@@ -18,10 +18,12 @@
  * 2. 100 payouts due across two workers: 100 exercised contracts, then two `runDue` loops with
  *    distinct lease owners (each with its own connection pool and gateway, as two processes would
  *    have; in one Node process here) on one database and one hot wallet; automine on and an empty
- *    block every 200 ms, depth 3. Measured: payouts/s until all 100 are confirmed, and nonce
- *    conflicts (two payouts holding one nonce in the store, two mined transactions of the hot wallet
- *    at one nonce, broadcasts refused as `nonce_conflict` / `nonce_consumed`, payouts failed or
- *    waiting with such an error): all must be 0.
+ *    block every 200 ms, depth 3; once with 25 jobs per claim (both workers sign from their first
+ *    pass), once with the host's 100 (the first to claim takes all). Measured: payouts/s until all
+ *    100 are confirmed and their contracts settled, and nonce conflicts (two payouts holding one
+ *    nonce in the store, two mined transactions of the hot wallet at one nonce, broadcasts refused
+ *    as `nonce_conflict` / `nonce_consumed`, payouts failed or waiting with such an error): all must
+ *    be 0, as must payouts not paid exactly once.
  */
 import { pathToFileURL } from "node:url"
 import { PgStore } from "@ratelock/adapters-store"
@@ -56,8 +58,12 @@ const blockEvery = Duration.millis(200)
 const replaceAfterSeconds = 1
 const spikeRounds = 20
 const payoutsDue = 100
-/** Jobs per claim: below 100, so each worker's first pass leaves work for the other. */
-const batch = 25
+/**
+ * Jobs per claim. The host's is 100 (`Workers.ts`): the first worker to claim then takes every
+ * payout and the other only looks some up later; 25 has both workers sign from their first pass.
+ */
+const hostBatch = 100
+const splitBatch = 25
 const baseFeeGwei = "1"
 const spikeGwei = "10"
 
@@ -275,7 +281,7 @@ const workerLayer = (
 }
 
 /** `Payouts.runDue` every `passEvery`, as `owner`; a failed pass is counted and the loop goes on. */
-const workerLoop = (owner: string, failures: { count: number }) =>
+const workerLoop = (owner: string, batch: number, failures: { count: number }) =>
   Payouts.runDue().pipe(
     Effect.catchCause((cause) =>
       Effect.sync(() => {
@@ -347,7 +353,7 @@ const feeSpike = Effect.gen(function* () {
       .withPermits(1)(Effect.suspend(() => (state.paused ? Effect.void : Effect.asVoid(mineAt(state.level)))))
       .pipe(Effect.repeat(Schedule.spaced(blockEvery)))
   )
-  yield* Effect.forkScoped(workerLoop("bench-spike", failures).pipe(Effect.provideContext(context)))
+  yield* Effect.forkScoped(workerLoop("bench-spike", hostBatch, failures).pipe(Effect.provideContext(context)))
 
   const scope = yield* newPartner.pipe(Effect.provideContext(context))
   const total: Array<number> = []
@@ -458,139 +464,141 @@ const feeSpike = Effect.gen(function* () {
 // ---------------------------------------------------------------------------------------------
 // 2. 100 payouts due across two workers
 
-const twoWorkers = Effect.gen(function* () {
-  const anvil = yield* Anvil
-  const f = yield* EvmFixture
-  const client = anvil.client
-  const hot = anvil.account(hotWalletIndex).address.toLowerCase()
-  const db = yield* Postgres.fresh(Postgres.benchDatabaseUrl, { prefix: "ratelock_bench_chain", report: true })
-  const gateway = f.options({ replaceAfterSeconds })
+const twoWorkers = (batch: number) =>
+  Effect.gen(function* () {
+    const anvil = yield* Anvil
+    const f = yield* EvmFixture
+    const client = anvil.client
+    const hot = anvil.account(hotWalletIndex).address.toLowerCase()
+    const db = yield* Postgres.fresh(Postgres.benchDatabaseUrl, { prefix: "ratelock_bench_chain", report: true })
+    const gateway = f.options({ replaceAfterSeconds })
 
-  // set-up and observation: a client of its own
-  const setup = yield* Layer.build(
-    Layer.mergeAll(PgStore.layer, IdGenerator.IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))).pipe(
-      Layer.provideMerge(Postgres.client(db.url, 4))
+    // set-up and observation: a client of its own
+    const setup = yield* Layer.build(
+      Layer.mergeAll(
+        PgStore.layer,
+        IdGenerator.IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))
+      ).pipe(Layer.provideMerge(Postgres.client(db.url, 4)))
     )
-  )
-  const contracts = yield* Effect.gen(function* () {
-    const scope = yield* newPartner
-    return yield* Effect.forEach(Array.from({ length: payoutsDue }), () => exercisedContract(scope), {
-      concurrency: 4
-    })
-  }).pipe(Effect.provideContext(setup))
-  const sql = yield* Effect.provideContext(SqlClient.SqlClient, setup)
+    const contracts = yield* Effect.gen(function* () {
+      const scope = yield* newPartner
+      return yield* Effect.forEach(Array.from({ length: payoutsDue }), () => exercisedContract(scope), {
+        concurrency: 4
+      })
+    }).pipe(Effect.provideContext(setup))
+    const sql = yield* Effect.provideContext(SqlClient.SqlClient, setup)
 
-  const workers = [
-    { owner: "bench-worker-a", refusals: new Map() as Refusals, signed: { count: 0 }, failures: { count: 0 } },
-    { owner: "bench-worker-b", refusals: new Map() as Refusals, signed: { count: 0 }, failures: { count: 0 } }
-  ]
-  const contexts = yield* Effect.forEach(workers, (w) =>
-    Layer.build(workerLayer(db.url, gateway, w.refusals, w.signed))
-  )
-  const startBlock = yield* anvil.head
-  // automine on (a block per transaction) and an empty block every `blockEvery`, so the last
-  // payouts reach depth too
-  yield* Effect.forkScoped(Effect.repeat(anvil.mine(1), Schedule.spaced(blockEvery)))
+    const workers = [
+      { owner: "bench-worker-a", refusals: new Map() as Refusals, signed: { count: 0 }, failures: { count: 0 } },
+      { owner: "bench-worker-b", refusals: new Map() as Refusals, signed: { count: 0 }, failures: { count: 0 } }
+    ]
+    const contexts = yield* Effect.forEach(workers, (w) =>
+      Layer.build(workerLayer(db.url, gateway, w.refusals, w.signed))
+    )
+    const startBlock = yield* anvil.head
+    // automine on (a block per transaction) and an empty block every `blockEvery`, so the last
+    // payouts reach depth too
+    yield* Effect.forkScoped(Effect.repeat(anvil.mine(1), Schedule.spaced(blockEvery)))
 
-  const counts = sql<{ signed: string; confirmed: string; settled: string }>`SELECT
+    const counts = sql<{ signed: string; confirmed: string; settled: string }>`SELECT
       (SELECT count(*) FROM payouts WHERE transaction_hash IS NOT NULL) AS signed,
       (SELECT count(*) FROM payouts WHERE status = 'confirmed') AS confirmed,
       (SELECT count(*) FROM contracts WHERE status = 'settled') AS settled`
-  const start = performance.now()
-  const fibers = yield* Effect.forEach(workers, (w, i) =>
-    Effect.forkScoped(workerLoop(w.owner, w.failures).pipe(Effect.provideContext(contexts[i]!)))
-  )
-  let allSignedAt = Number.NaN
-  yield* until(
-    "every payout to be confirmed and its contract settled",
-    Effect.map(Effect.orDie(counts), ([row]) => {
-      if (Number.isNaN(allSignedAt) && Number(row!.signed) === payoutsDue) allSignedAt = performance.now()
-      return Number(row!.confirmed) === payoutsDue && Number(row!.settled) === payoutsDue
-        ? Option.some(performance.now())
-        : Option.none()
-    }),
-    "90 seconds",
-    20
-  ).pipe(Effect.tap(() => Effect.forEach(fibers, Fiber.interrupt)))
-  const seconds = (performance.now() - start) / 1000
-  const signedSeconds = (allSignedAt - start) / 1000
+    const start = performance.now()
+    const fibers = yield* Effect.forEach(workers, (w, i) =>
+      Effect.forkScoped(workerLoop(w.owner, batch, w.failures).pipe(Effect.provideContext(contexts[i]!)))
+    )
+    let allSignedAt = Number.NaN
+    yield* until(
+      "every payout to be confirmed and its contract settled",
+      Effect.map(Effect.orDie(counts), ([row]) => {
+        if (Number.isNaN(allSignedAt) && Number(row!.signed) === payoutsDue) allSignedAt = performance.now()
+        return Number(row!.confirmed) === payoutsDue && Number(row!.settled) === payoutsDue
+          ? Option.some(performance.now())
+          : Option.none()
+      }),
+      "90 seconds",
+      20
+    ).pipe(Effect.tap(() => Effect.forEach(fibers, Fiber.interrupt)))
+    const seconds = (performance.now() - start) / 1000
+    const signedSeconds = (allSignedAt - start) / 1000
 
-  // the chain: every transaction of the hot wallet since the start, by nonce
-  const head = yield* anvil.head
-  const blocks = yield* Effect.forEach(
-    Array.from({ length: head - startBlock }, (_, i) => BigInt(startBlock + 1 + i)),
-    (blockNumber) => Effect.promise(() => client.getBlock({ blockNumber, includeTransactions: true })),
-    { concurrency: 8 }
-  )
-  const mined = blocks.flatMap((b) => b.transactions.filter((t) => t.from.toLowerCase() === hot))
-  const minedNonces = new Map<number, number>()
-  for (const t of mined) minedNonces.set(t.nonce, (minedNonces.get(t.nonce) ?? 0) + 1)
-  const sharedOnChain = [...minedNonces.values()].filter((n) => n > 1).length
+    // the chain: every transaction of the hot wallet since the start, by nonce
+    const head = yield* anvil.head
+    const blocks = yield* Effect.forEach(
+      Array.from({ length: head - startBlock }, (_, i) => BigInt(startBlock + 1 + i)),
+      (blockNumber) => Effect.promise(() => client.getBlock({ blockNumber, includeTransactions: true })),
+      { concurrency: 8 }
+    )
+    const mined = blocks.flatMap((b) => b.transactions.filter((t) => t.from.toLowerCase() === hot))
+    const minedNonces = new Map<number, number>()
+    for (const t of mined) minedNonces.set(t.nonce, (minedNonces.get(t.nonce) ?? 0) + 1)
+    const sharedOnChain = [...minedNonces.values()].filter((n) => n > 1).length
 
-  // the store: every payout's nonce and error, and the hash that settled it
-  const rows = yield* Effect.orDie(
-    sql<{
-      nonce: string | null
-      transaction_hash: string | null
-      last_error: string | null
-      attempts: number
-      replacements: number
-      destination: string
-      amount: string
-    }>`SELECT nonce, transaction_hash, last_error, attempts, replacements, destination, amount::text AS amount
+    // the store: every payout's nonce and error, and the hash that settled it
+    const rows = yield* Effect.orDie(
+      sql<{
+        nonce: string | null
+        transaction_hash: string | null
+        last_error: string | null
+        attempts: number
+        replacements: number
+        destination: string
+        amount: string
+      }>`SELECT nonce, transaction_hash, last_error, attempts, replacements, destination, amount::text AS amount
       FROM payouts`
-  )
-  const storeNonces = new Map<string, number>()
-  for (const r of rows) if (r.nonce !== null) storeNonces.set(r.nonce, (storeNonces.get(r.nonce) ?? 0) + 1)
-  const sharedInStore = [...storeNonces.values()].filter((n) => n > 1).length
-  const nonceErrors = rows.filter((r) => /nonce_(conflict|consumed)/.test(r.last_error ?? "")).length
-  const minedHashes = new Set(mined.map((t) => t.hash.toLowerCase()))
-  const settledOnChain = rows.filter((r) => r.transaction_hash !== null && minedHashes.has(r.transaction_hash)).length
-  const balances = yield* Effect.forEach(
-    rows,
-    (r) =>
-      Effect.map(Erc20.balanceOf(client, f.usdc, r.destination as Address), (units) =>
-        Money.equals(Money.fromBaseUnits(units, 6), dec(r.amount))
-      ),
-    { concurrency: 8 }
-  )
-  const paidOnce = balances.filter((ok) => ok).length
-  const refusals = new Map<string, number>()
-  for (const w of workers) for (const [k, n] of w.refusals) refusals.set(k, (refusals.get(k) ?? 0) + n)
-  const nonceRefusals = (refusals.get("nonce_conflict") ?? 0) + (refusals.get("nonce_consumed") ?? 0)
-  const conflicts = sharedInStore + sharedOnChain + nonceRefusals + nonceErrors
+    )
+    const storeNonces = new Map<string, number>()
+    for (const r of rows) if (r.nonce !== null) storeNonces.set(r.nonce, (storeNonces.get(r.nonce) ?? 0) + 1)
+    const sharedInStore = [...storeNonces.values()].filter((n) => n > 1).length
+    const nonceErrors = rows.filter((r) => /nonce_(conflict|consumed)/.test(r.last_error ?? "")).length
+    const minedHashes = new Set(mined.map((t) => t.hash.toLowerCase()))
+    const settledOnChain = rows.filter((r) => r.transaction_hash !== null && minedHashes.has(r.transaction_hash)).length
+    const balances = yield* Effect.forEach(
+      rows,
+      (r) =>
+        Effect.map(Erc20.balanceOf(client, f.usdc, r.destination as Address), (units) =>
+          Money.equals(Money.fromBaseUnits(units, 6), dec(r.amount))
+        ),
+      { concurrency: 8 }
+    )
+    const paidOnce = balances.filter((ok) => ok).length
+    const refusals = new Map<string, number>()
+    for (const w of workers) for (const [k, n] of w.refusals) refusals.set(k, (refusals.get(k) ?? 0) + n)
+    const nonceRefusals = (refusals.get("nonce_conflict") ?? 0) + (refusals.get("nonce_consumed") ?? 0)
+    const conflicts = sharedInStore + sharedOnChain + nonceRefusals + nonceErrors
 
-  const checks = [
-    [rows.length === payoutsDue, `${rows.length} payouts for ${contracts.length} contracts`],
-    [mined.length === payoutsDue, `${mined.length} hot wallet transactions mined`],
-    [storeNonces.size === payoutsDue, `${storeNonces.size} distinct nonces in the store`],
-    [settledOnChain === payoutsDue, `${settledOnChain} payouts settled by a mined transaction of theirs`],
-    [paidOnce === payoutsDue, `${paidOnce} destinations hold exactly their amount`],
-    [conflicts === 0, `${conflicts} nonce conflicts`]
-  ] as const
-  const failed = checks.filter(([ok]) => !ok)
-  if (failed.length > 0) {
-    return yield* Effect.die(new Error(`two workers: ${failed.map(([, what]) => what).join("; ")}`))
-  }
-  const refused = [...refusals].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"
-  return [
-    {
-      measure: "two workers: exercised → payout signed + broadcast + confirmed at depth 3, contract settled",
-      n: payoutsDue,
-      result: `${(payoutsDue / seconds).toFixed(1)} payouts/s (${seconds.toFixed(2)} s; all signed + broadcast after ${signedSeconds.toFixed(2)} s)`
-    },
-    {
-      measure: "  signed by worker a / b; replacements; failed passes",
-      n: payoutsDue,
-      result: `${workers[0]!.signed.count} / ${workers[1]!.signed.count}; ${rows.reduce((n, r) => n + r.replacements, 0)}; ${workers.reduce((n, w) => n + w.failures.count, 0)}`
-    },
-    {
-      measure: "  nonce conflicts (store, chain, broadcasts, payout errors)",
-      n: payoutsDue,
-      result: `${conflicts} (${sharedInStore}, ${sharedOnChain}, ${nonceRefusals}, ${nonceErrors}); broadcast refusals: ${refused}`
+    const checks = [
+      [rows.length === payoutsDue, `${rows.length} payouts for ${contracts.length} contracts`],
+      [mined.length === payoutsDue, `${mined.length} hot wallet transactions mined`],
+      [storeNonces.size === payoutsDue, `${storeNonces.size} distinct nonces in the store`],
+      [settledOnChain === payoutsDue, `${settledOnChain} payouts settled by a mined transaction of theirs`],
+      [paidOnce === payoutsDue, `${paidOnce} destinations hold exactly their amount`],
+      [conflicts === 0, `${conflicts} nonce conflicts`]
+    ] as const
+    const failed = checks.filter(([ok]) => !ok)
+    if (failed.length > 0) {
+      return yield* Effect.die(new Error(`two workers: ${failed.map(([, what]) => what).join("; ")}`))
     }
-  ] satisfies Array<Row>
-}).pipe(Effect.scoped)
+    const refused = [...refusals].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"
+    return [
+      {
+        measure: `two workers, ${batch} per claim: exercised → signed, broadcast, confirmed at depth 3, settled`,
+        n: payoutsDue,
+        result: `${(payoutsDue / seconds).toFixed(1)} payouts/s (${seconds.toFixed(2)} s; all signed + broadcast after ${signedSeconds.toFixed(2)} s)`
+      },
+      {
+        measure: "  signed by worker a / b; replacements; failed passes",
+        n: payoutsDue,
+        result: `${workers[0]!.signed.count} / ${workers[1]!.signed.count}; ${rows.reduce((n, r) => n + r.replacements, 0)}; ${workers.reduce((n, w) => n + w.failures.count, 0)}`
+      },
+      {
+        measure: "  nonce conflicts (store, chain, broadcasts, payout errors)",
+        n: payoutsDue,
+        result: `${conflicts} (${sharedInStore}, ${sharedOnChain}, ${nonceRefusals}, ${nonceErrors}); broadcast refusals: ${refused}`
+      }
+    ] satisfies Array<Row>
+  }).pipe(Effect.scoped)
 
 const print = (rows: ReadonlyArray<Row>) => {
   const width = Math.max(...rows.map((r) => r.measure.length))
@@ -600,8 +608,9 @@ const print = (rows: ReadonlyArray<Row>) => {
 
 export const main = async (): Promise<ReadonlyArray<Row>> => {
   const spike = await Effect.runPromise(feeSpike.pipe(Effect.provide(fixture)))
-  const two = await Effect.runPromise(twoWorkers.pipe(Effect.provide(fixture)))
-  const rows = [...spike, ...two]
+  const split = await Effect.runPromise(twoWorkers(splitBatch).pipe(Effect.provide(fixture)))
+  const host = await Effect.runPromise(twoWorkers(hostBatch).pipe(Effect.provide(fixture)))
+  const rows = [...spike, ...split, ...host]
   console.log(
     `EVM payouts through Payouts.runDue (every ${Duration.format(passEvery)}) on PostgreSQL and anvil ` +
       `(depth ${depth}, a block every ${Duration.format(blockEvery)}, replace after ${replaceAfterSeconds} s)`
