@@ -10,8 +10,24 @@ import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { freePort } from "@ratelock/test-support/Processes"
 import * as RpcGate from "@ratelock/test-support/RpcGate"
 import { assert, describe, it } from "vitest"
-import type { Address } from "viem"
-import { type Deployment, deploy, freshDestination, usdcUnits, waitFor } from "./support/onChain.ts"
+import { type Address, parseGwei } from "viem"
+import {
+  type Deployment,
+  deploy,
+  freshDestination,
+  payoutInPool,
+  sleep,
+  usdcUnits,
+  waitFor
+} from "./support/onChain.ts"
+
+interface PayoutView {
+  readonly contract_id: string
+  readonly status: string
+  readonly waiting: string | null
+  readonly stuck: boolean
+  readonly attempts: number
+}
 
 /** Deploys, runs `body`, and stops every process and drops the database whatever happened. */
 const withDeployment = async (
@@ -154,5 +170,118 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
           await Promise.all(gates.map((gate) => gate.close()))
         }
       })
+  )
+
+  it(
+    "automine off, the base fee held far above a payout's max fee block after block: replaced at its nonce, mined, paid once",
+    { timeout: 180_000 },
+    () =>
+      withDeployment(
+        { prefix: "ratelock_payouts_replaced", env: { RATELOCK_ETHEREUM_REPLACE_AFTER_SECONDS: "2" } },
+        async (d) => {
+          await d.cluster.startWorker("worker")
+          const { contract, destination, first } = await payoutInPool(d)
+          assert.strictEqual(first.replacements, 0)
+          // 30 gwei before each block: the first version (3 gwei) can never be mined
+          const settled = await mineUntil(
+            d,
+            () => d.contractStatus(contract.id),
+            (status) => status === "settled",
+            "the replaced payout to settle",
+            { baseFeeGwei: "30", everyMs: 500 }
+          )
+          assert.strictEqual(settled, "settled")
+
+          const payout = (await d.payout(contract.id))!
+          assert.strictEqual(payout.status, "confirmed")
+          assert.isAtLeast(payout.replacements, 1)
+          assert.strictEqual(payout.attempts, 0, JSON.stringify(payout))
+          assert.notStrictEqual(payout.transaction_hash, first.transaction_hash, "the first version was mined")
+          const mined = (await d.transaction(payout.transaction_hash!))!
+          assert.isNotNull(mined.blockNumber, "the payout's transaction is the one mined")
+          assert.isNull(await d.transaction(first.transaction_hash!).then((tx) => tx?.blockNumber ?? null))
+          // the operator sees every version at the payout's one nonce
+          const shown = await d.ratelock("payouts", "show", contract.id)
+          assert.isAtLeast(shown.versions.length, 2)
+          assert.strictEqual(shown.versions[0].transaction_hash, first.transaction_hash)
+          assert.include(
+            shown.versions.map((v: { transaction_hash: string }) => v.transaction_hash),
+            payout.transaction_hash
+          )
+          assert.deepStrictEqual(
+            [...new Set(shown.versions.map((v: { nonce: number }) => v.nonce))],
+            [Number(payout.nonce)]
+          )
+          assert.strictEqual(mined.nonce, Number(payout.nonce))
+          await paidOnce(d, destination, payout.amount)
+          assert.strictEqual(await d.hotWalletNonce(), 1)
+        }
+      )
+  )
+
+  it(
+    "the base fee above the cap: the payout waits (fee_cap, stuck), never fails; the fee falls and it lands once",
+    { timeout: 180_000 },
+    () =>
+      withDeployment(
+        {
+          prefix: "ratelock_payouts_capped",
+          env: { RATELOCK_ETHEREUM_REPLACE_AFTER_SECONDS: "2", RATELOCK_ETHEREUM_MAX_FEE_GWEI: "4" }
+        },
+        async (d) => {
+          await d.cluster.startWorker("worker")
+          const { contract, destination } = await payoutInPool(d)
+          // 30 gwei: the chain asks 61 gwei; one replacement at the cap (4 gwei), then nothing more to sign
+          const stuck = await mineUntil(
+            d,
+            () => d.payout(contract.id),
+            (p) => p?.waiting === "fee_cap",
+            "the payout to wait on the fee cap",
+            { baseFeeGwei: "30", everyMs: 500 }
+          )
+          assert.strictEqual(stuck!.status, "prepared")
+          assert.strictEqual(stuck!.replacements, 1)
+
+          // the operator finds it among the stuck payouts, by the CLI and by the operator API
+          const listed = (await d.ratelock("payouts", "list", "--status", "stuck")) as ReadonlyArray<PayoutView>
+          const byCli = listed.find((p) => p.contract_id === contract.id)
+          assert.deepInclude(byCli, { status: "prepared", waiting: "fee_cap", stuck: true, attempts: 0 })
+          const reply = await d.operator("/operator/v1/payouts?status=stuck")
+          assert.strictEqual(reply.status, 200, reply.text)
+          const byApi = (reply.json.items as ReadonlyArray<PayoutView>).find((p) => p.contract_id === contract.id)
+          assert.deepInclude(byApi, { status: "prepared", waiting: "fee_cap", stuck: true, attempts: 0 })
+
+          // blocks go on at 30 gwei: still waiting, never failed
+          await d.mineAt("30", 4)
+          await sleep(1_000)
+          const waiting = (await d.payout(contract.id))!
+          assert.deepInclude(waiting, { status: "prepared", waiting: "fee_cap", attempts: 0 })
+          assert.strictEqual(await d.contractStatus(contract.id), "exercised")
+
+          // the fee falls: the version at the cap is sent again and mined
+          await mineUntil(
+            d,
+            () => d.contractStatus(contract.id),
+            (status) => status === "settled",
+            "the payout to land once the fee fell",
+            { baseFeeGwei: "1", everyMs: 500 }
+          )
+          const payout = (await d.payout(contract.id))!
+          assert.deepInclude(payout, { status: "confirmed", attempts: 0 })
+          const mined = await d.anvil.client.getTransaction({ hash: payout.transaction_hash as `0x${string}` })
+          assert.isTrue(mined.maxFeePerGas! <= parseGwei("4"), "no version pays above the cap")
+          // the partner heard of the payout once, when it landed: never that it failed
+          const events = await d.db.query<{ readonly event_type: string }>(
+            (sql) => sql`SELECT event_type FROM webhook_events
+              WHERE contract_id = ${contract.id} AND event_type IN ('payout_settled', 'payout_failed')`
+          )
+          assert.deepStrictEqual(
+            events.map((e) => e.event_type),
+            ["payout_settled"]
+          )
+          await paidOnce(d, destination, payout.amount)
+          assert.strictEqual(await d.hotWalletNonce(), 1)
+        }
+      )
   )
 })

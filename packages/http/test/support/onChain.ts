@@ -114,6 +114,29 @@ export interface Deployment {
   readonly stop: () => Promise<void>
 }
 
+/**
+ * One contract sold, funded and active (a worker must be running), then automine off and a block
+ * at a 1 gwei base fee; exercised to a fresh wallet: resolves once its payout's first version
+ * (3 gwei max fee: 2 × 1 gwei + 1 gwei tip) is signed, stored and in anvil's pool, not mined.
+ */
+export const payoutInPool = async (d: Deployment) => {
+  const [contract] = await d.activeContracts(1)
+  await d.anvil.client.setAutomine(false)
+  await d.mineAt("1")
+  const destination = freshDestination()
+  await d.exercise(contract!.id, destination)
+  const first = await waitFor(
+    async () => {
+      const row = await d.payout(contract!.id)
+      const pooled = row?.transaction_hash == null ? null : await d.transaction(row.transaction_hash)
+      return pooled === null ? undefined : row
+    },
+    (row) => row !== undefined,
+    "the payout's first version in the pool"
+  )
+  return { contract: contract!, destination, first: first! }
+}
+
 /** A fresh wallet address nobody holds the key of. */
 export const freshDestination = () => privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address
 
