@@ -10,15 +10,15 @@ import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { freePort } from "@ratelock/test-support/Processes"
 import * as RpcGate from "@ratelock/test-support/RpcGate"
 import { assert, describe, it } from "vitest"
-import { type Address, parseGwei } from "viem"
+import { parseGwei } from "viem"
 import {
   type Deployment,
-  deploy,
   freshDestination,
+  mineUntil,
+  paidOnce,
   payoutInPool,
   sleep,
-  usdcUnits,
-  waitFor
+  withDeployment
 } from "./support/onChain.ts"
 
 interface PayoutView {
@@ -28,38 +28,6 @@ interface PayoutView {
   readonly stuck: boolean
   readonly attempts: number
 }
-
-/** Deploys, runs `body`, and stops every process and drops the database whatever happened. */
-const withDeployment = async (
-  options: Parameters<typeof deploy>[1],
-  body: (d: Deployment) => Promise<void>
-): Promise<void> => {
-  const d = await deploy(databaseUrl!, options)
-  try {
-    await body(d)
-  } finally {
-    await d.stop()
-  }
-}
-
-/** Mines a block (at `baseFeeGwei` when given, by hand) every `everyMs` until `done`. */
-const mineUntil = async <A>(
-  d: Deployment,
-  read: () => Promise<A>,
-  done: (a: A) => boolean,
-  what: string,
-  options: { readonly baseFeeGwei?: string; readonly everyMs?: number; readonly timeoutMs?: number } = {}
-) =>
-  waitFor(
-    async () => {
-      if (options.baseFeeGwei === undefined) await d.anvil.client.mine({ blocks: 1 })
-      else await d.mineAt(options.baseFeeGwei)
-      return read()
-    },
-    done,
-    what,
-    { everyMs: options.everyMs ?? 300, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }
-  )
 
 /** The payouts a worker counted as sent (`ratelock_payouts_total{outcome="sent"}` on its operator listener). */
 const payoutsSent = async (d: Deployment, operatorPort: number) => {
@@ -71,19 +39,12 @@ const payoutsSent = async (d: Deployment, operatorPort: number) => {
   return line === undefined ? 0 : Number(line.split(" ").at(-1))
 }
 
-/** Paid exactly once: the destination holds the payout's amount, brought by one Transfer. */
-const paidOnce = async (d: Deployment, destination: Address, amount: string) => {
-  const received = await d.received(destination)
-  assert.strictEqual(received.balance, usdcUnits(amount), `the balance of ${destination}`)
-  assert.strictEqual(received.transfers, 1, `Transfer logs to ${destination}`)
-}
-
 describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, PostgreSQL, processes)", () => {
   it(
     "two `ratelock worker` processes, one hot wallet, 20 payouts due at once: 20 settle, 20 distinct nonces, no nonce_conflict",
     { timeout: 240_000 },
     () =>
-      withDeployment({ prefix: "ratelock_payouts_nonces" }, async (d) => {
+      withDeployment(databaseUrl!, { prefix: "ratelock_payouts_nonces" }, async (d) => {
         const count = 20
         // funded and activated by a worker, which then stops: the 20 exercises find no worker
         const funding = await d.cluster.startWorker("funding-worker")
@@ -177,6 +138,7 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
     { timeout: 180_000 },
     () =>
       withDeployment(
+        databaseUrl!,
         { prefix: "ratelock_payouts_replaced", env: { RATELOCK_ETHEREUM_REPLACE_AFTER_SECONDS: "2" } },
         async (d) => {
           await d.cluster.startWorker("worker")
@@ -204,6 +166,9 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
           const shown = await d.ratelock("payouts", "show", contract.id)
           assert.isAtLeast(shown.versions.length, 2)
           assert.strictEqual(shown.versions[0].transaction_hash, first.transaction_hash)
+          // replaced once the replace-after time (2 s) had passed, not before
+          const [v0, v1] = shown.versions.map((v: { signed_at: string }) => Date.parse(v.signed_at))
+          assert.isAtLeast(v1 - v0, 2_000)
           assert.include(
             shown.versions.map((v: { transaction_hash: string }) => v.transaction_hash),
             payout.transaction_hash
@@ -224,6 +189,7 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
     { timeout: 180_000 },
     () =>
       withDeployment(
+        databaseUrl!,
         {
           prefix: "ratelock_payouts_capped",
           env: { RATELOCK_ETHEREUM_REPLACE_AFTER_SECONDS: "2", RATELOCK_ETHEREUM_MAX_FEE_GWEI: "4" }

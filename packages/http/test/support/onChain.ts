@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Address, type Hash, parseAbiItem, parseGwei, parseUnits } from "viem"
+import { assert } from "vitest"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { type Database, freshDatabase } from "./cluster/database.ts"
 import { newKey, quoteBody, request } from "./http.ts"
@@ -339,4 +340,44 @@ export const deploy = async (
     await stop()
     throw error
   }
+}
+
+/** Deploys, runs `body`, and stops every process and drops the database whatever happened. */
+export const withDeployment = async (
+  serverUrl: string,
+  options: Parameters<typeof deploy>[1],
+  body: (d: Deployment) => Promise<void>
+): Promise<void> => {
+  const d = await deploy(serverUrl, options)
+  try {
+    await body(d)
+  } finally {
+    await d.stop()
+  }
+}
+
+/** Mines a block (at `baseFeeGwei` when given, by hand) every `everyMs` until `done`. */
+export const mineUntil = async <A>(
+  d: Deployment,
+  read: () => Promise<A>,
+  done: (a: A) => boolean,
+  what: string,
+  options: { readonly baseFeeGwei?: string; readonly everyMs?: number; readonly timeoutMs?: number } = {}
+) =>
+  waitFor(
+    async () => {
+      if (options.baseFeeGwei === undefined) await d.anvil.client.mine({ blocks: 1 })
+      else await d.mineAt(options.baseFeeGwei)
+      return read()
+    },
+    done,
+    what,
+    { everyMs: options.everyMs ?? 300, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }
+  )
+
+/** Paid exactly once: the destination holds the payout's amount, brought by one Transfer. */
+export const paidOnce = async (d: Deployment, destination: Address, amount: string) => {
+  const received = await d.received(destination)
+  assert.strictEqual(received.balance, usdcUnits(amount), `the balance of ${destination}`)
+  assert.strictEqual(received.transfers, 1, `Transfer logs to ${destination}`)
 }
