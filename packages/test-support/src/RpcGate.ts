@@ -16,14 +16,19 @@ interface Held {
 export interface RpcGate {
   /** The gate's URL: give it to the service in place of the chain's. */
   readonly url: string
-  /** From now on, calls of `method` wait. */
-  readonly hold: (method: string) => void
+  /**
+   * From now on, calls of `method` wait; with `when`, only those whose request body it accepts
+   * (say, every broadcast but the re-sending of bytes the chain already saw).
+   */
+  readonly hold: (method: string, when?: (body: string) => boolean) => void
   /** Calls of `method` pass again; those held are forwarded (`forward`) or dropped unanswered. */
   readonly release: (method: string, options?: { readonly forward?: boolean }) => Promise<void>
   /** How many calls of `method` have arrived (held or not). */
   readonly count: (method: string) => number
   /** Resolves once at least `n` calls of `method` are waiting. */
   readonly whenHeld: (method: string, n?: number) => Promise<void>
+  /** The request bodies of the calls of `method` waiting now, oldest first. */
+  readonly held: (method: string) => ReadonlyArray<string>
   readonly close: () => Promise<void>
 }
 
@@ -46,7 +51,7 @@ const readBody = (request: IncomingMessage) =>
   })
 
 export const start = async (target: string): Promise<RpcGate> => {
-  const holding = new Set<string>()
+  const holding = new Map<string, (body: string) => boolean>()
   const held = new Map<string, Array<Held>>()
   const counts = new Map<string, number>()
   const waiters: Array<() => void> = []
@@ -65,7 +70,7 @@ export const start = async (target: string): Promise<RpcGate> => {
     const body = await readBody(request)
     const methods = methodsOf(body)
     for (const m of methods) counts.set(m, (counts.get(m) ?? 0) + 1)
-    const gated = methods.find((m) => holding.has(m))
+    const gated = methods.find((m) => holding.get(m)?.(body) === true)
     if (gated === undefined) return forward({ body, response })
     held.set(gated, [...(held.get(gated) ?? []), { body, response }])
     for (const wake of waiters.splice(0)) wake()
@@ -81,7 +86,7 @@ export const start = async (target: string): Promise<RpcGate> => {
 
   return {
     url: `http://127.0.0.1:${port}`,
-    hold: (method) => void holding.add(method),
+    hold: (method, when = () => true) => void holding.set(method, when),
     release: async (method, options = {}) => {
       holding.delete(method)
       const waiting = held.get(method) ?? []
@@ -91,6 +96,7 @@ export const start = async (target: string): Promise<RpcGate> => {
     },
     count: (method) => counts.get(method) ?? 0,
     whenHeld,
+    held: (method) => (held.get(method) ?? []).map((h) => h.body),
     close: () =>
       new Promise<void>((resolve) => {
         for (const list of held.values()) for (const h of list) h.response.destroy()
