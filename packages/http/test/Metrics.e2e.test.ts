@@ -70,7 +70,8 @@ const allowedLabels = [
   "pair",
   "corridor",
   "venue",
-  "asset"
+  "asset",
+  "kind"
 ]
 
 const examplePath = join(import.meta.dirname, "..", "..", "..", "docs", "market", "example-snapshot.json")
@@ -138,7 +139,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("/metrics", (
       assert.strictEqual(moved("ratelock_payouts_total", { ...rail, outcome: "confirmed" }), 1)
       assert.isAtLeast(moved("ratelock_funding_watches_total", { ...rail, token: contract.settlement_currency }), 1)
       assert.isAtLeast(
-        moved("ratelock_chain_call_duration_seconds", { ...rail, operation: "prepare_payout", outcome: "ok" }),
+        moved("ratelock_chain_call_duration_seconds", { ...rail, operation: "draft_payout", outcome: "ok" }),
         1
       )
       assert.isAtLeast(moved("ratelock_chain_call_duration_seconds", { ...rail, operation: "observe_funding" }), 1)
