@@ -127,7 +127,7 @@ const settle = Effect.fnUntraced(function* (
     contract
   )
   yield* Metrics.payout(payout, "confirmed")
-  const confirmed: PayoutRecord = { ...payout, status: "confirmed", blockNumber, updatedAt: at }
+  const confirmed: PayoutRecord = { ...payout, status: "confirmed", waiting: null, blockNumber, updatedAt: at }
   // a zero payout is stored confirmed, as is one whose settling a crash cut short: nothing to write
   const unchanged =
     payout.status === "confirmed" &&
