@@ -144,12 +144,8 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       nonceAccount: ChainGateway.NonceAccount | null,
       sign: (nonce: number | null) => Effect.Effect<ChainGateway.PreparedPayout, E>
     ): Effect.Effect<Option.Option<PayoutRepo.PayoutRecord>, E | StoreError.StoreError> => {
-      const signed = (prepared: ChainGateway.PreparedPayout, nonce: number | null): PayoutRepo.PayoutRecord => ({
-        ...payout,
-        prepared: prepared.persisted,
-        transactionHash: prepared.transactionHash,
-        nonce
-      })
+      const signed = (prepared: ChainGateway.PreparedPayout, nonce: number | null) =>
+        PayoutRepo.signedRecord(payout, prepared, nonce)
       if (nonceAccount === null) {
         // nothing to allocate: signed first (it may ask the chain), then one statement, no transaction
         return sign(null).pipe(

@@ -51,6 +51,14 @@ export const PayoutRecord = Schema.Struct({
 }).annotate({ identifier: "PayoutRecord" })
 export type PayoutRecord = typeof PayoutRecord.Type
 
+/** The payout as `recordSigned` writes it once `sign` answered `prepared` at `nonce`. */
+export const signedRecord = (payout: PayoutRecord, prepared: PreparedPayout, nonce: number | null): PayoutRecord => ({
+  ...payout,
+  prepared: prepared.persisted,
+  transactionHash: prepared.transactionHash,
+  nonce
+})
+
 /** What a compare-and-set update expects to find. */
 export type Expected = Pick<PayoutRecord, "status" | "updatedAt">
 

@@ -8,7 +8,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Format from "../internal/payoutFormat.ts"
 import { onChains, onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
-import { listLimitFlag } from "./SharedFlags.ts"
+import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
 const contractArgument = Argument.String("contract-id").pipe(Argument.withDescription("The contract whose payout"))
 
@@ -19,10 +19,7 @@ const payoutsList = Command.make(
       Flag.withDescription("pending (not landed: default), stuck (fees above the cap, an empty hot wallet) or failed"),
       Flag.optional
     ),
-    environment: Flag.Literals("environment", ["sandbox", "production"] as const).pipe(
-      Flag.withDescription("Only this environment's"),
-      Flag.optional
-    ),
+    environment: environmentFlag.pipe(Flag.optional),
     limit: listLimitFlag,
     json: jsonFlag
   },

@@ -148,12 +148,8 @@ export const makePayoutRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Payo
     nonceAccount: ChainGateway.NonceAccount | null,
     sign: (nonce: number | null) => Effect.Effect<ChainGateway.PreparedPayout, E>
   ): Effect.Effect<Option.Option<Payout>, E | StoreError.StoreError> => {
-    const signed = (prepared: ChainGateway.PreparedPayout, nonce: number | null): Payout => ({
-      ...payout,
-      prepared: prepared.persisted,
-      transactionHash: prepared.transactionHash,
-      nonce
-    })
+    const signed = (prepared: ChainGateway.PreparedPayout, nonce: number | null) =>
+      PayoutRepo.signedRecord(payout, prepared, nonce)
     if (nonceAccount === null) {
       return sign(null).pipe(
         Effect.flatMap((prepared) => atomically(ref, signedStep(signed(prepared, null), expected, null))),
