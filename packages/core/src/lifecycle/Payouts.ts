@@ -28,7 +28,7 @@ import { MarketData } from "../market/MarketData.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Money from "../kernel/Money.ts"
 import type { PayoutFailureCode } from "../terms/OutboundEvent.ts"
-import { PayoutRepo, type PayoutRecord } from "./PayoutRepo.ts"
+import { PayoutRepo, type PayoutRecord, signedRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "../kernel/Rail.ts"
 import * as Settlement from "../terms/Settlement.ts"
 import { retryStale } from "../kernel/StoreError.ts"
@@ -234,9 +234,7 @@ const persistVersion = Effect.fnUntraced(function* (
   kind: "replacement" | "bump" | "cancel"
 ) {
   const stored: PayoutRecord = {
-    ...payout,
-    prepared: prepared.persisted,
-    transactionHash: prepared.transactionHash,
+    ...signedRecord(payout, prepared, payout.nonce),
     replacements: payout.replacements + 1,
     waiting: null,
     updatedAt: yield* DateTime.now
