@@ -1,15 +1,19 @@
 /**
  * A production deployment on a local chain for the payout end-to-end tests, set up and torn down
- * whole: anvil with a solc-compiled 6-decimal USDC (the customer and the hot wallet minted a
- * million each), a fresh PostgreSQL database, a fresh market snapshot and a partner made with the
- * CLI, and a cluster whose every process runs `RATELOCK_PRODUCTION_CHAINS=ethereum` on that chain
- * (its settings: `env`). Contracts are sold and funded as the customer would fund them (an ERC-20
- * transfer to the funding address, active at the configured depth), exercised below the locked
- * rate, and what the chain holds afterwards is read from anvil itself.
+ * whole, on either store: anvil with a solc-compiled 6-decimal USDC (the customer and the hot
+ * wallet minted a million each), a fresh market snapshot and a partner made with the CLI, and
+ * processes that all run `RATELOCK_PRODUCTION_CHAINS=ethereum` on that chain (its settings: `env`).
+ * On PostgreSQL (`deploy`): a fresh database and a cluster, its API replica started (workers are
+ * the test's to start). On the embedded store (`deployEmbedded`): a fresh data directory and the
+ * one service process (API and workers), which the test starts, kills and starts again on it.
+ * Contracts are sold and funded as the customer would fund them (an ERC-20 transfer to the funding
+ * address, active at the configured depth), exercised below the locked rate, and what the chain
+ * holds afterwards is read from anvil itself.
  */
 import { Anvil, type AnvilShape, layer as anvilLayer } from "@ratelock/test-support/Anvil"
 import * as Erc20 from "@ratelock/test-support/Erc20"
-import { freePort } from "@ratelock/test-support/Processes"
+import type { PayoutDesk } from "@ratelock/core"
+import { freePort, stop as stopProcess } from "@ratelock/test-support/Processes"
 import { Effect, ManagedRuntime } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -19,7 +23,8 @@ import { type Address, type Hash, parseAbiItem, parseGwei, parseUnits } from "vi
 import { assert } from "vitest"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { type Database, freshDatabase } from "./cluster/database.ts"
-import { newKey, quoteBody, request } from "./http.ts"
+import { newKey, quoteBody, type Reply, request } from "./http.ts"
+import { type Service, start as startService } from "./process.ts"
 import { Cluster, packageDir } from "./processes.ts"
 
 /** Funding addresses come from their own seed: not anvil's accounts, not the hot wallet. */
@@ -77,21 +82,26 @@ export interface Contract {
   readonly total_amount: string
 }
 
-export interface Deployment {
+/** What a deployment offers on either store. */
+export interface Common {
   readonly anvil: AnvilShape
   readonly usdc: Address
   readonly hotWallet: Address
-  readonly db: Database
-  readonly cluster: Cluster
-  /** What every process of the cluster is started with. */
+  /** What every process is started with. */
   readonly env: Record<string, string>
   readonly confirmations: number
-  /** `ratelock <args> --json` on the database, with the cluster's settings (the chain, for `payouts show`). */
+  /**
+   * `ratelock <args> --json` on the store, with the deployment's settings (the chain, for `payouts
+   * show`). On the embedded store, only while the service is stopped: the data directory takes one
+   * process at a time.
+   */
   // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is read field by field
   readonly ratelock: (...args: ReadonlyArray<string>) => Promise<any>
-  /** The API process (no workers). */
+  /** The Partner API (PostgreSQL: the API replica, no workers; embedded: the service, while it runs). */
   readonly baseUrl: string
-  /** A GET on an operator listener (the API process's unless `url`), with an operator token. */
+  /** The operator listener of the API (PostgreSQL: the replica's; embedded: the service's). */
+  readonly operatorUrl: string
+  /** A GET on an operator listener (the API's unless `url`), with an operator token. */
   readonly operator: (
     path: string,
     url?: string
@@ -101,7 +111,7 @@ export interface Deployment {
   readonly activeContracts: (n: number) => Promise<ReadonlyArray<Contract>>
   /** The partner's exercise below the locked rate, to be paid to `destination`. */
   readonly exercise: (contractId: string, destination: Address) => Promise<void>
-  readonly payout: (contractId: string) => Promise<PayoutRow | undefined>
+  /** A contract's status (PostgreSQL: its row; embedded: the partner's view of its lock, while the service runs). */
   readonly contractStatus: (contractId: string) => Promise<string | undefined>
   /** Mines `blocks` blocks by hand, each with this base fee (automine off). */
   readonly mineAt: (baseFeeGwei: string, blocks?: number) => Promise<void>
@@ -112,7 +122,37 @@ export interface Deployment {
   readonly transaction: (
     hash: string
   ) => Promise<{ readonly nonce: number; readonly blockNumber: bigint | null } | null>
+  /** Stops every process, removes the store and the chain. */
   readonly stop: () => Promise<void>
+}
+
+/** On PostgreSQL: the database, read directly, and the cluster (its API replica running). */
+export interface Deployment extends Common {
+  readonly db: Database
+  readonly cluster: Cluster
+  readonly payout: (contractId: string) => Promise<PayoutRow | undefined>
+}
+
+/** One payout as the operator sees it (`ratelock payouts show`, `GET /operator/v1/payouts/{contract_id}`). */
+export type PayoutDetail = PayoutDesk.PayoutDetail
+
+/**
+ * On the embedded store: one service process (API and workers) on a data directory, started by the
+ * test, on the same ports every time.
+ */
+export interface EmbeddedDeployment extends Common {
+  readonly dataDir: string
+  /**
+   * Starts the service (`pnpm start`'s command) on the data directory with `extra` settings beside
+   * the deployment's; resolves once it is ready. Fails if one is running.
+   */
+  readonly start: (extra?: Record<string, string>) => Promise<Service>
+  /** SIGKILL: the service ends at once, whatever it was doing; resolves once it is gone. */
+  readonly kill: () => Promise<void>
+  /** SIGTERM: the service stops gracefully (exit 0); resolves once it is gone and the data directory free. */
+  readonly halt: () => Promise<void>
+  /** The contract's payout through the operator API (while the service runs), or undefined if none yet. */
+  readonly payout: (contractId: string) => Promise<PayoutDetail | undefined>
 }
 
 /**
@@ -120,7 +160,9 @@ export interface Deployment {
  * at a 1 gwei base fee; exercised to a fresh wallet: resolves once its payout's first version
  * (3 gwei max fee: 2 × 1 gwei + 1 gwei tip) is signed, stored and in anvil's pool, not mined.
  */
-export const payoutInPool = async (d: Deployment) => {
+export const payoutInPool = async <P extends { readonly transaction_hash: string | null }>(
+  d: Common & { readonly payout: (contractId: string) => Promise<P | undefined> }
+) => {
   const [contract] = await d.activeContracts(1)
   await d.anvil.client.setAutomine(false)
   await d.mineAt("1")
@@ -144,10 +186,40 @@ export const freshDestination = () => privateKeyToAccount(generatePrivateKey()).
 /** The base units of a decimal USDC amount. */
 export const usdcUnits = (amount: string) => parseUnits(amount, 6)
 
-export const deploy = async (
-  serverUrl: string,
-  options: { readonly prefix: string; readonly confirmations?: number; readonly env?: Record<string, string> }
-): Promise<Deployment> => {
+export interface DeployOptions {
+  readonly prefix: string
+  readonly confirmations?: number
+  readonly env?: Record<string, string>
+}
+
+/** What a store brings to a deployment, set up once the chain is. */
+interface StoreSide {
+  /** What `ratelock` runs with on this store, beside `process.env` (undefined: removed). */
+  readonly cliEnv: Record<string, string | undefined>
+  /**
+   * Starts what answers the Partner API, with the operator listener on `operatorPort`, once the
+   * partner is made; resolves with its base URL.
+   */
+  readonly api: (operatorPort: number) => Promise<string>
+  /**
+   * The status of a contract, by the store's reading: its row, or the partner's view of its lock
+   * (`customer`: the customer reference it was sold for; `get`: a GET on the Partner API).
+   */
+  readonly contractStatus: (
+    contractId: string,
+    partner: { readonly customer: string | undefined; readonly get: (path: string) => Promise<Reply> }
+  ) => Promise<string | undefined>
+}
+
+/**
+ * The chain, the store (`store`, given the deployment's settings and a list of clean-ups to add
+ * to), a fresh snapshot, a partner and an operator token made with the CLI, then the API
+ * (`StoreSide.api`): what both stores share.
+ */
+const setUp = async <S extends StoreSide>(
+  options: Omit<DeployOptions, "prefix">,
+  store: (env: Record<string, string>, cleanups: Array<() => Promise<void>>) => Promise<S>
+): Promise<{ readonly common: Common; readonly side: S }> => {
   const confirmations = options.confirmations ?? 2
   const runtime = ManagedRuntime.make(anvilLayer)
   const scratch = mkdtempSync(join(tmpdir(), "ratelock-onchain-"))
@@ -169,8 +241,6 @@ export const deploy = async (
     await Effect.runPromise(Erc20.mint(anvil.client, deployer, usdc, customer.address, usdcUnits("1000000")))
     await Effect.runPromise(Erc20.mint(anvil.client, deployer, usdc, hot.address, usdcUnits("1000000")))
 
-    const db = await freshDatabase(serverUrl, options.prefix)
-    cleanups.push(() => db.drop())
     const env: Record<string, string> = {
       RATELOCK_PRODUCTION_CHAINS: "ethereum",
       RATELOCK_ETHEREUM_RPC_URL: anvil.url,
@@ -183,17 +253,17 @@ export const deploy = async (
       RATELOCK_ETHEREUM_EURC: "none",
       ...options.env
     }
-    const cluster = new Cluster(db.url, env)
-    cleanups.push(() => cluster.stop())
+    const side = await store(env, cleanups)
 
     const ratelock = (...args: ReadonlyArray<string>) =>
       new Promise<unknown>((resolve, reject) => {
         const childEnv: Record<string, string | undefined> = {
           ...process.env,
-          DATABASE_URL: db.url,
+          ...side.cliEnv,
           RATELOCK_LOG_LEVEL: "Warn",
           ...env
         }
+        for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
         delete childEnv.INIT_CWD
         execFile(
           process.execPath,
@@ -209,14 +279,13 @@ export const deploy = async (
     // production prices only from fresh market data: the operator imports a snapshot observed now
     const snapshot = join(scratch, "snapshot.json")
     writeFileSync(snapshot, JSON.stringify({ ...exampleSnapshot, as_of: new Date().toISOString() }))
-    // the first command migrates the fresh database; the others after it
+    // the first command migrates the fresh store; the others after it, one at a time (an embedded
+    // data directory takes one process at a time)
     await ratelock("market", "import", snapshot)
-    const [partner, operatorToken] = await Promise.all([
-      // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
-      ratelock("partner", "create", "--name", "Chain Pay") as Promise<any>,
-      // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
-      ratelock("operator", "token", "create", "--name", "payouts-e2e") as Promise<any>
-    ])
+    // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
+    const partner = (await ratelock("partner", "create", "--name", "Chain Pay")) as any
+    // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
+    const operatorToken = (await ratelock("operator", "token", "create", "--name", "payouts-e2e")) as any
     const key = {
       keyId: partner.environments.production.api_key_id as string,
       secret: partner.environments.production.api_key_secret as string,
@@ -224,7 +293,7 @@ export const deploy = async (
     }
 
     const operatorPort = await freePort()
-    const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
+    const baseUrl = await side.api(operatorPort)
     const operatorUrl = `http://127.0.0.1:${operatorPort}`
 
     const post = async (path: string, body: unknown) => {
@@ -235,14 +304,16 @@ export const deploy = async (
       return reply.json
     }
 
-    const contractStatus = async (contractId: string) =>
-      (
-        await db.query<{ readonly status: string }>((sql) => sql`SELECT status FROM contracts WHERE id = ${contractId}`)
-      )[0]?.status
+    // the partner's reference of each contract's customer (one customer a contract)
+    const customers = new Map<string, string>()
+    const get = (path: string) => Effect.runPromise(request(baseUrl, "GET", path, { key }))
+    const contractStatus = (contractId: string) =>
+      side.contractStatus(contractId, { customer: customers.get(contractId), get })
 
     const activeContracts = async (n: number) => {
       const contracts: Array<Contract> = []
       for (let i = 0; i < n; i++) {
+        const customerReference = `cust-${newKey()}`
         const quote = await post(
           "/api/v1/fx/quotes",
           await Effect.runPromise(
@@ -250,12 +321,14 @@ export const deploy = async (
               chain: "ethereum",
               settlement_currency: "USDC",
               notional_amount: "1000",
-              customer_reference_id: `cust-${newKey()}`
+              customer_reference_id: customerReference
             })
           )
         )
         if (quote.status !== "created") throw new Error(`quote not created: ${JSON.stringify(quote)}`)
-        contracts.push(await post("/api/v1/fx/contracts", { quote_id: quote.id }))
+        const contract: Contract = await post("/api/v1/fx/contracts", { quote_id: quote.id })
+        customers.set(contract.id, customerReference)
+        contracts.push(contract)
       }
       for (const contract of contracts) {
         await Effect.runPromise(
@@ -269,30 +342,23 @@ export const deploy = async (
         )
       }
       await anvil.client.mine({ blocks: confirmations })
-      const ids = contracts.map((c) => c.id)
       await waitFor(
-        async () => {
-          const rows = await db.query<{ readonly status: string }>(
-            (sql) => sql`SELECT status FROM contracts WHERE id::text IN ${sql.in(ids)}`
-          )
-          return rows.map((r) => r.status)
-        },
+        () => Promise.all(contracts.map((c) => contractStatus(c.id))),
         (statuses) => statuses.length === n && statuses.every((s) => s === "active"),
         `${n} contracts to become active`
       )
       return contracts
     }
 
-    return {
+    const common: Common = {
       anvil,
       usdc,
       hotWallet: hot.address.toLowerCase() as Address,
-      db,
-      cluster,
       env,
       confirmations,
       ratelock,
       baseUrl,
+      operatorUrl,
       operator: (path, url = operatorUrl) =>
         Effect.runPromise(request(url, "GET", path, { headers: { authorization: `Bearer ${operatorToken.token}` } })),
       activeContracts,
@@ -306,14 +372,6 @@ export const deploy = async (
           chain: "ethereum"
         })
       },
-      payout: async (contractId) =>
-        (
-          await db.query<PayoutRow>(
-            (sql) => sql`SELECT id::text, contract_id::text, amount::text, status, destination, transaction_hash,
-                nonce::text, waiting, replacements, attempts, last_error, prepared
-              FROM payouts WHERE contract_id = ${contractId}`
-          )
-        )[0],
       contractStatus,
       mineAt: async (baseFeeGwei, blocks = 1) => {
         for (let i = 0; i < blocks; i++) {
@@ -336,16 +394,162 @@ export const deploy = async (
         ),
       stop
     }
+    return { common, side }
   } catch (error) {
     await stop()
     throw error
   }
 }
 
-/** Deploys, runs `body`, and stops every process and drops the database whatever happened. */
+/** A deployment on a fresh PostgreSQL database of `serverUrl`, its API replica started. */
+export const deploy = async (serverUrl: string, options: DeployOptions): Promise<Deployment> => {
+  const { common, side } = await setUp(options, async (env, cleanups) => {
+    const db = await freshDatabase(serverUrl, options.prefix)
+    cleanups.push(() => db.drop())
+    const cluster = new Cluster(db.url, env)
+    cleanups.push(() => cluster.stop())
+    return {
+      db,
+      cluster,
+      cliEnv: { DATABASE_URL: db.url },
+      api: async (operatorPort: number) =>
+        (await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })).baseUrl,
+      contractStatus: async (contractId: string) =>
+        (
+          await db.query<{ readonly status: string }>(
+            (sql) => sql`SELECT status FROM contracts WHERE id = ${contractId}`
+          )
+        )[0]?.status
+    }
+  })
+  const { db, cluster } = side
+  return {
+    ...common,
+    db,
+    cluster,
+    payout: async (contractId) =>
+      (
+        await db.query<PayoutRow>(
+          (sql) => sql`SELECT id::text, contract_id::text, amount::text, status, destination, transaction_hash,
+              nonce::text, waiting, replacements, attempts, last_error, prepared
+            FROM payouts WHERE contract_id = ${contractId}`
+        )
+      )[0]
+  }
+}
+
+/** Resolves once the service answers `/ready`; fails at once if it ends first, or after `timeoutMs`. */
+const ready = async (service: Service, baseUrl: string, timeoutMs = 120_000) => {
+  const deadline = Date.now() + timeoutMs
+  let ended = false
+  void service.exited.then(() => (ended = true))
+  for (;;) {
+    if (ended) throw new Error(`the service exited while starting: ${service.output()}`)
+    const ok = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(10_000) }).then(
+      (r) => r.ok,
+      () => false
+    )
+    if (ok) return
+    if (Date.now() > deadline) throw new Error(`the service not ready after ${timeoutMs} ms: ${service.output()}`)
+    await sleep(100)
+  }
+}
+
+/**
+ * A deployment on a fresh embedded data directory (never `DATABASE_URL`): the store made and the
+ * partner created with the CLI; the service is the test's to start (`start`), which it may then
+ * kill and start again at once on the same data directory and ports.
+ */
+export const deployEmbedded = async (options: Omit<DeployOptions, "prefix">): Promise<EmbeddedDeployment> => {
+  let running: Service | undefined
+  const { common, side } = await setUp(options, async (env, cleanups) => {
+    const parent = mkdtempSync(join(tmpdir(), "ratelock-onchain-embedded-"))
+    cleanups.push(async () => rmSync(parent, { recursive: true, force: true }))
+    const dataDir = join(parent, "data")
+    const port = await freePort()
+    const baseUrl = `http://127.0.0.1:${port}`
+    // stopped before the data directory is removed (clean-ups run last first)
+    cleanups.push(async () => {
+      const service = running
+      running = undefined
+      if (service !== undefined) await stopProcess(service.child).then(() => service.exited)
+    })
+    let operatorPort = 0
+    const start = async (extra: Record<string, string> = {}) => {
+      if (running !== undefined && running.child.exitCode === null && running.child.signalCode === null)
+        throw new Error("the service is running already")
+      // as the cluster runs its processes: quiet logs, no demo partner, no rate limit, a short
+      // worker poll and lease (a claim of a process that died is free again after 2 s)
+      const service = startService(dataDir, {
+        PORT: String(port),
+        RATELOCK_OPERATOR_PORT: String(operatorPort),
+        RATELOCK_LOG_LEVEL: "Warn",
+        RATELOCK_DEMO_PARTNER: "false",
+        RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
+        RATELOCK_RATE_LIMIT_BURST: "100000",
+        RATELOCK_WORKER_POLL_MS: "100",
+        RATELOCK_WORKER_LEASE_MS: "2000",
+        ...env,
+        ...extra
+      })
+      running = service
+      await ready(service, baseUrl)
+      return service
+    }
+    return {
+      dataDir,
+      start,
+      baseUrl,
+      cliEnv: { RATELOCK_DATA_DIR: dataDir, DATABASE_URL: undefined },
+      api: async (operator: number) => {
+        operatorPort = operator
+        return baseUrl
+      },
+      contractStatus: async (contractId: string, partner: Parameters<StoreSide["contractStatus"]>[1]) => {
+        const { customer, get } = partner
+        if (customer === undefined) throw new Error(`contract ${contractId} was not sold by this deployment`)
+        const reply = await get(`/api/v1/fx/customers/${customer}/locks`)
+        if (reply.status !== 200) throw new Error(`the locks of ${customer}: ${reply.status} ${reply.text}`)
+        return (reply.json.items as ReadonlyArray<{ readonly id: string; readonly status: string }>).find(
+          (lock) => lock.id === contractId
+        )?.status
+      }
+    }
+  })
+  const { dataDir, start } = side
+  return {
+    ...common,
+    dataDir,
+    start,
+    kill: async () => {
+      const service = running
+      running = undefined
+      if (service !== undefined) {
+        await stopProcess(service.child, "SIGKILL")
+        await service.exited
+      }
+    },
+    halt: async () => {
+      const service = running
+      running = undefined
+      if (service === undefined) return
+      await stopProcess(service.child, "SIGTERM")
+      const code = await service.exited
+      if (code !== 0) throw new Error(`the service exited ${code} on SIGTERM: ${service.output()}`)
+    },
+    payout: async (contractId) => {
+      const reply = await common.operator(`/operator/v1/payouts/${contractId}`)
+      if (reply.status === 404) return undefined
+      if (reply.status !== 200) throw new Error(`the payout of ${contractId}: ${reply.status} ${reply.text}`)
+      return reply.json as PayoutDetail
+    }
+  }
+}
+
+/** Deploys on PostgreSQL, runs `body`, and stops every process and drops the database whatever happened. */
 export const withDeployment = async (
   serverUrl: string,
-  options: Parameters<typeof deploy>[1],
+  options: DeployOptions,
   body: (d: Deployment) => Promise<void>
 ): Promise<void> => {
   const d = await deploy(serverUrl, options)
@@ -356,9 +560,22 @@ export const withDeployment = async (
   }
 }
 
+/** Deploys on a fresh embedded data directory, runs `body`, and stops the service and removes everything whatever happened. */
+export const withEmbeddedDeployment = async (
+  options: Omit<DeployOptions, "prefix">,
+  body: (d: EmbeddedDeployment) => Promise<void>
+): Promise<void> => {
+  const d = await deployEmbedded(options)
+  try {
+    await body(d)
+  } finally {
+    await d.stop()
+  }
+}
+
 /** Mines a block (at `baseFeeGwei` when given, by hand) every `everyMs` until `done`. */
 export const mineUntil = async <A>(
-  d: Deployment,
+  d: Common,
   read: () => Promise<A>,
   done: (a: A) => boolean,
   what: string,
@@ -376,7 +593,7 @@ export const mineUntil = async <A>(
   )
 
 /** Paid exactly once: the destination holds the payout's amount, brought by one Transfer. */
-export const paidOnce = async (d: Deployment, destination: Address, amount: string) => {
+export const paidOnce = async (d: Common, destination: Address, amount: string) => {
   const received = await d.received(destination)
   assert.strictEqual(received.balance, usdcUnits(amount), `the balance of ${destination}`)
   assert.strictEqual(received.transfers, 1, `Transfer logs to ${destination}`)
