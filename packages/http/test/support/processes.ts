@@ -118,16 +118,21 @@ export class Cluster {
     name: string,
     extra: Record<string, string> = {}
   ): Promise<{ readonly api: Child; readonly baseUrl: string }> {
-    const port = await freePort()
-    const api = this.spawn(name, ["src/main.ts"], { PORT: String(port), RATELOCK_WORKERS: "false", ...extra })
-    const baseUrl = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 60_000
-    while (!(await healthy(baseUrl))) {
-      if (api.child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`${name} did not start: ${api.output()}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
+    // a port found free can be taken by another test's process before this one listens on it:
+    // the service then exits saying so, and starts again on another
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort()
+      const api = this.spawn(name, ["src/main.ts"], { PORT: String(port), RATELOCK_WORKERS: "false", ...extra })
+      const baseUrl = `http://127.0.0.1:${port}`
+      const deadline = Date.now() + 60_000
+      while (!(await healthy(baseUrl))) {
+        if (api.child.exitCode !== null && attempt < 3 && api.output().includes("EADDRINUSE")) break
+        if (api.child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`${name} did not start: ${api.output()}`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      if (api.child.exitCode === null) return { api, baseUrl }
     }
-    return { api, baseUrl }
   }
 
   /** `ratelock worker`, with a short poll and lease; resolves once it announced itself. */
