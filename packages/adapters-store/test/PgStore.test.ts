@@ -907,7 +907,7 @@ const migrateBefore = (id: number) =>
 
 describe("PgStore migrations", () => {
   it.effect(
-    "payouts stored before migration 17 read back unchanged (no nonce, no wait, no replacements) and sign into hot_wallet_nonces",
+    "payouts stored before migration 17 read back unchanged, an EVM one in flight keeps its nonce, and new ones sign past it",
     () =>
       Effect.gen(function* () {
         yield* migrateBefore(17)
@@ -921,8 +921,17 @@ describe("PgStore migrations", () => {
           transactionHash: "0xabc",
           blockNumber: 7
         })
+        const signer = `0x${"ab".repeat(20)}`
+        // an EVM payout in flight, signed at nonce 5 before the store handed nonces out
+        const inFlight = R.payout(R.contract(R.quote(scope)), {
+          chain: "ethereum",
+          createdAt: R.plus(R.base, Duration.seconds(2)),
+          status: "prepared",
+          prepared: JSON.stringify({ v: 1, chainId: 1, from: signer, nonce: 5, serialized: "0x02" }),
+          transactionHash: `0x${"cd".repeat(32)}`
+        })
         // as the store wrote a payout before the migration: without the three columns
-        for (const payout of [pending, confirmed]) {
+        for (const payout of [pending, confirmed, inFlight]) {
           const { nonce: _, waiting: __, replacements: ___, ...row } = payoutRow(payout)
           yield* sql`INSERT INTO payouts ${sql.insert(row)}`
         }
@@ -934,7 +943,6 @@ describe("PgStore migrations", () => {
             .map((key) => Number.parseInt(key, 10))
             .filter((id) => id >= 17)
         )
-        const signer = `0x${"ab".repeat(20)}`
         yield* Effect.gen(function* () {
           const payouts = yield* PayoutRepo.PayoutRepo
           for (const payout of [pending, confirmed]) {
@@ -947,13 +955,15 @@ describe("PgStore migrations", () => {
             pending.id,
             confirmed.id
           ])
+          // the payout in flight now holds its nonce: the next payout of its wallet is signed past it
+          assert.strictEqual(Option.getOrThrow(yield* payouts.findByContract(inFlight.contractId)).nonce, 5)
           const written = yield* payouts.recordSigned(
             { ...pending, status: "prepared", updatedAt: R.plus(R.base, Duration.minutes(1)) },
             pending,
-            { signer, floor: 3, pending: 3 },
+            { signer, floor: 5, pending: 5 },
             (nonce) => Effect.succeed({ transactionHash: "0x1", persisted: `signed at ${nonce}` })
           )
-          assert.strictEqual(Option.getOrThrow(written).nonce, 3)
+          assert.strictEqual(Option.getOrThrow(written).nonce, 6)
         }).pipe(Effect.provide(PgPayoutRepo.layer))
 
         // the new rules hold: a wait core does not know, a negative count or nonce, a signer not in lowercase
@@ -969,7 +979,7 @@ describe("PgStore migrations", () => {
         // and the primary key: a nonce of the wallet recorded once
         const again =
           yield* Effect.flip(sql`INSERT INTO hot_wallet_nonces (environment, chain, signer, nonce, holder, allocated_at)
-          VALUES ('sandbox', 'ethereum', ${signer}, 3, 'sweep:x', now())`)
+          VALUES ('sandbox', 'ethereum', ${signer}, 6, 'sweep:x', now())`)
         assert.strictEqual(again.reason._tag, "UniqueViolation")
       }).pipe(Effect.provide(PgliteClient.layer())),
     60_000

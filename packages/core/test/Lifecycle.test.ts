@@ -23,6 +23,7 @@ import {
   Payouts,
   type Partner,
   PayoutRepo,
+  PayoutWait,
   type QuoteRequest,
   Quotes,
   SettlementRails,
@@ -337,6 +338,35 @@ describe("lifecycle programs", () => {
       assert.strictEqual((yield* stored(contract.id)).status, "exercised")
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect(
+    "a hot wallet short of funds at signing is a wait, drafted again a minute later, never reported failed",
+    () => {
+      const { chain, layer } = harness()
+      return Effect.gen(function* () {
+        const contract = yield* exercisedContract(chain, "5.00")
+        chain.outcomes.push("unfunded", "unfunded")
+        yield* Payouts.runDue() // the draft finds the hot wallet empty: nothing signed
+        const unfunded = yield* payoutOf(contract.id)
+        assert.strictEqual(unfunded.status, "pending")
+        assert.strictEqual(unfunded.waiting, "insufficient_funds")
+        assert.strictEqual(unfunded.attempts, 0)
+        assert.isTrue(PayoutWait.isStuck(unfunded))
+        yield* Payouts.runDue() // not due again yet: nothing drafted
+        assert.strictEqual(chain.outcomes.length, 1)
+        yield* TestClock.adjust(minutes(1))
+        yield* Payouts.runDue() // still empty
+        yield* TestClock.adjust(minutes(1))
+        yield* Payouts.runDue() // funded: signed and sent
+        yield* Payouts.runDue() // mined
+        assert.strictEqual((yield* stored(contract.id)).status, "settled")
+        assert.deepStrictEqual(
+          (yield* outbound(contract.id)).map((e) => e.eventType),
+          ["funds_received", "payout_settled"]
+        )
+      }).pipe(Effect.provide(layer))
+    }
+  )
 
   it.effect("an operator's cancellation, once mined, sends the payout again as a new transaction: paid once", () => {
     const { chain, layer } = harness()

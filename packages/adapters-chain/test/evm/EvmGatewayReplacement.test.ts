@@ -423,6 +423,13 @@ layer(gateway({ replaceAfterSeconds }).pipe(Layer.provideMerge(fixture)), {
         assert.isFalse(done.cancelled)
         assert.isNull(yield* receiptOf(second.transactionHash))
         assert.deepStrictEqual(yield* received(destination), { balance: "6.000000", transfers: 1 })
+        // core keeps the mined version's hash on the settled payout: it still names the payout
+        const settledRow = { transactionHash: done.transactionHash, persisted: second.persisted }
+        const inspection = yield* g.inspectPayout(usdc, settledRow)
+        assert.deepStrictEqual(
+          inspection.versions.map((v) => v.transactionHash),
+          [first.transactionHash, second.transactionHash]
+        )
       }).pipe(Effect.scoped)
   )
 

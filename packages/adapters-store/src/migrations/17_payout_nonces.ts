@@ -8,6 +8,10 @@
  * of payouts by status, oldest first.
  *
  * The new payout columns are on domains, as migration 6 put the table's other one-column rules.
+ *
+ * EVM payouts signed before this migration and not settled yet hold a nonce the store did not hand
+ * out: it is written on them and in `hot_wallet_nonces`, or the next payout of their wallet would be
+ * signed at the same nonce. Their persisted form then was `{"v":1,"chainId":…,"from":…,"nonce":…,…}`.
  */
 import { statements } from "./statements.ts"
 
@@ -30,5 +34,12 @@ export const payoutNonces = statements([
     PRIMARY KEY (environment, chain, signer, nonce)
   )`,
   `CREATE INDEX hot_wallet_nonces_holder ON hot_wallet_nonces (holder)`,
+  `UPDATE payouts SET nonce = (prepared::jsonb ->> 'nonce')::bigint
+    WHERE status = 'prepared' AND chain IN ('ethereum', 'polygon') AND prepared LIKE '{"v":1,"chainId":%'`,
+  `INSERT INTO hot_wallet_nonces (environment, chain, signer, nonce, holder, allocated_at)
+    SELECT environment, chain, lower(prepared::jsonb ->> 'from'), nonce, 'payout:' || id, updated_at
+    FROM payouts
+    WHERE status = 'prepared' AND chain IN ('ethereum', 'polygon') AND prepared LIKE '{"v":1,"chainId":%'
+    ON CONFLICT DO NOTHING`,
   `CREATE INDEX payouts_status ON payouts (status, created_at, id)`
 ])

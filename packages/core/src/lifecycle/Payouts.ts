@@ -13,7 +13,7 @@
  * A payout that waits (for a block, for fees under the cap, for funds in the hot wallet, behind an
  * earlier nonce) is not a failure: the partner hears of it only when it lands or truly fails.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Duration, Effect, Option, Schema } from "effect"
 import { ChainGateway, type ChainError, PayoutWait, type PreparedPayout, type ReplaceMode } from "./ChainGateway.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
@@ -211,6 +211,30 @@ const recordWait = Effect.fnUntraced(function* (payout: PayoutRecord, waiting: P
   )
 })
 
+/** How long a payout not signed for want of funds waits before it checks the hot wallet again. */
+const fundsRecheck = Duration.minutes(1)
+
+/**
+ * A payout that could not be signed: a hot wallet short of funds is a wait (nothing was signed, it
+ * is drafted again in a minute, the partner hears nothing); anything else a failed attempt on the
+ * schedule.
+ */
+const notSigned = (payout: PayoutRecord) =>
+  Effect.fnUntraced(function* (error: ChainError) {
+    if (error.reason !== "insufficient_funds") return yield* chainFailure(payout)(error)
+    const now = yield* DateTime.now
+    yield* (yield* PayoutRepo).update(
+      {
+        ...payout,
+        waiting: "insufficient_funds",
+        lastError: `${error.reason}: ${error.message}`,
+        nextAttemptAt: DateTime.addDuration(now, fundsRecheck),
+        updatedAt: now
+      },
+      payout
+    )
+  })
+
 const preparedOf = (payout: PayoutRecord): Option.Option<PreparedPayout> =>
   payout.status === "prepared" && payout.prepared !== null && payout.transactionHash !== null
     ? Option.some({ transactionHash: payout.transactionHash, persisted: payout.prepared })
@@ -282,8 +306,8 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount })
       .pipe(
         Effect.map(Option.some),
-        // nothing was signed: safe to try again on the schedule
-        Effect.catch((error) => chainFailure(payout)(error).pipe(Effect.as(Option.none())))
+        // nothing was signed: safe to try again
+        Effect.catch((error) => notSigned(payout)(error).pipe(Effect.as(Option.none())))
       )
     if (Option.isNone(draft)) return
     const now = yield* DateTime.now
@@ -297,7 +321,7 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
         draft.value.nonceAccount,
         draft.value.sign
       )
-      .pipe(Effect.catchTag("ChainError", (error) => chainFailure(payout)(error).pipe(Effect.as(Option.none()))))
+      .pipe(Effect.catchTag("ChainError", (error) => notSigned(payout)(error).pipe(Effect.as(Option.none()))))
     if (Option.isNone(written)) return
     const prepared = Option.getOrThrow(preparedOf(written.value))
     if (yield* broadcastLatest(written.value, prepared)) yield* Metrics.payout(payout, "sent")
@@ -315,20 +339,23 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
     }
     case "Pending":
     case "Unknown": {
-      const next = yield* gateway.replacePayout(rail, prepared.value, "due").pipe(Effect.option)
-      if (Option.isSome(next) && next.value._tag === "Replaced") {
-        return yield* persistVersion(payout, next.value.prepared, "replacement")
+      const next = yield* Effect.result(gateway.replacePayout(rail, prepared.value, "due"))
+      if (next._tag === "Success" && next.success._tag === "Replaced") {
+        return yield* persistVersion(payout, next.success.prepared, "replacement")
       }
+      const waiting = next._tag === "Success" && next.success._tag === "Waiting" ? next.success.reason : "mining"
+      // a replacement the gateway could not make is shown, not hidden: the operator reads why
+      const notReplaced =
+        next._tag === "Failure" ? `not replaced: ${next.failure.reason}: ${next.failure.message}` : undefined
       // the same signed bytes again: a duplicate broadcast cannot pay twice
-      const waiting = Option.isSome(next) && next.value._tag === "Waiting" ? next.value.reason : "mining"
       const sent = yield* Effect.result(gateway.broadcastPayout(rail, prepared.value))
       // released either way, so the next pass looks again instead of waiting for the lease to run out
       return sent._tag === "Success"
-        ? yield* recordWait(payout, waiting)
+        ? yield* recordWait(payout, waiting, notReplaced)
         : yield* recordWait(
             payout,
             sent.failure.reason === "insufficient_funds" ? "insufficient_funds" : waiting,
-            `${sent.failure.reason}: ${sent.failure.message}`
+            notReplaced ?? `${sent.failure.reason}: ${sent.failure.message}`
           )
     }
     case "Failed": {

@@ -10,7 +10,8 @@
 import { DateTime, Effect } from "effect"
 import { ChainGateway, type Money } from "@ratelock/core"
 
-export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare"
+/** `reject_prepare`: nothing can be signed (no hot wallet); `unfunded`: the hot wallet is short of funds. */
+export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare" | "unfunded"
 
 export class FakeChain {
   readonly transfers = new Map<string, Array<ChainGateway.ConfirmedTransfer>>()
@@ -77,12 +78,12 @@ export class FakeChain {
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
         const outcome = this.outcomes.shift() ?? "confirm"
-        if (outcome === "reject_prepare") {
+        if (outcome === "reject_prepare" || outcome === "unfunded") {
           return Effect.fail(
             new ChainGateway.ChainError({
               chain: order.rail.chain,
-              reason: "insufficient_funds",
-              message: "hot wallet empty"
+              reason: outcome === "unfunded" ? "insufficient_funds" : "no_hot_wallet",
+              message: outcome === "unfunded" ? "hot wallet empty" : "no hot wallet key"
             })
           )
         }

@@ -194,7 +194,9 @@ export const read = (
       nonce: wire.nonce,
       versions: [first, ...rest]
     }
-    if (latest(payout).hash !== prepared.transactionHash.toLowerCase()) return yield* invalid("hash differs")
+    // the hash of any version names the payout: the latest while it is in flight, the mined one once settled
+    const hash = prepared.transactionHash.toLowerCase()
+    if (!payout.versions.some((version) => version.hash === hash)) return yield* invalid("hash differs")
     return payout
   })
 }

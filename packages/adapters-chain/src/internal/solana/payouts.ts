@@ -381,7 +381,10 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
           if (known !== undefined && known.order === key) {
             const read = yield* Persisted.read(known.prepared)
             const seen = yield* observe(read)
-            if (!seen.expired || seen.landed.length > 0) return known.prepared
+            // reused while it can still land, or once it landed without an error; one that failed on
+            // chain was reported failed, and the payout's retry must be a new transaction
+            const failedOnChain = seen.landed.some(({ status }) => status.err !== null)
+            if (!failedOnChain && (!seen.expired || seen.landed.length > 0)) return known.prepared
           }
           const version = yield* sign(wallet, plan, null)
           const prepared: ChainGateway.PreparedPayout = {

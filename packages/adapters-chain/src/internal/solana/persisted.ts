@@ -144,7 +144,10 @@ export const read = (prepared: ChainGateway.PreparedPayout): Effect.Effect<Read,
     }
     const latest = versions[versions.length - 1]
     if (latest === undefined || payer === undefined) return yield* invalid("no version")
-    if (latest.signature !== prepared.transactionHash) return yield* invalid("hash differs")
+    // the signature of any version names the payout: the latest in flight, the one that landed once settled
+    if (!versions.some((version) => version.signature === prepared.transactionHash)) {
+      return yield* invalid("hash differs")
+    }
     return {
       versions: versions as unknown as readonly [Version, ...Array<Version>],
       latest,
