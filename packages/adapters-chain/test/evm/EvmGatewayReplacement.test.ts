@@ -295,6 +295,8 @@ layer(gateway({ replaceAfterSeconds }).pipe(Layer.provideMerge(fixture)), {
           cap_gwei: "4"
         })
         assert.strictEqual(yield* reasonOf(g.broadcastPayout(usdc, prepared)), "fee_too_low")
+        // at the cap already: it says fee_cap at once, not "mining" until the replace-after time
+        assert.strictEqual(waitingOf(yield* g.replacePayout(usdc, prepared, "due")).reason, "fee_cap")
         yield* mineAt("1")
         yield* g.broadcastPayout(usdc, prepared)
         yield* mineAt("1")

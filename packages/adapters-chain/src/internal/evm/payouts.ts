@@ -393,6 +393,13 @@ export const make = (node: EvmNode, wallet: PrivateKeyAccount | undefined, polic
         )
       }
       const age = (yield* Clock.currentTimeMillis) - latest.signedAt
+      // priced out already at the cap: no replacement can help, whatever its age; say so now
+      if (latest.maxFeePerGas < asks.maxFeePerGas && replacementFees(latest, asks, cap) === null) {
+        return waiting(
+          "fee_cap",
+          `${asked}, and version ${latest.hash} pays up to ${gwei(latest.maxFeePerGas)} gwei: the cap ${policy.capSetting} is ${gwei(cap)} gwei`
+        )
+      }
       if (age < policy.replaceAfterMillis || latest.maxFeePerGas >= asks.maxFeePerGas) {
         return waiting(
           "mining",
