@@ -185,7 +185,7 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       Result: PayoutRow,
       execute: (q) => sql`SELECT * FROM payouts WHERE status = ANY(${q.statuses}::text[])${
         q.environment === undefined ? sql`` : sql` AND environment = ${q.environment}`
-      }
+      }${q.waiting === undefined ? sql`` : sql` AND waiting = ANY(${q.waiting}::text[])`}
         ORDER BY created_at, id LIMIT ${q.limit}`
     })
 

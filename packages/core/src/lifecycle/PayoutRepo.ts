@@ -92,10 +92,14 @@ export interface PayoutRepoShape {
     nonceAccount: NonceAccount | null,
     sign: (nonce: number | null) => Effect.Effect<PreparedPayout, E>
   ) => Effect.Effect<Option.Option<PayoutRecord>, E | StoreError>
-  /** Payouts in these statuses, oldest first (an environment's only, when given): an operator's list. */
+  /**
+   * Payouts in these statuses, oldest first (an environment's only, and only those waiting for one
+   * of `waiting`, when given): an operator's list.
+   */
   readonly list: (query: {
     readonly statuses: ReadonlyArray<PayoutStatus>
     readonly environment?: Environment | undefined
+    readonly waiting?: ReadonlyArray<PayoutWait> | undefined
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
   /** Claims payouts not yet confirmed or failed whose next attempt is due at `claim.now`, oldest first. */

@@ -8,7 +8,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import * as Money from "../kernel/Money.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import { Environment } from "../terms/Partner.ts"
-import { isStuck, PayoutWait } from "../terms/PayoutWait.ts"
+import { isStuck, PayoutWait, stuckWaits } from "../terms/PayoutWait.ts"
 import { ChainGateway } from "../lifecycle/ChainGateway.ts"
 import { PayoutRepo, type PayoutRecord, PayoutStatus } from "../lifecycle/PayoutRepo.ts"
 
@@ -99,14 +99,13 @@ export const list = Effect.fn("PayoutDesk.list")(function* (query: {
   const filter = query.filter ?? "pending"
   const now = yield* DateTime.now
   const repo = yield* PayoutRepo
-  const statuses = filter === "failed" ? (["failed"] as const) : (["pending", "prepared"] as const)
-  // stuck payouts are a few among the open ones: read a wider page of those and keep the stuck
   const rows = yield* repo.list({
-    statuses,
+    statuses: filter === "failed" ? ["failed"] : ["pending", "prepared"],
     environment: query.environment,
-    limit: filter === "stuck" ? Math.max(query.limit, 1000) : query.limit
+    waiting: filter === "stuck" ? stuckWaits : undefined,
+    limit: query.limit
   })
-  return (filter === "stuck" ? rows.filter(isStuck).slice(0, query.limit) : rows).map((p) => viewOf(p, now))
+  return rows.map((p) => viewOf(p, now))
 })
 
 /** One contract's payout with its versions and what the chain asks now. */

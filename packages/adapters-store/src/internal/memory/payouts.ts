@@ -173,10 +173,14 @@ export const makePayoutRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Payo
     query: Parameters<PayoutRepo.PayoutRepoShape["list"]>[0]
   ) {
     const statuses = new Set(query.statuses)
+    const waits = query.waiting === undefined ? undefined : new Set(query.waiting)
     return yield* read(ref, (state) =>
       oldestFirst(
         Array.from(HashMap.values(state.payouts), (job) => job.row).filter(
-          (p) => statuses.has(p.status) && (query.environment === undefined || p.environment === query.environment)
+          (p) =>
+            statuses.has(p.status) &&
+            (query.environment === undefined || p.environment === query.environment) &&
+            (waits === undefined || (p.waiting !== null && waits.has(p.waiting)))
         ),
         self,
         { limit: query.limit }
