@@ -13,7 +13,7 @@ export type Routes = Readonly<
 
 export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
   const route = <A>(
-    rail: ChainGateway.Rail,
+    rail: Omit<ChainGateway.Rail, "token">,
     f: (gateway: ChainGateway.ChainGatewayShape) => Effect.Effect<A, ChainGateway.ChainError>
   ): Effect.Effect<A, ChainGateway.ChainError> => {
     const gateway = routes[rail.environment]?.[rail.chain]
@@ -22,6 +22,7 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
       : f(gateway)
   }
   return ChainGateway.ChainGateway.of({
+    checkAddress: (rail, address) => route(rail, (g) => g.checkAddress(rail, address)),
     fundingAddress: (rail, index) => route(rail, (g) => g.fundingAddress(rail, index)),
     observeFunding: (rail, address, cursor) => route(rail, (g) => g.observeFunding(rail, address, cursor)),
     observeFundingBatch: (rail, targets) => route(rail, (g) => g.observeFundingBatch(rail, targets)),
@@ -31,7 +32,7 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
     lookupPayout: (rail, prepared) => route(rail, (g) => g.lookupPayout(rail, prepared)),
     replacePayout: (rail, prepared, mode) => route(rail, (g) => g.replacePayout(rail, prepared, mode)),
     inspectPayout: (rail, prepared) => route(rail, (g) => g.inspectPayout(rail, prepared)),
-    hotWallet: (rail) => route({ ...rail, token: "USDC" }, (g) => g.hotWallet(rail))
+    hotWallet: (rail) => route(rail, (g) => g.hotWallet(rail))
   })
 }
 

@@ -25,7 +25,7 @@ import * as Errors from "./internal/evm/errors.ts"
 import * as Erc20 from "./internal/evm/erc20.ts"
 import * as Funding from "./internal/evm/funding.ts"
 import * as Hd from "./internal/evm/hd.ts"
-import { type EvmChain, type EvmNode, type Token, tokenOf } from "./internal/evm/node.ts"
+import { checkServed, type EvmChain, type EvmNode, type Token, tokenOf } from "./internal/evm/node.ts"
 import * as Payouts from "./internal/evm/payouts.ts"
 
 export type { EvmChain } from "./internal/evm/node.ts"
@@ -193,6 +193,8 @@ const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   return ChainGateway.ChainGateway.of({
+    // a payout's destination rule, on this gateway's chain and environment
+    checkAddress: (rail, address) => Effect.andThen(checkServed(node, rail), Payouts.payableAddress(chain, address)),
     fundingAddress,
     observeFunding: Effect.fn("EvmGateway.observeFunding")(
       (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)

@@ -30,7 +30,14 @@ import * as Errors from "./internal/solana/errors.ts"
 import * as Fees from "./internal/solana/fees.ts"
 import * as Funding from "./internal/solana/funding.ts"
 import * as Hd from "./internal/solana/hd.ts"
-import { type Commitment, type SolanaNode, type Token, tokenOf } from "./internal/solana/node.ts"
+import {
+  checkServed,
+  type Commitment,
+  parseAddress,
+  type SolanaNode,
+  type Token,
+  tokenOf
+} from "./internal/solana/node.ts"
 import * as Payouts from "./internal/solana/payouts.ts"
 
 export type { Commitment } from "./internal/solana/node.ts"
@@ -173,6 +180,8 @@ const make = Effect.fnUntraced(function* (options: Options) {
   )
   const draftPayout = Effect.fn("SolanaGateway.draftPayout")(payouts.draft)
   return ChainGateway.ChainGateway.of({
+    // a payout's destination rule, on this gateway's environment; base58 has one spelling: kept as given
+    checkAddress: (rail, address) => Effect.as(Effect.andThen(checkServed(node, rail), parseAddress(address)), address),
     fundingAddress,
     observeFunding,
     // Solana's RPC lists signatures one account at a time

@@ -43,6 +43,24 @@ const pay = (order: ChainGateway.PayoutOrder) =>
 export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway | TestChain, unknown>): void =>
   layer(chain, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
     it.effect(
+      "checkAddress takes what a payout may be sent to, as it is stored, and refuses what a payout is refused",
+      () =>
+        Effect.gen(function* () {
+          const gateway = yield* ChainGateway.ChainGateway
+          const chain = yield* TestChain
+          const destination = yield* chain.freshDestination
+          const rail = { chain: chain.rail.chain, environment: chain.rail.environment }
+          const stored = yield* gateway.checkAddress(rail, destination)
+          assert.strictEqual(stored, chain.rail.chain === "solana" ? destination : destination.toLowerCase())
+          assert.strictEqual(yield* gateway.checkAddress(rail, stored), stored)
+          const refused = yield* Effect.flip(gateway.checkAddress(rail, "not-an-address"))
+          assert.strictEqual(refused.reason, "invalid_address")
+          assert.include(refused.message, "not-an-address")
+        }),
+      timeout
+    )
+
+    it.effect(
       "funding addresses are deterministic and distinct by index; bad indexes are refused",
       () =>
         Effect.gen(function* () {

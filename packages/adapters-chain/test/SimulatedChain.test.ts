@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ChainGateway, Money, type Rail } from "@ratelock/core"
 import { Effect } from "effect"
 import * as Base58 from "../src/internal/base58.ts"
+import * as ChainRouter from "../src/ChainRouter.ts"
 import * as SimulatedChain from "../src/SimulatedChain.ts"
 
 const rail = (chain: Rail.Chain, environment: "sandbox" | "production" = "sandbox"): ChainGateway.Rail => ({
@@ -118,6 +119,52 @@ describe("SimulatedChain", () => {
     )
   )
 
+  it.effect("checkAddress: a payout's form per chain, EVM stored lowercase; the same rule refuses a payout", () =>
+    withChain((chain) =>
+      Effect.gen(function* () {
+        const on = (c: Rail.Chain, environment: "sandbox" | "production" = "sandbox") => ({ chain: c, environment })
+        const mixed = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+        for (const c of ["ethereum", "polygon"] as const) {
+          assert.strictEqual(yield* chain.checkAddress(on(c), mixed), mixed.toLowerCase())
+          assert.strictEqual(yield* chain.checkAddress(on(c, "production"), mixed), mixed.toLowerCase())
+        }
+        const solana = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+        assert.strictEqual(yield* chain.checkAddress(on("solana"), solana), solana)
+        // the simulated chain checks the form only, as it does a payout's destination: no checksum,
+        // and the zero address is an address like any other
+        assert.strictEqual(
+          yield* chain.checkAddress(on("ethereum"), "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"),
+          mixed.toLowerCase()
+        )
+        const zero = "0x0000000000000000000000000000000000000000"
+        assert.strictEqual(yield* chain.checkAddress(on("ethereum"), zero), zero)
+        const refusals: ReadonlyArray<readonly [Rail.Chain, string]> = [
+          ["ethereum", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1bea"],
+          ["ethereum", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaeg"],
+          ["polygon", solana],
+          ["solana", mixed],
+          ["solana", solana.slice(0, -4)],
+          ["ethereum", ""]
+        ]
+        for (const [c, address] of refusals) {
+          const refused = yield* Effect.flip(chain.checkAddress(on(c), address))
+          assert.strictEqual(refused.reason, "invalid_address", `${c} ${address}`)
+          assert.include(refused.message, c === "solana" ? "base58 of 32 bytes" : "0x and 40 hex digits")
+          // a payout to it is refused alike
+          const payout = yield* Effect.flip(
+            chain.preparePayout({
+              payoutId: `p-${c}-${address}`,
+              rail: rail(c),
+              destination: address,
+              amount: amount("1")
+            })
+          )
+          assert.strictEqual(payout.reason, "invalid_address")
+        }
+      })
+    )
+  )
+
   it.effect("refuses malformed addresses, cursors, amounts and unissued tokens", () =>
     withChain((chain) =>
       Effect.gen(function* () {
@@ -193,6 +240,32 @@ describe("SimulatedChain", () => {
           chain.broadcastPayout(rail("ethereum"), { transactionHash: "0x00", persisted: "garbage" })
         )
         assert.strictEqual(error.reason, "invalid_prepared")
+      })
+    )
+  )
+})
+
+describe("ChainRouter", () => {
+  it.effect("checkAddress goes to the rail's gateway; a rail without one is unsupported_rail", () =>
+    withChain((sim) =>
+      Effect.gen(function* () {
+        const router = ChainRouter.make({
+          sandbox: undefined,
+          production: { polygon: sim }
+        })
+        const address = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+        assert.strictEqual(
+          yield* router.checkAddress({ chain: "polygon", environment: "production" }, address),
+          address.toLowerCase()
+        )
+        for (const rail of [
+          { chain: "ethereum", environment: "production" },
+          { chain: "polygon", environment: "sandbox" }
+        ] as const) {
+          const refused = yield* Effect.flip(router.checkAddress(rail, address))
+          assert.strictEqual(refused.reason, "unsupported_rail")
+          assert.strictEqual(refused.message, `${rail.chain} is not enabled for ${rail.environment}`)
+        }
       })
     )
   )

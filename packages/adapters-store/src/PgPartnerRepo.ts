@@ -1,6 +1,7 @@
 /**
- * `PartnerRepo` on Postgres: partners, their API keys (secret hashes only) and one webhook
- * endpoint per environment with its signing secrets, newest first.
+ * `PartnerRepo` on Postgres: partners, their API keys (secret hashes only), one webhook endpoint
+ * per environment with its signing secrets, newest first, and one refund address per environment
+ * and chain.
  */
 import { type Partner, PartnerRepo } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -12,6 +13,8 @@ import {
   EndpointRow,
   PartnerRow,
   partnerRow,
+  RefundAddressRow,
+  refundAddressRow,
   secretRows,
   selectEndpoint
 } from "./internal/rows/partners.ts"
@@ -147,6 +150,28 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
       return yield* endpointOf(scope)
     }, orStoreError("PgPartnerRepo.findWebhookEndpoint"))
 
+    // the partner's foreign key refuses an unknown partner
+    const saveRefundAddress = Effect.fn("PgPartnerRepo.saveRefundAddress")(function* (
+      refund: PartnerRepo.RefundAddress
+    ) {
+      const row = refundAddressRow(refund)
+      yield* sql`INSERT INTO partner_refund_addresses ${sql.insert(row)}
+        ON CONFLICT (partner_id, environment, chain)
+        DO UPDATE SET address = EXCLUDED.address, updated_at = EXCLUDED.updated_at`
+    }, orStoreError("PgPartnerRepo.saveRefundAddress"))
+
+    const refundAddressesOf = SqlSchema.findAll({
+      Request: Parameters<string>(),
+      Result: RefundAddressRow,
+      execute: (partnerId) => sql`SELECT * FROM partner_refund_addresses WHERE partner_id = ${partnerId}
+        ORDER BY environment COLLATE "C", chain COLLATE "C"`
+    })
+
+    const listRefundAddresses = Effect.fn("PgPartnerRepo.listRefundAddresses")(function* (partnerId: string) {
+      if (!isUuid(partnerId)) return []
+      return yield* refundAddressesOf(partnerId)
+    }, orStoreError("PgPartnerRepo.listRefundAddresses"))
+
     return PartnerRepo.PartnerRepo.of({
       insertPartner,
       insertFirstPartner,
@@ -157,7 +182,9 @@ export const layer: Layer.Layer<PartnerRepo.PartnerRepo, never, SqlClient.SqlCli
       findApiKey,
       revokeApiKey,
       saveWebhookEndpoint,
-      findWebhookEndpoint
+      findWebhookEndpoint,
+      saveRefundAddress,
+      listRefundAddresses
     })
   })
 )

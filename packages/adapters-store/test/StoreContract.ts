@@ -2098,6 +2098,55 @@ const partnerTests = (it: It, store: Layer.Layer<Repos, unknown>) =>
         assert.strictEqual(Option.getOrThrow(yield* partners.findWebhookEndpoint(scope)).url, replaced.url)
       })
     )
+
+    it.effect(
+      "refund addresses: one per partner, environment and chain, replaced when set again; an unknown partner's is refused",
+      () =>
+        Effect.gen(function* () {
+          const partners = yield* PartnerRepo.PartnerRepo
+          const { partnerId } = yield* newScope()
+          const other = yield* newScope()
+          assert.deepStrictEqual(yield* partners.listRefundAddresses(partnerId), [])
+          const refund = (
+            environment: Partner.Environment,
+            chain: Rail.Chain,
+            address: string,
+            updatedAt: DateTime.Utc
+          ): PartnerRepo.RefundAddress => ({ partnerId, environment, chain, address, updatedAt })
+          const polygon = refund("production", "polygon", "0x52908400098527886e0f7030069857d2e4169ee7", R.base)
+          const solana = refund("sandbox", "solana", "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", R.base)
+          const ethereum = refund("production", "ethereum", "0x8617e340b3d01fa5f11f306f4090fd50e238070d", R.base)
+          for (const r of [solana, polygon, ethereum]) yield* partners.saveRefundAddress(r)
+          // environment, then chain
+          assert.deepStrictEqual(
+            R.plain(yield* partners.listRefundAddresses(partnerId)),
+            R.plain([ethereum, polygon, solana])
+          )
+
+          // set again: the one row replaced, millisecond precision kept
+          const moved = {
+            ...polygon,
+            address: "0xde709f2102306220921060314715629080e2fb77",
+            updatedAt: R.at("2024-05-01T10:00:00.123Z")
+          }
+          yield* partners.saveRefundAddress(moved)
+          assert.deepStrictEqual(
+            R.plain(yield* partners.listRefundAddresses(partnerId)),
+            R.plain([ethereum, moved, solana])
+          )
+
+          // another partner's are its own; an unknown or malformed id has none
+          assert.deepStrictEqual(yield* partners.listRefundAddresses(other.partnerId), [])
+          assert.deepStrictEqual(yield* partners.listRefundAddresses(R.uuid()), [])
+          assert.deepStrictEqual(yield* partners.listRefundAddresses("not-a-uuid"), [])
+
+          // no partner, no address: nothing is written
+          const stranger = R.uuid()
+          const refused = yield* Effect.exit(partners.saveRefundAddress({ ...polygon, partnerId: stranger }))
+          assert.isTrue(Exit.isFailure(refused))
+          assert.deepStrictEqual(yield* partners.listRefundAddresses(stranger), [])
+        })
+    )
   })
 
 // ---------------------------------------------------------------------------------------------

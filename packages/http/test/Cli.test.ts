@@ -40,7 +40,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings, 19_partner_refund_addresses on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -100,6 +100,89 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const text = await cli(dataDir, "partner", "list")
     assert.include(text.stdout, `${created.partner_id}  Acme Pay`)
     assert.include(text.stdout, `revoked ${revoked.revoked_at}`)
+  })
+
+  it("partner refund-address set: checked by the chain's rule, stored as stored, replaced, listed; refusals write nothing", async () => {
+    const { partner_id: partnerId } = await cliJson(dataDir, "partner", "create", "--name", "Refund Co")
+    const set = (...args: ReadonlyArray<string>) => cli(dataDir, "partner", "refund-address", "set", ...args)
+    const refundsOf = async () =>
+      (await cliJson(dataDir, "partner", "list")).find((p: { partner_id: string }) => p.partner_id === partnerId)
+        .refund_addresses
+    assert.deepStrictEqual(await refundsOf(), {})
+
+    // the sandbox's chain (simulated) checks the form a payout's destination must have; EVM is stored lowercase
+    const first = await cliJson(
+      dataDir,
+      "partner",
+      "refund-address",
+      "set",
+      partnerId,
+      "--environment",
+      "sandbox",
+      "--chain",
+      "polygon",
+      "--address",
+      "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    )
+    assert.deepInclude(first, {
+      partner_id: partnerId,
+      environment: "sandbox",
+      chain: "polygon",
+      address: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+    })
+    assert.isString(first.updated_at)
+    const solana = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+    const text = await set(partnerId, "--environment", "sandbox", "--chain", "solana", "--address", solana)
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.include(text.stdout, `Refund address set for partner ${partnerId} (sandbox solana).`)
+    assert.include(text.stdout, solana)
+    // set again: replaced
+    const again = "0xde709f2102306220921060314715629080e2fb77"
+    assert.strictEqual(
+      (await set(partnerId, "--environment", "sandbox", "--chain", "polygon", "--address", again)).code,
+      0
+    )
+    const expected = { sandbox: { polygon: again, solana } }
+    assert.deepStrictEqual(await refundsOf(), expected)
+    const listed = await cli(dataDir, "partner", "list")
+    assert.include(listed.stdout, `  refund  sandbox     polygon   ${again}`)
+    assert.include(listed.stdout, `  refund  sandbox     solana    ${solana}`)
+
+    const refusals: ReadonlyArray<
+      readonly [args: ReadonlyArray<string>, message: string, extra?: Record<string, string>]
+    > = [
+      [
+        ["00000000-0000-4000-8000-000000000000", "--environment", "sandbox", "--chain", "polygon", "--address", again],
+        "no partner 00000000-0000-4000-8000-000000000000"
+      ],
+      [
+        [partnerId, "--environment", "sandbox", "--chain", "polygon", "--address", "0xde709f21"],
+        "not a polygon address (0x and 40 hex digits): 0xde709f21"
+      ],
+      [
+        [partnerId, "--environment", "sandbox", "--chain", "solana", "--address", again],
+        `not a solana address (base58 of 32 bytes): ${again}`
+      ],
+      // production runs on no chain here: nothing could check a production address, nor ever send to it
+      [
+        [partnerId, "--environment", "production", "--chain", "polygon", "--address", again],
+        "polygon is not enabled for production (RATELOCK_PRODUCTION_CHAINS is empty): add polygon to RATELOCK_PRODUCTION_CHAINS"
+      ],
+      [
+        [partnerId, "--environment", "sandbox", "--chain", "polygon", "--address", again],
+        "the sandbox is off (RATELOCK_SANDBOX=false)",
+        { RATELOCK_SANDBOX: "false" }
+      ]
+    ]
+    for (const [args, message, extra] of refusals) {
+      const refused = await cliWith(dataDir, extra ?? {}, "partner", "refund-address", "set", ...args)
+      assert.strictEqual(refused.code, 1, args.join(" "))
+      assert.include(refused.stderr, message)
+    }
+    const badChain = await set(partnerId, "--environment", "sandbox", "--chain", "bitcoin", "--address", again)
+    assert.notStrictEqual(badChain.code, 0)
+    assert.include(badChain.stderr, "bitcoin")
+    assert.deepStrictEqual(await refundsOf(), expected)
   })
 
   it("operator token create (shown once), list without secrets, revoke once, and refusals", async () => {

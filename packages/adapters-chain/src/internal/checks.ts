@@ -14,10 +14,16 @@ export const checkRail = (rail: ChainGateway.Rail) =>
     ? Effect.fail(chainError(rail.chain, "unsupported_token", `${rail.token} is not issued on ${rail.chain}`))
     : Effect.void
 
-export const checkAddress = (rail: ChainGateway.Rail, address: string) =>
+export const checkAddress = (rail: Pick<ChainGateway.Rail, "chain">, address: string) =>
   Encoding.isAddress(rail.chain, address)
     ? Effect.void
-    : Effect.fail(chainError(rail.chain, "invalid_address", `not a ${rail.chain} address: ${address}`))
+    : Effect.fail(
+        chainError(
+          rail.chain,
+          "invalid_address",
+          `not a ${rail.chain} address (${Encoding.addressRule(rail.chain)}): ${address}`
+        )
+      )
 
 export const checkIndex = (rail: ChainGateway.Rail, index: number) =>
   Number.isSafeInteger(index) && index >= 0

@@ -37,3 +37,10 @@ const evmAddress = /^0x[0-9a-fA-F]{40}$/
 
 export const isAddress = (chain: Rail.Chain, text: string): boolean =>
   isEvm(chain) ? evmAddress.test(text) : Base58.decode(text)?.length === 32
+
+/** What `isAddress` asks of an address on `chain`, for messages. */
+export const addressRule = (chain: Rail.Chain): string => (isEvm(chain) ? "0x and 40 hex digits" : "base58 of 32 bytes")
+
+/** An address as it is stored: EVM lowercase (hex has two spellings), Solana as written (base58 has one). */
+export const canonicalAddress = (chain: Rail.Chain, address: string): string =>
+  isEvm(chain) ? address.toLowerCase() : address

@@ -1,15 +1,23 @@
 /**
  * What both simulated chains answer alike about a payout in flight: they mine every payout they
  * are sent once its delay has passed, whatever it pays in fees, so nothing is ever replaced; a
- * payout has the one version it was prepared with; and there is no hot wallet to watch.
+ * payout has the one version it was prepared with; and there is no hot wallet to watch. An
+ * address is checked by the form a payout's destination must have (`checks.checkAddress`).
  */
 import { ChainGateway } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
+import { checkAddress } from "./checks.ts"
+import * as Encoding from "./encoding.ts"
 import * as Prepared from "./prepared.ts"
 
 export const make = (
   preparePayout: ChainGateway.ChainGatewayShape["preparePayout"]
-): Pick<ChainGateway.ChainGatewayShape, "draftPayout" | "replacePayout" | "inspectPayout" | "hotWallet"> => ({
+): Pick<
+  ChainGateway.ChainGatewayShape,
+  "checkAddress" | "draftPayout" | "replacePayout" | "inspectPayout" | "hotWallet"
+> => ({
+  checkAddress: (rail, address) =>
+    Effect.as(checkAddress(rail, address), Encoding.canonicalAddress(rail.chain, address)),
   draftPayout: (order) => Effect.succeed(ChainGateway.withoutNonce(preparePayout(order))),
   replacePayout: (rail, prepared) =>
     Effect.as(Prepared.read(rail, prepared), {

@@ -103,6 +103,41 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
     }).pipe(Effect.provide(gateway()))
   )
 
+  it.effect("checkAddress: a payout's destination rule, lowercase; no other chain or environment", () =>
+    Effect.gen(function* () {
+      const g = yield* ChainGateway.ChainGateway
+      const rail = { chain: "ethereum", environment: "sandbox" } as const
+      const refused = (address: string, on: Omit<ChainGateway.Rail, "token"> = rail) =>
+        Effect.flip(g.checkAddress(on, address))
+      // EIP-55's own example, checksummed, all lowercase and all uppercase: one address, stored lowercase
+      const checksummed = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+      for (const spelling of [checksummed, checksummed.toLowerCase(), `0x${checksummed.slice(2).toUpperCase()}`]) {
+        assert.strictEqual(yield* g.checkAddress(rail, spelling), "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed")
+      }
+      // one letter's case flipped: the checksum catches the typo
+      const typo = yield* refused("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD")
+      assert.strictEqual(typo.reason, "invalid_address")
+      assert.include(typo.message, "EIP-55 checksum")
+      for (const address of [
+        "0x0000000000000000000000000000000000000000",
+        "0x5aaeb6053f3e94c9b9a09f33669435e7ef1bea",
+        "5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+        "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaeg",
+        "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+        ""
+      ]) {
+        assert.strictEqual((yield* refused(address)).reason, "invalid_address", address)
+      }
+      assert.include((yield* refused("0x0000000000000000000000000000000000000000")).message, "not the zero address")
+      // the rule of another chain or environment is another gateway's to apply
+      assert.strictEqual((yield* refused(checksummed, { ...rail, chain: "polygon" })).reason, "unsupported_rail")
+      assert.strictEqual(
+        (yield* refused(checksummed, { ...rail, environment: "production" })).reason,
+        "unsupported_rail"
+      )
+    }).pipe(Effect.provide(gateway()))
+  )
+
   it.effect("refuses to start when a token's decimals differ or it does not answer", () =>
     Effect.gen(function* () {
       const f = yield* EvmFixture

@@ -7,7 +7,7 @@
 import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money } from "@ratelock/core"
 import { TOKEN_PROGRAM_ID } from "@solana/spl-token"
-import { Keypair, type PublicKey, VersionedTransaction } from "@solana/web3.js"
+import { Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js"
 import { Effect, Redacted } from "effect"
 import * as Base58 from "../../src/internal/base58.ts"
 import * as SolanaGateway from "../../src/SolanaGateway.ts"
@@ -58,6 +58,30 @@ const withGateway = <A, E>(
 ) => SolanaChain.use((chain) => Effect.provide(effect, SolanaGateway.layer(change(chain.options))))
 
 layer(solana, options)("SolanaGateway payouts", (it) => {
+  it.effect("checkAddress: a payout's destination rule (base58 of 32 bytes, on the curve or not), kept as given", () =>
+    Effect.gen(function* () {
+      const g = yield* ChainGateway.ChainGateway
+      const wallet = freshDestination().toBase58()
+      assert.strictEqual(yield* g.checkAddress(rail, wallet), wallet)
+      // a program-derived address (off the curve) owns token accounts too
+      const pda = PublicKey.findProgramAddressSync([Buffer.from("vault")], TOKEN_PROGRAM_ID)[0].toBase58()
+      assert.strictEqual(yield* g.checkAddress(rail, pda), pda)
+      for (const address of [
+        "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+        wallet.slice(0, -4),
+        `${wallet}1111`,
+        wallet.replace(/.$/, "0"),
+        ""
+      ]) {
+        const refused = yield* Effect.flip(g.checkAddress(rail, address))
+        assert.strictEqual(refused.reason, "invalid_address", address)
+        assert.include(refused.message, "base58 of 32 bytes")
+      }
+      const production = { chain: "solana", environment: "production" } as const
+      assert.strictEqual((yield* Effect.flip(g.checkAddress(production, wallet))).reason, "unsupported_rail")
+    })
+  )
+
   it.effect(
     "a payout lands: signature and slot, the account created and credited exactly, the hot wallet debited",
     () =>

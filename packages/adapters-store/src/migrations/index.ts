@@ -33,6 +33,7 @@ import { failedDeliveries } from "./15_failed_deliveries.ts"
 import { revaluationLease } from "./16_revaluation_lease.ts"
 import { payoutNonces } from "./17_payout_nonces.ts"
 import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
+import { partnerRefundAddresses } from "./19_partner_refund_addresses.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -55,7 +56,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "15_failed_deliveries": failedDeliveries,
   "16_revaluation_lease": revaluationLease,
   "17_payout_nonces": payoutNonces,
-  "18_hot_wallet_readings": hotWalletReadings
+  "18_hot_wallet_readings": hotWalletReadings,
+  "19_partner_refund_addresses": partnerRefundAddresses
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

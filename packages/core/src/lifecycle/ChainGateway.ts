@@ -166,6 +166,12 @@ export interface FundingTarget {
 }
 
 export interface ChainGatewayShape {
+  /**
+   * The address a payout could be sent to on the rail's chain and environment, by the very rule a
+   * payout's destination is checked with, as it is to be stored (EVM lowercase, Solana as given);
+   * `invalid_address` with the rule in the message otherwise. No I/O: nothing is asked of the chain.
+   */
+  readonly checkAddress: (rail: Omit<Rail, "token">, address: string) => Effect.Effect<string, ChainError>
   readonly fundingAddress: (rail: Rail, index: number) => Effect.Effect<string, ChainError>
   readonly observeFunding: (
     rail: Rail,

@@ -149,6 +149,7 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
         )
       )
   return {
+    checkAddress: (rail, address) => timed("check_address", rail)(gateway.checkAddress(rail, address)),
     fundingAddress: (rail, index) => timed("funding_address", rail)(gateway.fundingAddress(rail, index)),
     observeFunding: (rail, address, cursor) =>
       timed("observe_funding", rail)(gateway.observeFunding(rail, address, cursor)),

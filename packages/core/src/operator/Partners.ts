@@ -1,6 +1,6 @@
 /**
  * The operator's partner programs over `PartnerRepo`: create partners with their credentials, list
- * them, issue and revoke API keys, set webhook URLs. Secrets are returned once and stored only as
+ * them, issue and revoke API keys, set webhook URLs and refund addresses. Secrets are returned once and stored only as
  * hashes (API key secrets) or as issued (webhook secrets, which sign every delivery). Hosts only
  * parse an operator's input and print what these return.
  */
@@ -13,17 +13,26 @@ import * as PartnerRepo from "../partners/PartnerRepo.ts"
 import type * as StoreError from "../kernel/StoreError.ts"
 import { type InvalidWebhookUrl, WebhookUrlCheck } from "../lifecycle/WebhookUrlCheck.ts"
 import * as WebhookSignature from "../lifecycle/WebhookSignature.ts"
+import * as ChainGateway from "../lifecycle/ChainGateway.ts"
+import type { Chain } from "../kernel/Rail.ts"
 
 /** How long a replaced webhook secret keeps signing next to the new one (api-decisions.md). */
 export const webhookSecretOverlap = Duration.hours(24)
 
 export class OperatorError extends Data.TaggedError("OperatorError")<{
-  readonly reason: "partner_not_found" | "key_not_found" | "invalid_name"
+  readonly reason:
+    | "partner_not_found"
+    | "key_not_found"
+    | "invalid_name"
+    /** The address breaks the chain's payout rule (the message says which). */
+    | "invalid_address"
+    /** The deployment has no gateway for the environment and chain: nothing can check the address. */
+    | "chain_not_enabled"
   readonly message: string
 }> {}
 
 /** What an operator program can fail with. */
-export type Failure = OperatorError | InvalidWebhookUrl | StoreError.StoreError
+export type Failure = OperatorError | InvalidWebhookUrl | ChainGateway.ChainError | StoreError.StoreError
 
 export interface IssuedKey {
   readonly partner_id: string
@@ -65,6 +74,17 @@ export interface PartnerListing {
     readonly revoked_at: string | null
   }>
   readonly webhook_urls: Partial<Record<Partner.Environment, string>>
+  /** Per environment, per chain: where the partner's funds that are not a payout go back to. */
+  readonly refund_addresses: Partial<Record<Partner.Environment, Partial<Record<Chain, string>>>>
+}
+
+export interface RefundAddressSet {
+  readonly partner_id: string
+  readonly environment: Partner.Environment
+  readonly chain: Chain
+  /** As stored: what the chain's rule gives back (EVM lowercase). */
+  readonly address: string
+  readonly updated_at: string
 }
 
 const checkUrl = Effect.fnUntraced(function* (url: string, environment: Partner.Environment) {
@@ -193,7 +213,7 @@ export const createPartner = Effect.fn("Partners.createPartner")(function* (inpu
   return created
 })
 
-/** Every partner, oldest first, with its keys (revoked ones too) and webhook URLs. */
+/** Every partner, oldest first, with its keys (revoked ones too), webhook URLs and refund addresses. */
 export const listPartners = Effect.fn("Partners.listPartners")(function* () {
   const repo = yield* PartnerRepo.PartnerRepo
   const partners = yield* repo.listPartners()
@@ -205,6 +225,10 @@ export const listPartners = Effect.fn("Partners.listPartners")(function* () {
         const endpoint = yield* repo.findWebhookEndpoint({ partnerId: partner.id, environment })
         if (Option.isSome(endpoint)) webhookUrls[environment] = endpoint.value.url
       }
+      const refundAddresses: Partial<Record<Partner.Environment, Partial<Record<Chain, string>>>> = {}
+      for (const refund of yield* repo.listRefundAddresses(partner.id)) {
+        refundAddresses[refund.environment] = { ...refundAddresses[refund.environment], [refund.chain]: refund.address }
+      }
       return {
         partner_id: partner.id,
         name: partner.name,
@@ -215,7 +239,8 @@ export const listPartners = Effect.fn("Partners.listPartners")(function* () {
           created_at: DateTime.formatIso(key.createdAt),
           revoked_at: key.revokedAt === null ? null : DateTime.formatIso(key.revokedAt)
         })),
-        webhook_urls: webhookUrls
+        webhook_urls: webhookUrls,
+        refund_addresses: refundAddresses
       } satisfies PartnerListing
     })
   )
@@ -256,4 +281,46 @@ export const setWebhook = Effect.fn("Partners.setWebhook")(function* (
   yield* requirePartner(partnerId)
   const valid = yield* checkUrl(url, environment)
   return { partner_id: partnerId, environment, ...(yield* saveWebhook(partnerId, environment, valid)) }
+})
+
+/**
+ * Sets (or replaces) the partner's refund address for an environment and chain. The address is
+ * checked by the gateway that pays out on that rail, by the rule a payout's destination is checked
+ * with, and stored as the gateway gives it back; a rail the deployment has no gateway for is refused
+ * (`chain_not_enabled`): nothing could check the address, nor ever send to it.
+ */
+export const setRefundAddress = Effect.fn("Partners.setRefundAddress")(function* (
+  partnerId: string,
+  environment: Partner.Environment,
+  chain: Chain,
+  address: string
+) {
+  yield* requirePartner(partnerId)
+  const gateway = yield* ChainGateway.ChainGateway
+  const checked = yield* gateway
+    .checkAddress({ environment, chain }, address)
+    .pipe(
+      Effect.mapError((e) =>
+        e.reason === "invalid_address"
+          ? new OperatorError({ reason: "invalid_address", message: e.message })
+          : e.reason === "unsupported_rail"
+            ? new OperatorError({ reason: "chain_not_enabled", message: `${chain} is not enabled for ${environment}` })
+            : e
+      )
+    )
+  const updatedAt = yield* DateTime.now
+  yield* (yield* PartnerRepo.PartnerRepo).saveRefundAddress({
+    partnerId,
+    environment,
+    chain,
+    address: checked,
+    updatedAt
+  })
+  return {
+    partner_id: partnerId,
+    environment,
+    chain,
+    address: checked,
+    updated_at: DateTime.formatIso(updatedAt)
+  } satisfies RefundAddressSet
 })

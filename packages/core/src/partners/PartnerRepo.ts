@@ -1,11 +1,12 @@
 /**
- * Persistence port for partners, their API keys and webhook endpoints, records as schemas that
+ * Persistence port for partners, their API keys, webhook endpoints and refund addresses, records as schemas that
  * stores decode their rows into. API key secrets are stored only as SHA-256 hashes (they are 32
  * random bytes, so a fast hash is enough).
  */
 import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import { Environment, ownedFields, type PartnerScope } from "../terms/Partner.ts"
+import { Chain } from "../kernel/Rail.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
 
 export const PartnerRecord = Schema.Struct({
@@ -39,6 +40,20 @@ export const WebhookEndpoint = Schema.Struct({
   secrets: Schema.Array(WebhookSecret)
 }).annotate({ identifier: "WebhookEndpoint" })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
+
+/**
+ * Where funds of the partner's that are not a payout go back to on a chain of an environment (a
+ * forward's deposit, a surplus): one address per partner, environment and chain, checked by the
+ * chain's payout rule before it is saved and stored as that rule gives it back.
+ */
+export const RefundAddress = Schema.Struct({
+  partnerId: Schema.String,
+  environment: Environment,
+  chain: Chain,
+  address: Schema.String,
+  updatedAt: Schema.DateTimeUtc
+}).annotate({ identifier: "RefundAddress" })
+export type RefundAddress = typeof RefundAddress.Type
 
 /** Whether a webhook secret still signs at `now`: the current one, or a rotated-out one until its `validUntil`. */
 export const isLiveSecret = (secret: WebhookSecret, now: DateTime.Utc): boolean =>
@@ -78,6 +93,10 @@ export interface PartnerRepoShape {
   readonly revokeApiKey: (id: string, at: DateTime.Utc) => Effect.Effect<void, StoreError>
   readonly saveWebhookEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
   readonly findWebhookEndpoint: (scope: PartnerScope) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+  /** Sets the partner's address for the environment and chain, replacing the one before; the partner must exist. */
+  readonly saveRefundAddress: (refund: RefundAddress) => Effect.Effect<void, StoreError>
+  /** A partner's refund addresses, by environment then chain (none for an unknown partner). */
+  readonly listRefundAddresses: (partnerId: string) => Effect.Effect<ReadonlyArray<RefundAddress>, StoreError>
 }
 
 export class PartnerRepo extends Context.Service<PartnerRepo, PartnerRepoShape>()("@ratelock/core/PartnerRepo") {}

@@ -32,6 +32,10 @@ export class FakeChain {
   readonly hotWallets = new Map<string, ChainGateway.HotWallet>()
   /** Chains whose funding and hot wallet cannot be read (their RPC is down). */
   readonly unreachable = new Set<string>()
+  /** `environment|chain` rails the deployment has no gateway for (the router answers `unsupported_rail`). */
+  readonly disabled = new Set<string>()
+  /** Every address `checkAddress` was asked about, as `environment|chain|address`. */
+  readonly checkedAddresses: Array<string> = []
   private block = 100
 
   /** Payouts left pending by their outcome are mined from now on. */
@@ -56,6 +60,24 @@ export class FakeChain {
   }
 
   readonly gateway = ChainGateway.ChainGateway.of({
+    // a stand-in for the gateways' rules: EVM `0x` + 40 hex (stored lowercase), Solana 32 to 44 base58 characters
+    checkAddress: (rail, address) =>
+      Effect.suspend(() => {
+        this.checkedAddresses.push(`${rail.environment}|${rail.chain}|${address}`)
+        const fail = (reason: ChainGateway.FailureReason, message: string) =>
+          Effect.fail(new ChainGateway.ChainError({ chain: rail.chain, reason, message }))
+        if (this.disabled.has(`${rail.environment}|${rail.chain}`)) {
+          return fail("unsupported_rail", `${rail.chain} is not enabled for ${rail.environment}`)
+        }
+        if (rail.chain === "solana") {
+          return /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)
+            ? Effect.succeed(address)
+            : fail("invalid_address", `not a solana address (base58 of 32 bytes): ${address}`)
+        }
+        return /^0x[0-9a-fA-F]{40}$/.test(address)
+          ? Effect.succeed(address.toLowerCase())
+          : fail("invalid_address", `not a payable ${rail.chain} address (0x and 40 hex digits): ${address}`)
+      }),
     fundingAddress: (rail, index) => Effect.succeed(`${rail.chain}:${rail.environment}:addr${index}`),
     observeFunding: (_rail, address, cursor) =>
       Effect.sync(() => {

@@ -46,10 +46,22 @@ export const partnerList = (partners: ReadonlyArray<Partners.PartnerListing>): s
       for (const [environment, url] of Object.entries(p.webhook_urls)) {
         lines.push(`  webhook ${environment.padEnd(10)}  ${url}`)
       }
+      for (const [environment, chains] of Object.entries(p.refund_addresses)) {
+        for (const [chain, address] of Object.entries(chains ?? {})) {
+          lines.push(`  refund  ${environment.padEnd(10)}  ${chain.padEnd(8)}  ${address}`)
+        }
+      }
       return lines.join("\n")
     })
     .join("\n\n")
 }
+
+export const refundAddressSet = (r: Partners.RefundAddressSet): string =>
+  [
+    `Refund address set for partner ${r.partner_id} (${r.environment} ${r.chain}).`,
+    field("address", r.address),
+    field("updated_at", r.updated_at)
+  ].join("\n")
 
 export const issuedKey = (key: Partners.IssuedKey): string =>
   [

@@ -108,14 +108,16 @@ const isPayable = (address: string) => {
   return hex === hex.toLowerCase() || hex === hex.toUpperCase() || checksumAddress(address as Address) === address
 }
 
-const destinationOf = (order: ChainGateway.PayoutOrder) => {
-  const destination = order.destination
-  return isPayable(destination)
-    ? Effect.succeed(destination.toLowerCase() as Address)
-    : Effect.fail(
-        chainError(order.rail.chain, "invalid_address", `not a payable ${order.rail.chain} address: ${destination}`)
-      )
-}
+/** The rule `isPayable` keeps, for messages. */
+const payableRule = "0x and 40 hex digits, not the zero address, a valid EIP-55 checksum when mixed case"
+
+/** An address a payout may go to on `chain`, lowercase; `invalid_address` naming the rule otherwise. */
+export const payableAddress = (chain: string, address: string) =>
+  isPayable(address)
+    ? Effect.succeed(address.toLowerCase() as Address)
+    : Effect.fail(chainError(chain, "invalid_address", `not a payable ${chain} address (${payableRule}): ${address}`))
+
+const destinationOf = (order: ChainGateway.PayoutOrder) => payableAddress(order.rail.chain, order.destination)
 
 /** The amount in base units, refused unless positive and exact in the token's decimals. */
 const baseUnitsOf = (order: ChainGateway.PayoutOrder, token: Token) => {

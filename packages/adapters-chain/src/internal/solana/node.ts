@@ -53,4 +53,4 @@ export const tokenOf = (node: SolanaNode, rail: ChainGateway.Rail) =>
 export const parseAddress = (address: string) =>
   Base58.decode(address)?.length === 32
     ? Effect.succeed(new PublicKey(address))
-    : Effect.fail(chainError("solana", "invalid_address", `not a solana address: ${address}`))
+    : Effect.fail(chainError("solana", "invalid_address", `not a solana address (base58 of 32 bytes): ${address}`))

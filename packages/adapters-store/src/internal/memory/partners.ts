@@ -1,6 +1,6 @@
 /**
- * `PartnerRepo` in memory: partners, their API keys (secrets as hashes only) and one webhook
- * endpoint per partner and environment.
+ * `PartnerRepo` in memory: partners, their API keys (secrets as hashes only), one webhook endpoint
+ * per partner and environment, and one refund address per partner, environment and chain.
  */
 import { Effect, Exit, HashMap } from "effect"
 import type { DateTime } from "effect"
@@ -31,6 +31,9 @@ const withPartner = (
   }
   return write({ ...state, partners: HashMap.set(state.partners, partner.id, partner), apiKeys, webhookEndpoints })
 }
+
+/** Environment, then chain (byte order, as the SQL store sorts them): unique per partner. */
+const railOrder = (refund: PartnerRepo.RefundAddress) => `${refund.environment}|${refund.chain}`
 
 export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => {
   const insertPartner = Effect.fn("MemoryStore.partners.insertPartner")(function* (
@@ -104,6 +107,28 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
     return yield* read(ref, (state) => HashMap.get(state.webhookEndpoints, scopedKey(scope)))
   })
 
+  /** Creates or replaces the address of the partner, environment and chain; an unknown partner fails, as its foreign key does. */
+  const saveRefundAddress = Effect.fn("MemoryStore.partners.saveRefundAddress")(function* (
+    refund: PartnerRepo.RefundAddress
+  ) {
+    return yield* atomically(ref, (state) =>
+      HashMap.has(state.partners, refund.partnerId)
+        ? write({
+            ...state,
+            refundAddresses: HashMap.set(state.refundAddresses, scopedKey(refund, refund.chain), refund)
+          })
+        : Exit.fail(new StoreError.StoreError({ message: `no partner ${refund.partnerId}` }))
+    )
+  })
+
+  const listRefundAddresses = Effect.fn("MemoryStore.partners.listRefundAddresses")(function* (partnerId: string) {
+    return yield* read(ref, (state) =>
+      Array.from(HashMap.values(state.refundAddresses))
+        .filter((refund) => refund.partnerId === partnerId)
+        .sort((a, b) => (railOrder(a) < railOrder(b) ? -1 : 1))
+    )
+  })
+
   return PartnerRepo.PartnerRepo.of({
     insertPartner,
     insertFirstPartner,
@@ -114,6 +139,8 @@ export const makePartnerRepo = (ref: StateRef): PartnerRepo.PartnerRepoShape => 
     findApiKey,
     revokeApiKey,
     saveWebhookEndpoint,
-    findWebhookEndpoint
+    findWebhookEndpoint,
+    saveRefundAddress,
+    listRefundAddresses
   })
 }

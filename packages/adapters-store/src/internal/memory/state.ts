@@ -66,6 +66,8 @@ export interface State {
   readonly apiKeys: HashMap.HashMap<string, PartnerRepo.ApiKeyRecord>
   /** `partner|environment` → its endpoint. */
   readonly webhookEndpoints: HashMap.HashMap<string, PartnerRepo.WebhookEndpoint>
+  /** `partner|environment|chain` → its refund address. */
+  readonly refundAddresses: HashMap.HashMap<string, PartnerRepo.RefundAddress>
   /** partner id → its sandbox inbox, newest first. */
   readonly inbox: HashMap.HashMap<string, ReadonlyArray<WebhookInboxRepo.InboxDelivery>>
   readonly snapshots: HashMap.HashMap<string, MarketSnapshotRepo.StoredSnapshot>
@@ -110,6 +112,7 @@ export const empty: State = {
   partners: HashMap.empty(),
   apiKeys: HashMap.empty(),
   webhookEndpoints: HashMap.empty(),
+  refundAddresses: HashMap.empty(),
   inbox: HashMap.empty(),
   snapshots: HashMap.empty(),
   snapshotByHash: HashMap.empty(),

@@ -1,9 +1,9 @@
 /**
- * `partners`, `api_keys`, `webhook_endpoints` and `webhook_secrets` rows and `PartnerRepo`
+ * `partners`, `api_keys`, `webhook_endpoints`, `webhook_secrets` and `partner_refund_addresses` rows and `PartnerRepo`
  * records: the one place their columns are named, in the schemas reads decode and the mappings
  * writes bind.
  */
-import { Partner, PartnerRepo } from "@ratelock/core"
+import { Partner, PartnerRepo, Rail } from "@ratelock/core"
 import { Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { EpochMillis, fromMillisOrNull, rowSchema, Timestamp, timestamp, timestampOrNull, utc } from "./columns.ts"
@@ -82,3 +82,29 @@ export const selectEndpoint = (sql: SqlClient.SqlClient) =>
   sql`e.partner_id, e.environment, e.url, (SELECT json_agg(json_build_object(
       'secret', s.secret, 'valid_until', (extract(epoch FROM s.valid_until) * 1000)::bigint) ORDER BY s.position)
     FROM webhook_secrets s WHERE s.partner_id = e.partner_id AND s.environment = e.environment) AS secrets`
+
+const RefundAddressColumns = Schema.Struct({
+  partner_id: Schema.String,
+  environment: Partner.Environment,
+  chain: Rail.Chain,
+  address: Schema.String,
+  updated_at: Timestamp
+})
+
+/** The row a refund address is written as. */
+export const refundAddressRow = (r: PartnerRepo.RefundAddress): typeof RefundAddressColumns.Type => ({
+  partner_id: r.partnerId,
+  environment: r.environment,
+  chain: r.chain,
+  address: r.address,
+  updated_at: timestamp(r.updatedAt)
+})
+
+/** A `partner_refund_addresses` row → `RefundAddress`. */
+export const RefundAddressRow = rowSchema("RefundAddressRow", RefundAddressColumns, PartnerRepo.RefundAddress, (r) => ({
+  partnerId: r.partner_id,
+  environment: r.environment,
+  chain: r.chain,
+  address: r.address,
+  updatedAt: utc(r.updated_at)
+}))
