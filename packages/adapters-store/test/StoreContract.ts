@@ -1902,6 +1902,30 @@ const nonceTests = (it: It) =>
           assert.notInclude(yield* listed({ statuses: ["failed"], environment: "production", limit: 1_000 }), failed.id)
           assert.deepStrictEqual(yield* payouts.list({ statuses: [], limit: 10 }), [])
           assert.deepStrictEqual(yield* payouts.list({ statuses: ["pending"], limit: 0 }), [])
+
+          // by why they wait: the production payout at the fee cap, not the one mining
+          const capped = { ...productionPrepared, waiting: "fee_cap" as const, updatedAt: R.plusMillis(t, 20) }
+          assert.isTrue(yield* payouts.update(capped, productionPrepared))
+          const mining = { ...productionPending, waiting: "mining" as const, updatedAt: R.plusMillis(t, 20) }
+          assert.isTrue(yield* payouts.update(mining, productionPending))
+          assert.deepStrictEqual(
+            yield* listed({
+              statuses: ["pending", "prepared"],
+              environment: "production",
+              waiting: ["fee_cap", "insufficient_funds"],
+              limit: 1
+            }),
+            [capped.id]
+          )
+          assert.deepStrictEqual(
+            yield* listed({
+              statuses: ["pending", "prepared"],
+              environment: "production",
+              waiting: ["mining"],
+              limit: 1
+            }),
+            [mining.id]
+          )
         })
     )
   })
