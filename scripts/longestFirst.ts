@@ -23,6 +23,7 @@ const estimate: Record<string, number> = {
   "packages/http/test/PayoutsOnChainEmbeddedCrash.e2e.test.ts": 70,
   "packages/http/test/PayoutsOnChain.e2e.test.ts": 60,
   "packages/http/test/PayoutsOnChainCrash.e2e.test.ts": 30,
+  "packages/http/test/RefundAddressOnChain.e2e.test.ts": 30,
   "packages/http/test/Console.e2e.test.ts": 46,
   "packages/http/test/CrashSafety.e2e.test.ts": 46,
   "packages/adapters-store/test/PgStore.test.ts": 35,
