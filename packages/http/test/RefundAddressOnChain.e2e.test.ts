@@ -78,6 +78,8 @@ layer(anvilLayer, { excludeTestServices: true, timeout: "120 seconds" })("refund
         assert.deepStrictEqual(yield* refunds, {
           production: { ethereum: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed" }
         })
-      })
+      }),
+    // a dozen CLI processes, each starting the chain: well over vitest's default on a loaded machine
+    120_000
   )
 })
