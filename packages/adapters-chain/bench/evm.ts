@@ -91,7 +91,7 @@ const program = Effect.gen(function* () {
     const roundTrip: Array<number> = []
     for (let i = 0; i < rounds; i++) {
       const destination = privateKeyToAccount(generatePrivateKey()).address
-      const order = { payoutId: `bench-${i}`, rail, destination, amount: Money.unsafe("1.5") }
+      const order = { payoutId: `bench-${i}`, rail, destination, amount: Money.unsafe("1.5"), committed: Money.zero }
       const start = performance.now()
       const [prepared, prepareMs] = yield* timed(gateway.preparePayout(order))
       yield* gateway.broadcastPayout(rail, prepared)

@@ -78,7 +78,8 @@ const program = Effect.gen(function* () {
       payoutId: `bench-${i}`,
       rail,
       destination: Keypair.generate().publicKey.toBase58(),
-      amount: Money.unsafe("1.5")
+      amount: Money.unsafe("1.5"),
+      committed: Money.zero
     }
     const { ms } = yield* timed(
       Effect.gen(function* () {

@@ -214,7 +214,7 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
         const pol = rail("polygon")
         const destination = yield* gateway.fundingAddress(pol, 42)
         const payoutId = freshPayoutId()
-        const order = { payoutId, rail: pol, destination, amount: amount("12.345678") }
+        const order = { payoutId, rail: pol, destination, amount: amount("12.345678"), committed: Money.zero }
 
         const prepared = yield* gateway.preparePayout(order)
         assert.match(prepared.transactionHash, evmHash)
@@ -241,7 +241,7 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
         const sim = yield* SimulatedChain
         const sol = rail("solana")
         const destination = yield* sim.fundingAddress(sol, 1)
-        const order = { payoutId: freshPayoutId(), rail: sol, destination, amount: amount("1") }
+        const order = { payoutId: freshPayoutId(), rail: sol, destination, amount: amount("1"), committed: Money.zero }
         const first = yield* sim.preparePayout(order)
         assert.strictEqual(Base58.decode(first.transactionHash)?.length, 64)
         yield* sim.failNextPayout

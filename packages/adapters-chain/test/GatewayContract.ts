@@ -183,7 +183,13 @@ export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway
           const gateway = yield* ChainGateway.ChainGateway
           const chain = yield* TestChain
           const destination = yield* chain.freshDestination
-          const order = { payoutId: freshPayoutId(), rail: chain.rail, destination, amount: amount("7.25") }
+          const order = {
+            payoutId: freshPayoutId(),
+            rail: chain.rail,
+            destination,
+            amount: amount("7.25"),
+            committed: Money.zero
+          }
           const prepared = yield* gateway.preparePayout(order)
           const again = yield* gateway.preparePayout(order)
           assert.strictEqual(again.transactionHash, prepared.transactionHash)
@@ -206,7 +212,13 @@ export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway
         Effect.gen(function* () {
           const chain = yield* TestChain
           const destination = yield* chain.freshDestination
-          const order = { payoutId: freshPayoutId(), rail: chain.rail, destination, amount: amount("5") }
+          const order = {
+            payoutId: freshPayoutId(),
+            rail: chain.rail,
+            destination,
+            amount: amount("5"),
+            committed: Money.zero
+          }
           yield* chain.drainHotWallet
           const refused = yield* pay(order).pipe(
             Effect.map((found) => found._tag),
@@ -230,7 +242,13 @@ export const suite = (name: string, chain: Layer.Layer<ChainGateway.ChainGateway
           const gateway = yield* ChainGateway.ChainGateway
           const chain = yield* TestChain
           const destination = yield* chain.freshDestination
-          const base = { payoutId: freshPayoutId(), rail: chain.rail, destination, amount: amount("1") }
+          const base = {
+            payoutId: freshPayoutId(),
+            rail: chain.rail,
+            destination,
+            amount: amount("1"),
+            committed: Money.zero
+          }
           const reason = (order: ChainGateway.PayoutOrder) =>
             Effect.map(Effect.flip(gateway.preparePayout(order)), (e) => e.reason)
           assert.strictEqual(yield* reason({ ...base, destination: "not-an-address" }), "invalid_address")

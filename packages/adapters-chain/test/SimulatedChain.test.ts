@@ -156,7 +156,8 @@ describe("SimulatedChain", () => {
               payoutId: `p-${c}-${address}`,
               rail: rail(c),
               destination: address,
-              amount: amount("1")
+              amount: amount("1"),
+              committed: Money.zero
             })
           )
           assert.strictEqual(payout.reason, "invalid_address")
@@ -192,7 +193,13 @@ describe("SimulatedChain", () => {
         const gateway = yield* ChainGateway.ChainGateway
         const pol = rail("polygon")
         const destination = yield* chain.fundingAddress(pol, 42)
-        const order = { payoutId: "payout-1", rail: pol, destination, amount: amount("12.345678") }
+        const order = {
+          payoutId: "payout-1",
+          rail: pol,
+          destination,
+          amount: amount("12.345678"),
+          committed: Money.zero
+        }
 
         const prepared = yield* gateway.preparePayout(order)
         assert.match(prepared.transactionHash, evmHash)
@@ -218,7 +225,7 @@ describe("SimulatedChain", () => {
       Effect.gen(function* () {
         const sol = rail("solana")
         const destination = yield* chain.fundingAddress(sol, 1)
-        const order = { payoutId: "payout-9", rail: sol, destination, amount: amount("1") }
+        const order = { payoutId: "payout-9", rail: sol, destination, amount: amount("1"), committed: Money.zero }
         const first = yield* chain.preparePayout(order)
         assert.strictEqual(Base58.decode(first.transactionHash)?.length, 64)
         yield* chain.failNextPayout

@@ -91,7 +91,8 @@ describe("SimulatedChain with a confirmation delay", () => {
           payoutId: "payout-a",
           rail: polygon,
           destination,
-          amount: amount("3")
+          amount: amount("3"),
+          committed: Money.zero
         })
         const start = yield* DateTime.now
         yield* chain.broadcastPayout(polygon, prepared)
@@ -116,7 +117,8 @@ describe("SimulatedChain with a confirmation delay", () => {
           payoutId: "payout-b",
           rail: polygon,
           destination,
-          amount: amount("1")
+          amount: amount("1"),
+          committed: Money.zero
         })
         yield* chain.failNextPayout
         yield* chain.broadcastPayout(polygon, prepared)
@@ -134,7 +136,13 @@ describe("SimulatedChain.failNextPayoutOf", () => {
     return withChain(withPayouts(payouts), (chain) =>
       Effect.gen(function* () {
         const destination = yield* chain.fundingAddress(polygon, 6)
-        const order = (payoutId: string) => ({ payoutId, rail: polygon, destination, amount: amount("2") })
+        const order = (payoutId: string) => ({
+          payoutId,
+          rail: polygon,
+          destination,
+          amount: amount("2"),
+          committed: Money.zero
+        })
         yield* chain.failNextPayoutOf("contract-1")
 
         // another contract's payout goes through

@@ -35,7 +35,13 @@ describe("SqlSimulatedChain", () => {
       )
       for (const r of [rail("ethereum"), rail("solana", "production"), rail("polygon")]) {
         assert.strictEqual(yield* sql.fundingAddress(r, 5), yield* memory.fundingAddress(r, 5))
-        const order = { payoutId: "p-1", rail: r, destination: yield* memory.fundingAddress(r, 9), amount: amount("3") }
+        const order = {
+          payoutId: "p-1",
+          rail: r,
+          destination: yield* memory.fundingAddress(r, 9),
+          amount: amount("3"),
+          committed: Money.zero
+        }
         assert.deepStrictEqual(yield* sql.preparePayout(order), yield* memory.preparePayout(order))
       }
     }).pipe(Effect.provide(PgliteClient.layer()))
@@ -69,7 +75,13 @@ describe("SqlSimulatedChain", () => {
       )
       assert.strictEqual(second.cursor, String(late.blockNumber))
 
-      const order = { payoutId: freshPayoutId(), rail: pol, destination: address, amount: amount("2") }
+      const order = {
+        payoutId: freshPayoutId(),
+        rail: pol,
+        destination: address,
+        amount: amount("2"),
+        committed: Money.zero
+      }
       const prepared = yield* chain.preparePayout(order)
       yield* chain.broadcastPayout(pol, prepared)
       assert.deepStrictEqual(yield* chain.lookupPayout(pol, prepared), { _tag: "Pending" })
@@ -96,12 +108,13 @@ describe("SqlSimulatedChain", () => {
         payoutId: freshPayoutId(),
         rail: sol,
         destination,
-        amount: amount("1")
+        amount: amount("1"),
+        committed: Money.zero
       })
       yield* chain.broadcastPayout(sol, other)
       assert.strictEqual((yield* chain.lookupPayout(sol, other))._tag, "Confirmed")
 
-      const order = { payoutId, rail: sol, destination, amount: amount("4") }
+      const order = { payoutId, rail: sol, destination, amount: amount("4"), committed: Money.zero }
       const first = yield* chain.preparePayout(order)
       yield* chain.broadcastPayout(sol, first)
       assert.strictEqual((yield* chain.lookupPayout(sol, first))._tag, "Failed")
@@ -158,7 +171,13 @@ describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgr
           [[transfer.transactionHash, transfer.blockNumber]]
         )
 
-        const order = { payoutId: freshPayoutId(), rail: eth, destination: address, amount: amount("1.5") }
+        const order = {
+          payoutId: freshPayoutId(),
+          rail: eth,
+          destination: address,
+          amount: amount("1.5"),
+          committed: Money.zero
+        }
         const prepared = yield* a!.chain.preparePayout(order)
         assert.deepStrictEqual(yield* b!.chain.preparePayout(order), prepared)
         yield* a!.chain.broadcastPayout(eth, prepared)
@@ -180,7 +199,13 @@ describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgr
         const first = all[0]!
         const pol = rail("polygon")
         const address = yield* first.chain.fundingAddress(pol, 4)
-        const order = { payoutId: freshPayoutId(), rail: pol, destination: address, amount: amount("9") }
+        const order = {
+          payoutId: freshPayoutId(),
+          rail: pol,
+          destination: address,
+          amount: amount("9"),
+          committed: Money.zero
+        }
         const prepared = yield* first.chain.preparePayout(order)
         yield* first.chain.failNextPayout
         yield* Effect.all(

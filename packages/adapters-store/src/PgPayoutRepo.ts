@@ -8,12 +8,13 @@
 import { type ChainGateway, type Lease, type Partner, PayoutRepo, type StoreError } from "@ratelock/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
-import { Int8, int, timestamp } from "./internal/rows/columns.ts"
+import { decimal, Int8, int, Numeric, timestamp } from "./internal/rows/columns.ts"
 import { PayoutRow, payoutRow } from "./internal/rows/payouts.ts"
 import { nonceHolder, requireNonceAccount } from "./internal/rules.ts"
 import { claimJobs, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
 
 type ListQuery = Parameters<PayoutRepo.PayoutRepoShape["list"]>[0]
+type CommittedRail = Parameters<PayoutRepo.PayoutRepoShape["committed"]>[0]
 
 /** A hot wallet and the floor of its nonces. */
 interface Wallet extends ChainGateway.NonceAccount {
@@ -194,6 +195,21 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return yield* byStatus(query)
     }, orStoreError("PgPayoutRepo.list"))
 
+    // the payouts signed and not yet confirmed are few (those in flight): `payouts_status` (migration
+    // 17) finds them, and the sum is exact (`numeric`, as text)
+    const committedSum = SqlSchema.findOne({
+      Request: Parameters<CommittedRail>(),
+      Result: Schema.Struct({ committed: Numeric }),
+      execute: (r) => sql`SELECT COALESCE(SUM(amount), 0)::text AS committed FROM payouts
+        WHERE status = 'prepared' AND environment = ${r.environment} AND chain = ${r.chain}
+          AND currency = ${r.currency}`
+    })
+
+    const committed = Effect.fn("PgPayoutRepo.committed")(function* (rail: CommittedRail) {
+      const { environment, chain, currency } = rail
+      return decimal((yield* committedSum({ environment, chain, currency })).committed)
+    }, orStoreError("PgPayoutRepo.committed"))
+
     const claimed = claimJobs({
       sql,
       table: "payouts",
@@ -205,6 +221,15 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       return yield* claimed(claim)
     }, orStoreError("PgPayoutRepo.claimDue"))
 
-    return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, recordSigned, list, claimDue })
+    return PayoutRepo.PayoutRepo.of({
+      insert,
+      findByContract,
+      findByContracts,
+      update,
+      recordSigned,
+      list,
+      committed,
+      claimDue
+    })
   })
 )

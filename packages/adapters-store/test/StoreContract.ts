@@ -1514,6 +1514,51 @@ const payoutTests = (it: It) =>
       })
     )
 
+    it.effect("committed: the exact sum of a rail's payouts signed and not yet confirmed, no other", () =>
+      Effect.gen(function* () {
+        const payouts = yield* PayoutRepo.PayoutRepo
+        // a rail no other test signs payouts on
+        const rail = { environment: "production", chain: "solana", currency: "EURC" } as const
+        assert.isTrue(Money.isZero(yield* payouts.committed(rail)))
+
+        const production = yield* newScope("production")
+        const sandbox = yield* newScope("sandbox")
+        const signed = (amount: string, overrides: Partial<PayoutRepo.PayoutRecord> = {}) =>
+          Effect.gen(function* () {
+            const c = yield* seedContract(overrides.environment === "sandbox" ? sandbox : production)
+            const p = R.payout(c, {
+              chain: rail.chain,
+              currency: rail.currency,
+              amount: R.dec(amount),
+              status: "prepared",
+              prepared: "AQID",
+              transactionHash: `sig-${c.id}`,
+              ...overrides
+            })
+            yield* payouts.insert(p)
+            return p
+          })
+        const first = yield* signed("60.000001")
+        yield* signed("0.000002")
+        yield* signed("39.9")
+        // not committed: nothing signed yet, settled, given up on
+        yield* signed("1000", { status: "pending", prepared: null, transactionHash: null })
+        yield* signed("2000", { status: "confirmed", blockNumber: 7 })
+        yield* signed("3000", { status: "failed" })
+        // other rails: another currency, chain or environment
+        yield* signed("4000", { currency: "USDC" })
+        yield* signed("5000", { chain: "polygon" })
+        yield* signed("6000", { environment: "sandbox" })
+        const committed = Effect.map(payouts.committed(rail), (sum) => Money.format(BigDecimal.normalize(sum)))
+        assert.strictEqual(yield* committed, "99.900003")
+
+        // once confirmed, a payout no longer counts
+        const confirmed = { ...first, status: "confirmed" as const, updatedAt: R.plusMillis(first.updatedAt, 1) }
+        assert.isTrue(yield* payouts.update(confirmed, first))
+        assert.strictEqual(yield* committed, "39.900002")
+      })
+    )
+
     it.effect("one payout per contract: a second fails with PayoutExists and the first stands", () =>
       Effect.gen(function* () {
         const payouts = yield* PayoutRepo.PayoutRepo

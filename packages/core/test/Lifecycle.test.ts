@@ -271,7 +271,8 @@ describe("lifecycle programs", () => {
         payoutId: pending.id,
         rail: { chain: pending.chain, environment: pending.environment, token: pending.currency },
         destination: pending.destination,
-        amount: pending.amount
+        amount: pending.amount,
+        committed: Money.zero
       })
       yield* overwritePayout(
         { ...pending, status: "prepared", prepared: prepared.persisted, transactionHash: prepared.transactionHash },
@@ -364,6 +365,74 @@ describe("lifecycle programs", () => {
           (yield* outbound(contract.id)).map((e) => e.eventType),
           ["funds_received", "payout_settled"]
         )
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect(
+    "a payout the hot wallet can pay only after those already signed waits for funds, never signed to revert",
+    () => {
+      const { chain, layer } = harness()
+      return Effect.gen(function* () {
+        const first = yield* exercisedContract(chain, "5.00")
+        const second = yield* exercisedContract(chain, "5.00")
+        yield* Payouts.start(yield* stored(first.id))
+        yield* Payouts.start(yield* stored(second.id))
+        const [a, b] = [yield* payoutOf(first.id), yield* payoutOf(second.id)]
+        assert.isTrue(Money.equals(a.amount, b.amount))
+        // room for one payout and a half: as 100 USDC for two of 60
+        const key = FakeChain.balanceKey({ chain: a.chain, environment: a.environment, token: a.currency })
+        chain.tokenBalances.set(key, Money.multiply(a.amount, Money.unsafe("1.5")))
+        const committed = PayoutRepo.PayoutRepo.use((repo) => repo.committed(a)).pipe(Effect.orDie)
+        /** The payout signed and the one that waits, whichever the pass drafted first. */
+        const split = Effect.gen(function* () {
+          const both = [yield* payoutOf(first.id), yield* payoutOf(second.id)]
+          return {
+            signed: both.find((p) => p.status !== "pending")!,
+            waiting: both.find((p) => p.status === "pending")
+          }
+        })
+
+        chain.outcomes.push("pending")
+        yield* Payouts.runDue() // both due in one pass: one signed and sent, the other refused by the draft
+        const { signed, waiting } = yield* split
+        assert.strictEqual(signed.status, "prepared")
+        assert.isDefined(waiting)
+        assert.strictEqual(waiting!.waiting, "insufficient_funds")
+        assert.strictEqual(waiting!.attempts, 0)
+        assert.include(waiting!.lastError, `${Money.format(signed.amount)} USDC committed`)
+        assert.isTrue(Money.equals(yield* committed, signed.amount))
+        assert.strictEqual(new Set(chain.broadcasts).size, 1) // the first's bytes, sent again while in flight
+
+        yield* TestClock.adjust(minutes(1))
+        yield* Payouts.runDue() // drafted again while the first is in flight: still refused
+        assert.strictEqual((yield* payoutOf(waiting!.contractId)).status, "pending")
+        assert.strictEqual(new Set(chain.broadcasts).size, 1) // the first's bytes, sent again while in flight
+
+        chain.minePending()
+        yield* Payouts.runDue() // the first is confirmed: its amount left the wallet, nothing is committed
+        assert.strictEqual((yield* stored(signed.contractId)).status, "settled")
+        assert.isTrue(Money.isZero(yield* committed))
+        yield* TestClock.adjust(minutes(1))
+        yield* Payouts.runDue() // half a payout left: a confirmation frees no more than it had committed
+        const short = yield* payoutOf(waiting!.contractId)
+        assert.strictEqual(short.status, "pending")
+        assert.strictEqual(short.waiting, "insufficient_funds")
+        assert.include(short.lastError, "0 USDC committed")
+
+        chain.tokenBalances.set(key, Money.sum(chain.tokenBalances.get(key)!, signed.amount)) // the treasury tops up
+        yield* TestClock.adjust(minutes(1))
+        yield* Payouts.runDue() // signed and sent
+        yield* Payouts.runDue() // mined
+        assert.strictEqual((yield* stored(waiting!.contractId)).status, "settled")
+        assert.strictEqual(new Set(chain.broadcasts).size, 2)
+        assert.isTrue(Money.equals(chain.tokenBalances.get(key)!, Money.multiply(a.amount, Money.unsafe("0.5"))))
+        for (const contract of [first, second]) {
+          assert.deepStrictEqual(
+            (yield* outbound(contract.id)).map((e) => e.eventType),
+            ["funds_received", "payout_settled"]
+          )
+        }
       }).pipe(Effect.provide(layer))
     }
   )

@@ -169,7 +169,13 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
       const capOf = (options: EvmGateway.Options) =>
         Effect.flatMap(ChainGateway.ChainGateway, (g) =>
           Effect.gen(function* () {
-            const prepared = yield* g.preparePayout({ payoutId: "cap", rail, destination, amount: Money.unsafe("1") })
+            const prepared = yield* g.preparePayout({
+              payoutId: "cap",
+              rail,
+              destination,
+              amount: Money.unsafe("1"),
+              committed: Money.zero
+            })
             const inspection = yield* g.inspectPayout(rail, prepared)
             return [inspection.chainAsks.cap_gwei, inspection.versions[0]!.fees.max_fee_per_gas_gwei]
           })

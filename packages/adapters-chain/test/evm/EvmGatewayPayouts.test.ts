@@ -17,7 +17,8 @@ const order = (rail: ChainGateway.Rail, destination: string, value: string): Cha
   payoutId: `payout-${nextPayout++}`,
   rail,
   destination,
-  amount: amount(value)
+  amount: amount(value),
+  committed: Money.zero
 })
 const freshDestination = () => privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address
 

@@ -31,7 +31,8 @@ const order = (destination: string, value: string): ChainGateway.PayoutOrder => 
   payoutId: `replacement-${nextPayout++}`,
   rail: usdc,
   destination,
-  amount: Money.unsafe(value)
+  amount: Money.unsafe(value),
+  committed: Money.zero
 })
 const freshDestination = () => privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address
 

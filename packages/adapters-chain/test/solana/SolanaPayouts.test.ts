@@ -22,7 +22,8 @@ const orderOf = (destination: PublicKey, amount: string, payoutId = freshPayoutI
   payoutId,
   rail,
   destination: destination.toBase58(),
-  amount: Money.unsafe(amount)
+  amount: Money.unsafe(amount),
+  committed: Money.zero
 })
 interface StoredVersion {
   readonly signature: string

@@ -35,7 +35,8 @@ const orderOf = (destination: PublicKey, amount: string): ChainGateway.PayoutOrd
   payoutId: `payout-${crypto.randomUUID()}`,
   rail,
   destination: destination.toBase58(),
-  amount: Money.unsafe(amount)
+  amount: Money.unsafe(amount),
+  committed: Money.zero
 })
 
 interface StoredVersion {

@@ -72,6 +72,14 @@ export interface PayoutOrder {
   readonly rail: Rail
   readonly destination: string
   readonly amount: Decimal
+  /**
+   * What the hot wallet has already promised in this token on this rail: the amounts of the
+   * payouts signed and not yet confirmed (this one excluded), which will draw on the same balance.
+   * A gateway refuses the draft with `insufficient_funds` unless the token balance covers
+   * `committed + amount`: a payout that waits for funds is safe, one mined without them reverts
+   * and burns its fee. Zero where nothing is owed (a caller without a store).
+   */
+  readonly committed: Decimal
 }
 
 export interface PreparedPayout {

@@ -6,6 +6,7 @@
 import { Context, Schema } from "effect"
 import type { Effect, Option } from "effect"
 import type { Claim } from "../kernel/Lease.ts"
+import type { Decimal } from "../kernel/Money.ts"
 import { Environment } from "../terms/Partner.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
@@ -102,6 +103,17 @@ export interface PayoutRepoShape {
     readonly waiting?: ReadonlyArray<PayoutWait> | undefined
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
+  /**
+   * What the rail's hot wallet has promised: the exact sum of the amounts of its payouts signed
+   * and not yet confirmed (status `prepared`, same environment, chain and currency), zero when
+   * there are none. A payout mined but not yet at depth still counts until it is confirmed: a
+   * draft that waits a little longer is safe, one signed without the funds reverts.
+   */
+  readonly committed: (rail: {
+    readonly environment: Environment
+    readonly chain: Chain
+    readonly currency: FundsCurrency
+  }) => Effect.Effect<Decimal, StoreError>
   /** Claims payouts not yet confirmed or failed whose next attempt is due at `claim.now`, oldest first. */
   readonly claimDue: (claim: Claim) => Effect.Effect<ReadonlyArray<PayoutRecord>, StoreError>
 }

@@ -302,8 +302,15 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   const repo = yield* PayoutRepo
   const rail = railOf(payout)
   if (payout.status === "pending") {
+    // what the hot wallet already owes on this rail: the gateway refuses (a wait) unless its
+    // balance covers that and this payout too, so a second payout is not signed only to revert
+    const committed = yield* repo.committed({
+      environment: payout.environment,
+      chain: payout.chain,
+      currency: payout.currency
+    })
     const draft = yield* gateway
-      .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount })
+      .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount, committed })
       .pipe(
         Effect.map(Option.some),
         // nothing was signed: safe to try again
@@ -423,6 +430,31 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
 })
 
 /**
+ * The due payouts in turns worked one after another: the pending ones of a rail (environment,
+ * chain, currency) share a turn, each alone otherwise. A draft reads what the rail's payouts
+ * already signed have committed; two drafts of one rail at once would both miss the other and
+ * could both be signed against one balance. Everything else runs at the pass's concurrency.
+ */
+const draftTurns = (due: ReadonlyArray<PayoutRecord>): ReadonlyArray<ReadonlyArray<PayoutRecord>> => {
+  const byRail = new Map<string, Array<PayoutRecord>>()
+  const turns: Array<Array<PayoutRecord>> = []
+  for (const payout of due) {
+    if (payout.status !== "pending") {
+      turns.push([payout])
+      continue
+    }
+    const key = `${payout.environment}|${payout.chain}|${payout.currency}`
+    const turn = byRail.get(key)
+    if (turn === undefined) {
+      const first = [payout]
+      byRail.set(key, first)
+      turns.push(first)
+    } else turn.push(payout)
+  }
+  return turns
+}
+
+/**
  * One pass: start payouts of newly exercised contracts (and finish settling confirmed ones), a
  * page of `listPayoutWork` at a time, then advance every due payout.
  */
@@ -459,6 +491,9 @@ export const runDue = Effect.fn("Payouts.runDue")(function* () {
       })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)
-  yield* Effect.forEach(due, advance, { concurrency, discard: true })
+  yield* Effect.forEach(draftTurns(due), (turn) => Effect.forEach(turn, advance, { discard: true }), {
+    concurrency,
+    discard: true
+  })
   return due.length
 })

@@ -8,7 +8,7 @@
  * mined is the latest one broadcast.
  */
 import { DateTime, Effect } from "effect"
-import { ChainGateway, type Money } from "@ratelock/core"
+import { ChainGateway, Money } from "@ratelock/core"
 
 /** `reject_prepare`: nothing can be signed (no hot wallet); `unfunded`: the hot wallet is short of funds. */
 export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare" | "unfunded"
@@ -30,6 +30,15 @@ export class FakeChain {
    * simulated chains do); tests change its balances as the chain would.
    */
   readonly hotWallets = new Map<string, ChainGateway.HotWallet>()
+  /**
+   * The hot wallet's token balance of each `environment|chain|token` a test set: a draft on that
+   * rail is refused `insufficient_funds` unless it covers the order's `committed` plus its amount,
+   * as the real gateways do, and a payout's amount leaves it when its lookup first answers it
+   * confirmed. Rails without one are never short of the token.
+   */
+  readonly tokenBalances = new Map<string, Money.Decimal>()
+  /** The payouts signed against a set balance, by their first version: what each will debit, once. */
+  private readonly debits = new Map<string, { readonly key: string; readonly amount: Money.Decimal }>()
   /** Chains whose funding and hot wallet cannot be read (their RPC is down). */
   readonly unreachable = new Set<string>()
   /** `environment|chain` rails the deployment has no gateway for (the router answers `unsupported_rail`). */
@@ -109,16 +118,30 @@ export class FakeChain {
             })
           )
         }
+        const key = FakeChain.balanceKey(order.rail)
+        const held = this.tokenBalances.get(key)
+        if (held !== undefined && Money.lessThan(held, Money.sum(order.committed, order.amount))) {
+          const token = order.rail.token
+          return Effect.fail(
+            new ChainGateway.ChainError({
+              chain: order.rail.chain,
+              reason: "insufficient_funds",
+              message: `the hot wallet holds ${Money.format(held)} ${token}, ${Money.format(order.committed)} ${token} committed, this payout needs ${Money.format(order.amount)} ${token}`
+            })
+          )
+        }
         const attempt = [...this.prepared.keys()].filter((k) => k.startsWith(order.payoutId)).length
         const prepared = {
           transactionHash: `0xpay-${order.payoutId}-${attempt}`,
           persisted: `signed:${order.payoutId}:${attempt}`
         }
         this.prepared.set(`${order.payoutId}#${attempt}`, prepared)
+        if (held !== undefined) this.debits.set(prepared.transactionHash, { key, amount: order.amount })
         this.fate.set(prepared.transactionHash, outcome)
         return Effect.succeed(prepared)
       }),
-    draftPayout: (order) => Effect.succeed(ChainGateway.withoutNonce(this.gateway.preparePayout(order))),
+    // a real draft reads the chain: other fibers of the pass run meanwhile
+    draftPayout: (order) => Effect.as(Effect.yieldNow, ChainGateway.withoutNonce(this.gateway.preparePayout(order))),
     broadcastPayout: (rail, prepared) =>
       Effect.suspend(() => {
         const refused = this.refusals.shift()
@@ -139,6 +162,7 @@ export class FakeChain {
           case "pending":
             return { _tag: "Pending" }
           default:
+            if (!mined.endsWith("c")) this.debit(versions[0]!)
             return {
               _tag: "Confirmed",
               blockNumber: 777,
@@ -180,6 +204,20 @@ export class FakeChain {
           )
         : Effect.sync(() => this.hotWallets.get(`${rail.environment}|${rail.chain}`) ?? null)
   })
+
+  /** The key of a rail's token balance in `tokenBalances`. */
+  static balanceKey(rail: ChainGateway.Rail): string {
+    return `${rail.environment}|${rail.chain}|${rail.token}`
+  }
+
+  /** The payout's amount leaves the hot wallet (once): it was mined and paid. */
+  private debit(firstVersion: string) {
+    const paid = this.debits.get(firstVersion)
+    if (paid === undefined) return
+    this.debits.delete(firstVersion)
+    const held = this.tokenBalances.get(paid.key) ?? Money.zero
+    this.tokenBalances.set(paid.key, Money.subtract(held, paid.amount))
+  }
 
   /** Every version's hash, oldest first. */
   static versions(prepared: ChainGateway.PreparedPayout): Array<string> {

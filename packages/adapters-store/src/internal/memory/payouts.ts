@@ -5,7 +5,7 @@
  * the lowest free one is read, signed at, and written with the payout in one atomic step.
  */
 import { Effect, Exit, HashMap, Option, type Semaphore } from "effect"
-import { type ChainGateway, PayoutRepo, StoreError } from "@ratelock/core"
+import { type ChainGateway, Money, PayoutRepo, StoreError } from "@ratelock/core"
 import type { Lease } from "@ratelock/core"
 import { nonceHolder, requireNonceAccount } from "../rules.ts"
 import { oldestFirst, self } from "./keyset.ts"
@@ -188,9 +188,37 @@ export const makePayoutRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Payo
     )
   })
 
+  const committed = Effect.fn("MemoryStore.payouts.committed")(function* (
+    rail: Parameters<PayoutRepo.PayoutRepoShape["committed"]>[0]
+  ) {
+    return yield* read(ref, (state) => {
+      let total = Money.zero
+      for (const { row } of HashMap.values(state.payouts)) {
+        if (
+          row.status === "prepared" &&
+          row.environment === rail.environment &&
+          row.chain === rail.chain &&
+          row.currency === rail.currency
+        ) {
+          total = Money.sum(total, row.amount)
+        }
+      }
+      return total
+    })
+  })
+
   const claimDue = Effect.fn("MemoryStore.payouts.claimDue")(function* (claim: Lease.Claim) {
     return yield* atomically(ref, claimStep(claim))
   })
 
-  return PayoutRepo.PayoutRepo.of({ insert, findByContract, findByContracts, update, recordSigned, list, claimDue })
+  return PayoutRepo.PayoutRepo.of({
+    insert,
+    findByContract,
+    findByContracts,
+    update,
+    recordSigned,
+    list,
+    committed,
+    claimDue
+  })
 }
