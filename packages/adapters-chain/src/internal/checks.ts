@@ -50,3 +50,17 @@ export const parseCursor = (rail: ChainGateway.Rail, cursor: string | null) =>
     : /^[0-9]{1,15}$/.test(cursor)
       ? Effect.succeed(Number(cursor))
       : Effect.fail(chainError(rail.chain, "invalid_cursor", `not a block number: ${cursor}`))
+
+/**
+ * Why a real gateway refuses a draft for want of the token (`insufficient_funds`): the hot
+ * wallet's balance, what payouts signed and not yet confirmed already committed of it, and the
+ * amount. A draft passes only when the balance covers `committed + amount`.
+ */
+export const shortOfTokens = (
+  held: Money.Decimal,
+  committed: Money.Decimal,
+  amount: Money.Decimal,
+  token: string
+): string =>
+  `the hot wallet holds ${Money.format(held)} ${token}, ${Money.format(committed)} ${token} of it committed to ` +
+  `payouts signed and not yet confirmed, and this payout needs ${Money.format(amount)} ${token}`

@@ -3,6 +3,9 @@
  * are sent once its delay has passed, whatever it pays in fees, so nothing is ever replaced; a
  * payout has the one version it was prepared with; and there is no hot wallet to watch. An
  * address is checked by the form a payout's destination must have (`checks.checkAddress`).
+ *
+ * With no hot wallet there is no balance to share either: an order's `committed` (what payouts
+ * signed and not yet confirmed owe) is ignored, and no draft is refused for want of funds.
  */
 import { ChainGateway } from "@ratelock/core"
 import { DateTime, Effect } from "effect"

@@ -291,6 +291,52 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
       })
     )
 
+    it.effect("the balance must cover what payouts signed and not confirmed have committed, and the amount", () =>
+      Effect.gen(function* () {
+        const anvil = yield* Anvil
+        const f = yield* EvmFixture
+        // a hot wallet of its own holding exactly 100 USDC (and ether for gas)
+        const key = generatePrivateKey()
+        const hot = privateKeyToAccount(key).address
+        yield* Erc20.mint(anvil.client, anvil.account(funderIndex), f.usdc, hot, 100_000_000n)
+        yield* mined(
+          yield* Effect.promise(() =>
+            anvil.client.sendTransaction({
+              account: anvil.account(funderIndex),
+              chain: null,
+              to: hot,
+              value: parseEther("1")
+            })
+          )
+        )
+        const withCommitted = (value: string, committed: string) => ({
+          ...order(usdc, freshDestination(), value),
+          committed: amount(committed)
+        })
+        yield* Effect.gen(function* () {
+          const g = yield* gw
+          // 60 signed and not confirmed: another 60 would revert once mined, so it is not drafted
+          const refused = yield* Effect.flip(g.draftPayout(withCommitted("60", "60")))
+          assert.strictEqual(refused.reason, "insufficient_funds")
+          assert.include(refused.message, "holds 100.000000 USDC")
+          assert.include(refused.message, "60 USDC of it committed")
+          assert.include(refused.message, "needs 60 USDC")
+          // one base unit more than is free: refused too
+          const over = yield* reasonOf(g.draftPayout(withCommitted("40.000001", "60")))
+          assert.strictEqual(over, "insufficient_funds")
+          // what is left exactly: drafted, and it pays
+          const fits = withCommitted("40", "60")
+          const draft = yield* g.draftPayout(fits)
+          const prepared = yield* draft.sign(draft.nonceAccount!.pending)
+          assert.strictEqual((yield* settle(usdc, prepared))._tag, "Confirmed")
+          assert.strictEqual(yield* balance("usdc", fits.destination), "40.000000")
+          // nothing committed: the balance alone decides
+          assert.strictEqual(yield* reasonOf(g.draftPayout(withCommitted("60.000001", "0"))), "insufficient_funds")
+          yield* g.draftPayout(withCommitted("60", "0"))
+        }).pipe(Effect.provide(gateway({ hotWalletKey: Redacted.make(key) })))
+      })
+    )
+
     it.effect("refuses bad destinations and amounts, other rails, foreign persisted data, a missing hot key", () =>
       Effect.gen(function* () {
         const g = yield* gw

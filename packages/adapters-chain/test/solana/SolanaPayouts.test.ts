@@ -188,6 +188,45 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
     })
   )
 
+  it.effect("the balance must cover what payouts signed and not confirmed have committed, and the amount", () =>
+    Effect.gen(function* () {
+      const chain = yield* SolanaChain
+      // a hot wallet of its own holding exactly 100 USDC (and SOL for fees and rent)
+      const hot = Keypair.generate()
+      chain.rpc.airdrop(hot.publicKey, 1_000_000_000n)
+      chain.rpc.mintTo(chain.mint, hot.publicKey, 100_000_000n, chain.authority)
+      const withCommitted = (destination: PublicKey, amount: string, committed: string) => ({
+        ...orderOf(destination, amount),
+        committed: Money.unsafe(committed)
+      })
+      const prepare = (order: ChainGateway.PayoutOrder) => ChainGateway.ChainGateway.use((g) => g.preparePayout(order))
+      yield* withGateway(
+        (o) => ({ ...o, hotWalletKey: Redacted.make(Base58.encode(hot.secretKey)) }),
+        Effect.gen(function* () {
+          // 60 signed and not confirmed: another 60 would fail on chain and burn its fee, so it is not signed
+          const refused = yield* Effect.flip(prepare(withCommitted(freshDestination(), "60", "60")))
+          assert.strictEqual(refused.reason, "insufficient_funds")
+          assert.include(refused.message, "holds 100 USDC")
+          assert.include(refused.message, "60 USDC of it committed")
+          assert.include(refused.message, "needs 60 USDC")
+          // one base unit more than is free: refused too
+          const over = yield* Effect.flip(prepare(withCommitted(freshDestination(), "40.000001", "60")))
+          assert.strictEqual(over.reason, "insufficient_funds")
+          // what is left exactly: signed, and it pays
+          const destination = freshDestination()
+          const prepared = yield* prepare(withCommitted(destination, "40", "60"))
+          yield* ChainGateway.ChainGateway.use((g) => g.broadcastPayout(rail, prepared))
+          assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+          assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 40_000_000n)
+          // nothing committed: the balance alone decides
+          const alone = yield* Effect.flip(prepare(withCommitted(freshDestination(), "60.000001", "0")))
+          assert.strictEqual(alone.reason, "insufficient_funds")
+          yield* prepare(withCommitted(freshDestination(), "60", "0"))
+        }).pipe(Effect.provideService(SolanaChain, chain))
+      )
+    })
+  )
+
   it.effect(
     "funds gone between sign and broadcast: the broadcast is refused and nothing lands; refilled, the same bytes pay",
     () =>

@@ -26,7 +26,7 @@ import {
   type PrivateKeyAccount,
   zeroAddress
 } from "viem"
-import { chainError } from "../checks.ts"
+import { chainError, shortOfTokens } from "../checks.ts"
 import * as Erc20 from "./erc20.ts"
 import * as Errors from "./errors.ts"
 import { checkServed, type EvmNode, head, safeBlock, type Token, tokenOf } from "./node.ts"
@@ -240,11 +240,14 @@ export const make = (node: EvmNode, wallet: PrivateKeyAccount | undefined, polic
       ],
       { concurrency: "unbounded" }
     )
-    if (tokenBalance < units) {
+    // the payouts signed and not yet confirmed draw on the same balance: signed without room for
+    // them, one of the transfers would be mined, revert and burn its gas
+    const held = Money.fromBaseUnits(tokenBalance, token.decimals)
+    if (Money.lessThan(held, Money.sum(order.committed, order.amount))) {
       return yield* chainError(
         chain,
         "insufficient_funds",
-        `the hot wallet holds ${Money.format(Money.fromBaseUnits(tokenBalance, token.decimals))} ${order.rail.token}`
+        shortOfTokens(held, order.committed, order.amount, order.rail.token)
       )
     }
     const data = encodeFunctionData({ abi: Erc20.abi, functionName: "transfer", args: [destination, units] })

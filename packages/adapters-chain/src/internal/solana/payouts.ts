@@ -46,7 +46,7 @@ import {
 import { BigDecimal, DateTime, Effect, Predicate, Random, Semaphore } from "effect"
 import { Base64 } from "effect/encoding"
 import * as Base58 from "../base58.ts"
-import { chainError, checkAmount } from "../checks.ts"
+import { chainError, checkAmount, shortOfTokens } from "../checks.ts"
 import * as Errors from "./errors.ts"
 import * as Fees from "./fees.ts"
 import { checkServed, parseAddress, type SolanaNode, type Token, tokenOf } from "./node.ts"
@@ -223,9 +223,16 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
 
     /**
      * Checks, prices and signs a version of `plan`: the first (`previous` null) at what the chain
-     * asks, a later one above the `previous` price; both capped.
+     * asks, a later one above the `previous` price; both capped. The token balance must cover the
+     * payout and `committed`, what payouts signed and not yet confirmed already owe (a new version
+     * of a payout already signed passes none: it replaces what is owed, it adds nothing).
      */
-    const sign = Effect.fnUntraced(function* (wallet: HotWallet, plan: Plan, previous: number | null) {
+    const sign = Effect.fnUntraced(function* (
+      wallet: HotWallet,
+      plan: Plan,
+      previous: number | null,
+      committed: Money.Decimal = Money.zero
+    ) {
       const { token, destination, units } = plan
       const hot = wallet.keypair.publicKey
       const hotAccount = getAssociatedTokenAddressSync(token.mint, hot)
@@ -242,10 +249,19 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
       if (destinationInfo?.executable === true) {
         return yield* fail("invalid_address", `${destination.toBase58()} is a program, not a wallet`)
       }
-      const held = hotAccountInfo == null ? 0n : unpackAccount(hotAccount, hotAccountInfo).amount
-      if (held < units) {
-        const has = Money.format(BigDecimal.normalize(Money.fromBaseUnits(held, token.decimals)))
-        return yield* fail("insufficient_funds", `the hot wallet holds ${has} ${token.currency}, the payout needs more`)
+      const held = Money.fromBaseUnits(
+        hotAccountInfo == null ? 0n : unpackAccount(hotAccount, hotAccountInfo).amount,
+        token.decimals
+      )
+      const amount = Money.fromBaseUnits(units, token.decimals)
+      // signed without room for what is already committed, one of the transfers would fail on
+      // chain and burn its fee
+      if (Money.lessThan(held, Money.sum(committed, amount))) {
+        const { normalize } = BigDecimal
+        return yield* fail(
+          "insufficient_funds",
+          shortOfTokens(normalize(held), normalize(committed), normalize(amount), token.currency)
+        )
       }
       const lamports = BigInt(hotInfo?.lamports ?? 0)
       const rent = (destinationAccountInfo == null ? wallet.rent.tokenAccount : 0n) + wallet.rent.wallet
@@ -386,7 +402,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
             const failedOnChain = seen.landed.some(({ status }) => status.err !== null)
             if (!failedOnChain && (!seen.expired || seen.landed.length > 0)) return known.prepared
           }
-          const version = yield* sign(wallet, plan, null)
+          const version = yield* sign(wallet, plan, null, order.committed)
           const prepared: ChainGateway.PreparedPayout = {
             transactionHash: version.signature,
             persisted: Persisted.encode([], version)
