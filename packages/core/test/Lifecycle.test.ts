@@ -93,14 +93,14 @@ const exercise = (contractId: string, live: string, executedAt: DateTime.Utc) =>
 })
 
 /** A funded option on USD_TO_BRL, exercised two hours in at `live`: what every payout test starts from. */
-const exercisedContract = (chain: FakeChain, live: string) =>
+const exercisedContract = (chain: FakeChain, live: string, scope: Partner.PartnerScope = alice) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(start)
-    const quote = yield* Quotes.create(alice, request())
-    const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+    const quote = yield* Quotes.create(scope, request())
+    const contract = yield* Contracts.create(scope, { quote_id: quote.id })
     chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
     yield* Funding.confirmFunding()
-    yield* Inbound.ingest(alice, {
+    yield* Inbound.ingest(scope, {
       idempotencyKey: `exercise-${contract.id}`,
       event: exercise(contract.id, live, at(hours(2))),
       payload: {}
@@ -108,9 +108,9 @@ const exercisedContract = (chain: FakeChain, live: string) =>
     return contract
   })
 
-/** Alice's outgoing events of the contract, in sequence order. */
-const outbound = (contractId: string) =>
-  EventRepo.EventRepo.use((repo) => repo.list(alice, { direction: "outgoing", contractId, limit: 1000 })).pipe(
+/** Alice's outgoing events of the contract (in `scope`'s environment), in sequence order. */
+const outbound = (contractId: string, scope: Partner.PartnerScope = alice) =>
+  EventRepo.EventRepo.use((repo) => repo.list(scope, { direction: "outgoing", contractId, limit: 1000 })).pipe(
     Effect.map((views) =>
       views.flatMap((view) => (view._tag === "outgoing" ? [view.event] : [])).sort((a, b) => a.sequence - b.sequence)
     ),
@@ -373,9 +373,11 @@ describe("lifecycle programs", () => {
     "a payout the hot wallet can pay only after those already signed waits for funds, never signed to revert",
     () => {
       const { chain, layer } = harness()
+      // production: the sandbox pays from the simulated chain, which has no wallet to run short
+      const production: Partner.PartnerScope = { ...alice, environment: "production" }
       return Effect.gen(function* () {
-        const first = yield* exercisedContract(chain, "5.00")
-        const second = yield* exercisedContract(chain, "5.00")
+        const first = yield* exercisedContract(chain, "5.00", production)
+        const second = yield* exercisedContract(chain, "5.00", production)
         yield* Payouts.start(yield* stored(first.id))
         yield* Payouts.start(yield* stored(second.id))
         const [a, b] = [yield* payoutOf(first.id), yield* payoutOf(second.id)]
@@ -429,7 +431,7 @@ describe("lifecycle programs", () => {
         assert.isTrue(Money.equals(chain.tokenBalances.get(key)!, Money.multiply(a.amount, Money.unsafe("0.5"))))
         for (const contract of [first, second]) {
           assert.deepStrictEqual(
-            (yield* outbound(contract.id)).map((e) => e.eventType),
+            (yield* outbound(contract.id, production)).map((e) => e.eventType),
             ["funds_received", "payout_settled"]
           )
         }

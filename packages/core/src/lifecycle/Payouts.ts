@@ -304,11 +304,9 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   if (payout.status === "pending") {
     // what the hot wallet already owes on this rail: the gateway refuses (a wait) unless its
     // balance covers that and this payout too, so a second payout is not signed only to revert
-    const committed = yield* repo.committed({
-      environment: payout.environment,
-      chain: payout.chain,
-      currency: payout.currency
-    })
+    const committed = paysFromWallet(payout)
+      ? yield* repo.committed({ environment: payout.environment, chain: payout.chain, currency: payout.currency })
+      : Money.zero
     const draft = yield* gateway
       .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount, committed })
       .pipe(
@@ -430,8 +428,15 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
 })
 
 /**
- * The due payouts in turns worked one after another: the pending ones of a rail (environment,
- * chain, currency) share a turn, each alone otherwise. A draft reads what the rail's payouts
+ * Whether a payout is paid from a hot wallet that can run short: a production chain's. The
+ * sandbox settles on the simulated chain, which pays from no wallet (the host routes every sandbox
+ * rail there), so its payouts owe nothing to one another and need not take turns.
+ */
+const paysFromWallet = (payout: PayoutRecord): boolean => payout.environment === "production"
+
+/**
+ * The due payouts in turns worked one after another: the pending ones of a production rail
+ * (environment, chain, currency) share a turn, each alone otherwise. A draft reads what the rail's payouts
  * already signed have committed; two drafts of one rail at once would both miss the other and
  * could both be signed against one balance. Everything else runs at the pass's concurrency.
  */
@@ -439,7 +444,7 @@ const draftTurns = (due: ReadonlyArray<PayoutRecord>): ReadonlyArray<ReadonlyArr
   const byRail = new Map<string, Array<PayoutRecord>>()
   const turns: Array<Array<PayoutRecord>> = []
   for (const payout of due) {
-    if (payout.status !== "pending") {
+    if (payout.status !== "pending" || !paysFromWallet(payout)) {
       turns.push([payout])
       continue
     }
