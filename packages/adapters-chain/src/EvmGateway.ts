@@ -59,9 +59,10 @@ export interface Options {
   readonly replaceAfterSeconds?: number
   /**
    * The operator's cap on a payout's max fee per gas, in gwei: no version pays more, and at the cap
-   * a payout waits for fees to fall. Default: `defaultMaxFeeGwei` (`RATELOCK_<CHAIN>_MAX_FEE_GWEI`).
+   * a payout waits for fees to fall: a decimal string (as the environment gives it: exact) or a
+   * number (at most nine decimals count). Default: `defaultMaxFeeGwei` (`RATELOCK_<CHAIN>_MAX_FEE_GWEI`).
    */
-  readonly maxFeeGwei?: number
+  readonly maxFeeGwei?: number | string
 }
 
 export const defaultConfirmations: Record<EvmChain, number> = { ethereum: 12, polygon: 64 }
@@ -97,9 +98,14 @@ const make = Effect.fnUntraced(function* (options: Options) {
     return yield* invalid(`replaceAfterSeconds must be a number of seconds ≥ 0, got ${replaceAfterSeconds}`)
   }
   const maxFeeGwei = options.maxFeeGwei ?? defaultMaxFeeGwei[chain]
-  // gwei to wei exactly: the number's decimal digits, at most nine of them
-  const maxFeePerGas =
-    Number.isFinite(maxFeeGwei) && maxFeeGwei > 0 && maxFeeGwei < 1e12 ? parseGwei(maxFeeGwei.toFixed(9)) : 0n
+  // gwei to wei exactly: a decimal's digits as written, a number's to nine decimals
+  const gweiText =
+    typeof maxFeeGwei === "string"
+      ? maxFeeGwei.trim()
+      : Number.isFinite(maxFeeGwei) && maxFeeGwei < 1e12
+        ? maxFeeGwei.toFixed(9)
+        : ""
+  const maxFeePerGas = /^\d{1,12}(\.\d{1,9})?$/.test(gweiText) ? parseGwei(gweiText) : 0n
   if (maxFeePerGas <= 0n) {
     return yield* invalid(`maxFeeGwei must be a positive number of gwei, got ${maxFeeGwei}`)
   }

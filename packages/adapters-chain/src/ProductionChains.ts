@@ -74,7 +74,8 @@ const evmConfig = (chain: "ethereum" | "polygon") =>
     hotWalletKey: Config.option(Config.Redacted(variable(chain, "HOT_WALLET_KEY"))),
     confirmations: Config.option(Config.Int(variable(chain, "CONFIRMATIONS"))),
     replaceAfterSeconds: Config.option(Config.Number(variable(chain, "REPLACE_AFTER_SECONDS"))),
-    maxFeeGwei: Config.option(Config.Number(variable(chain, "MAX_FEE_GWEI"))),
+    // a decimal string, converted to wei exactly by the gateway
+    maxFeeGwei: Config.option(Config.String(variable(chain, "MAX_FEE_GWEI"))),
     tokens: tokensConfig(chain)
   })
 

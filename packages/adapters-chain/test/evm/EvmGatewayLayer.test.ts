@@ -184,6 +184,8 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
       // a cap below what anvil asks (2 × base + 1 gwei tip): signed at the cap, to the wei
       assert.deepStrictEqual(yield* capOf(f.options({ maxFeeGwei: 0.5 })), ["0.5", "0.5"])
       assert.deepStrictEqual(yield* capOf(f.options({ maxFeeGwei: 0.123456789 })), ["0.123456789", "0.123456789"])
+      // as the environment gives it: a decimal string, to the wei
+      assert.deepStrictEqual(yield* capOf(f.options({ maxFeeGwei: "0.987654321" })), ["0.987654321", "0.987654321"])
     })
   )
 
@@ -206,7 +208,10 @@ layer(fixture, { excludeTestServices: true })("EvmGateway layer (anvil)", (it) =
         f.options({ replaceAfterSeconds: -1 }),
         f.options({ replaceAfterSeconds: Number.NaN }),
         f.options({ maxFeeGwei: 0 }),
-        f.options({ maxFeeGwei: Number.POSITIVE_INFINITY })
+        f.options({ maxFeeGwei: Number.POSITIVE_INFINITY }),
+        f.options({ maxFeeGwei: "0.1234567891" }),
+        f.options({ maxFeeGwei: "-1" }),
+        f.options({ maxFeeGwei: "two hundred" })
       ]
       for (const options of bad) assert.strictEqual(yield* buildFailure(options), "invalid_config")
     })
