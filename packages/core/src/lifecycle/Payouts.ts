@@ -203,10 +203,24 @@ const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFail
 const waitOn = (error: ChainError): PayoutWait =>
   error.reason === "insufficient_funds" ? "insufficient_funds" : "mining"
 
-/** Records why the payout waits and releases its lease, so the next pass looks again. */
-const recordWait = Effect.fnUntraced(function* (payout: PayoutRecord, waiting: PayoutWait, lastError?: string) {
+/**
+ * Records why the payout waits and releases its lease, so the next pass looks again (at
+ * `nextAttemptAt`, when given: a payout not signed for want of funds is drafted again later).
+ */
+const recordWait = Effect.fnUntraced(function* (
+  payout: PayoutRecord,
+  waiting: PayoutWait,
+  lastError?: string,
+  nextAttemptAt?: DateTime.Utc
+) {
   return yield* (yield* PayoutRepo).update(
-    { ...payout, waiting, lastError: lastError ?? payout.lastError, updatedAt: yield* DateTime.now },
+    {
+      ...payout,
+      waiting,
+      lastError: lastError ?? payout.lastError,
+      nextAttemptAt: nextAttemptAt ?? payout.nextAttemptAt,
+      updatedAt: yield* DateTime.now
+    },
     payout
   )
 })
@@ -222,17 +236,8 @@ const fundsRecheck = Duration.minutes(1)
 const notSigned = (payout: PayoutRecord) =>
   Effect.fnUntraced(function* (error: ChainError) {
     if (error.reason !== "insufficient_funds") return yield* chainFailure(payout)(error)
-    const now = yield* DateTime.now
-    yield* (yield* PayoutRepo).update(
-      {
-        ...payout,
-        waiting: "insufficient_funds",
-        lastError: `${error.reason}: ${error.message}`,
-        nextAttemptAt: DateTime.addDuration(now, fundsRecheck),
-        updatedAt: now
-      },
-      payout
-    )
+    const recheckAt = DateTime.addDuration(yield* DateTime.now, fundsRecheck)
+    yield* recordWait(payout, "insufficient_funds", `${error.reason}: ${error.message}`, recheckAt)
   })
 
 const preparedOf = (payout: PayoutRecord): Option.Option<PreparedPayout> =>
