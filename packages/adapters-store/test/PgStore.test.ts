@@ -121,6 +121,7 @@ const contractRecord = (
     chain: quote.chain,
     settlementCurrency: quote.settlementCurrency,
     fundingWalletAddress: `Fund${uuid().replaceAll("-", "")}`,
+    fundingIndex: null,
     fundedAmount: Money.zero,
     fundingDeadline: shift(createdAt, 60 * minute),
     status: "quote_created",

@@ -174,6 +174,7 @@ export const contract = (
     chain: from.chain,
     settlementCurrency: from.settlementCurrency,
     fundingWalletAddress: `0x${uuid().replaceAll("-", "")}00000000`,
+    fundingIndex: null,
     fundedAmount: dec("0.000000"),
     fundingDeadline: plus(createdAt, Duration.hours(1)),
     status: "quote_created",

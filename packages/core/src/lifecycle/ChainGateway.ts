@@ -13,6 +13,7 @@ import type { PayoutWait } from "../terms/PayoutWait.ts"
 import { FailureReason } from "../terms/PayoutFailure.ts"
 import type { Environment } from "../terms/Partner.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
+import type { NativeMovement } from "./TreasuryLedger.ts"
 
 // the reasons are wire terms (a payout's `failure_code`), defined below the lifecycle; re-exported so
 // `ChainGateway.failureReasons` and `ChainGateway.FailureReason` keep naming them where gateways use them
@@ -162,10 +163,35 @@ export type PayoutLookup =
       readonly transactionHash: string
       /** The mined version was a cancellation: nothing was paid and the nonce is spent. */
       readonly cancelled: boolean
+      /**
+       * What the mined transactions moved in the chain's native currency (fees, a sweep's gas
+       * top-up, rent), for the ledger; absent where nothing is (the simulated chain).
+       */
+      readonly native?: NativeMovement | undefined
     }
   | { readonly _tag: "Failed"; readonly reason: FailureReason }
   /** Never seen by the chain (dropped, or expired blockhash): safe to prepare again. */
   | { readonly _tag: "Unknown" }
+
+/**
+ * A sweep: the whole `amount` of the rail's token on a funding address (derived at `fundingIndex`)
+ * to `destination`, or to the rail's hot wallet when it is null. Signed as one persisted job the
+ * payout calls broadcast, look up and replace: on EVM a gas top-up from the hot wallet (at its
+ * nonce, `PayoutDraft.nonceAccount`) and the token transfer signed with the funding key, the
+ * transfer broadcast once the top-up is mined; on Solana one transaction, the hot wallet paying
+ * the fee and receiving the closed token account's rent.
+ */
+export interface SweepOrder {
+  readonly sweepId: string
+  readonly rail: Rail
+  readonly source: string
+  readonly fundingIndex: number
+  readonly destination: string | null
+  readonly amount: Decimal
+}
+
+/** Whether the rail's funding keys are held (sweeps can be signed) or only watched (an xpub). */
+export type FundingKeys = "held" | "watch_only"
 
 /** One address to observe, from where its last observation left off. */
 export interface FundingTarget {
@@ -212,6 +238,15 @@ export interface ChainGatewayShape {
     mode: ReplaceMode
   ) => Effect.Effect<Replacement, ChainError>
   readonly inspectPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutInspection, ChainError>
+  /**
+   * Confirmed token balances of `addresses` on the rail, in their order, exact: a few calls for
+   * many addresses where the chain allows it (a reconciliation reads thousands).
+   */
+  readonly balances: (rail: Rail, addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Decimal>, ChainError>
+  /** Whether sweeps of the rail's funding addresses can be signed here. */
+  readonly fundingKeys: (rail: Omit<Rail, "token">) => Effect.Effect<FundingKeys, ChainError>
+  /** Checks and prices a sweep; core signs it through the store, as a payout. */
+  readonly draftSweep: (order: SweepOrder) => Effect.Effect<PayoutDraft, ChainError>
   /** The rail's chain and environment's hot wallet, when one is configured. */
   readonly hotWallet: (rail: Omit<Rail, "token">) => Effect.Effect<HotWallet | null, ChainError>
 }

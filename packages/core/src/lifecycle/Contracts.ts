@@ -66,6 +66,7 @@ export const create = Effect.fn("Contracts.create")(function* (scope: PartnerSco
     chain: quote.chain,
     settlementCurrency: quote.settlementCurrency,
     fundingWalletAddress,
+    fundingIndex: index,
     fundedAmount: Money.roundDown(Money.zero),
     fundingDeadline: DateTime.min(DateTime.addDuration(now, policy.fundingWindow), quote.windowEnd),
     status: "quote_created",

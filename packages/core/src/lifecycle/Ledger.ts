@@ -16,7 +16,9 @@ import { FundsCurrency } from "../kernel/Rail.ts"
  * partner until then); `premium_income`, premiums and forward fees earned; `deposits_held`,
  * forward deposits held for the partner (liability); `forfeited_deposits`, deposits kept when a
  * forward's window ended with no exercise; `payout_expense`, FX deltas paid to customers
- * (expense); `payout_wallet`, the hot wallet payouts are sent from (asset).
+ * (expense); `payout_wallet`, the hot wallet payouts are sent from (asset); `refunds_payable`, a
+ * forward's deposit released to the partner once its payout settled, until the refund reaches the
+ * partner's refund address (liability; the refund is booked in `TreasuryLedger`).
  */
 export const Account = Schema.Literals([
   "funding_wallet",
@@ -25,7 +27,8 @@ export const Account = Schema.Literals([
   "deposits_held",
   "forfeited_deposits",
   "payout_expense",
-  "payout_wallet"
+  "payout_wallet",
+  "refunds_payable"
 ])
 export type Account = typeof Account.Type
 
@@ -112,8 +115,9 @@ export const entriesFor = (
           command.amount,
           at
         ),
-        // a forward's deposit goes back to the partner once the customer transacted
-        ...pair(c, "deposit_released", "deposits_held", "funding_wallet", token, deposit, at)
+        // a forward's deposit is owed back to the partner once the customer transacted; the refund
+        // from the hot wallet settles it (`Refunds`)
+        ...pair(c, "deposit_released", "deposits_held", "refunds_payable", token, deposit, at)
       ]
     case "WindowEnded":
       return c.status === "deposit_forfeited"

@@ -96,6 +96,8 @@ export const ContractRecord = Schema.Struct({
   marketRateAtLock: Schema.BigDecimal,
   ...pricedTermFields,
   fundingWalletAddress: Schema.String,
+  /** The HD index the funding address derives from, which a sweep signs with; null for contracts made before it was kept. */
+  fundingIndex: Schema.NullOr(Schema.Int),
   /** Confirmed on-chain funding so far (partial payments add up). */
   fundedAmount: Schema.BigDecimal,
   fundingDeadline: Schema.DateTimeUtc,
