@@ -9,7 +9,10 @@ import * as Expiry from "./lifecycle/Expiry.ts"
 import * as Funding from "./lifecycle/Funding.ts"
 import * as Hedging from "./hedging/Hedging.ts"
 import * as HotWallets from "./operator/HotWallets.ts"
+import * as Movements from "./lifecycle/Movements.ts"
 import * as Payouts from "./lifecycle/Payouts.ts"
+import * as Reconciliation from "./operator/Reconciliation.ts"
+import * as Sweeps from "./operator/Sweeps.ts"
 import * as Revaluation from "./risk/Revaluation.ts"
 
 /** A pass: one run over its due work; `run` answers how many jobs it took or moved. */
@@ -44,7 +47,14 @@ const list = [
   // the book's delta within each pair's band; nothing where the host provides no hedge venue
   pass("hedging", Hedging.pass(), Duration.seconds(1)),
   // each served chain's hot wallet read once a minute, for the treasury view, the status and the gauges
-  pass("hot-wallets", HotWallets.watch(), HotWallets.readEvery)
+  pass("hot-wallets", HotWallets.watch(), HotWallets.readEvery),
+  // funding addresses no longer awaiting funds swept into the hot wallet or the treasury (recorded
+  // here, sent by the movements pass)
+  pass("sweeps", Sweeps.plan(), Duration.minutes(1)),
+  // sweeps and refunds signed, sent, replaced and booked, as payouts are
+  pass("movements", Movements.runDue()),
+  // the books against the chain, every Reconciliation.Interval (it decides when)
+  pass("reconciliation", Reconciliation.pass(), Duration.minutes(1))
 ] as const
 
 type AnyPass = (typeof list)[number]

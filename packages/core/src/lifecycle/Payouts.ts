@@ -18,21 +18,25 @@ import { ChainGateway, type ChainError, PayoutWait, type PreparedPayout, type Re
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "../kernel/Corridor.ts"
+import * as Refunds from "./Refunds.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import type * as ContractMachine from "./ContractMachine.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { forEachPage } from "./internal/forEachPage.ts"
+import * as InFlight from "./internal/inFlight.ts"
 import * as Lease from "../kernel/Lease.ts"
 import { MarketData } from "../market/MarketData.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Money from "../kernel/Money.ts"
 import type { PayoutFailureCode } from "../terms/OutboundEvent.ts"
+import { MovementRepo } from "./MovementRepo.ts"
 import { PayoutRepo, type PayoutRecord, signedRecord } from "./PayoutRepo.ts"
 import { fiatOf } from "../kernel/Rail.ts"
 import * as Settlement from "../terms/Settlement.ts"
 import { retryStale } from "../kernel/StoreError.ts"
 import * as TraceContext from "../kernel/TraceContext.ts"
+import * as TreasuryLedger from "./TreasuryLedger.ts"
 
 const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
@@ -104,16 +108,20 @@ const recordFailure = Effect.fnUntraced(function* (
 })
 
 /**
- * Settles the contract (`contract` when the caller has just read it), then marks the payout
- * confirmed. In that order: a crash in between leaves a settled contract whose payout is looked
+ * Records a forward's deposit refund, settles the contract (`known` when the caller has just
+ * read it), then marks the payout confirmed. In that order: a crash in between leaves a settled contract whose payout is looked
  * up (or re-settled) again, never an exercised contract that nothing will move.
  */
 const settle = Effect.fnUntraced(function* (
   payout: PayoutRecord,
   blockNumber: number | null,
   at: DateTime.Utc,
-  contract?: ContractRecord
+  known?: ContractRecord
 ) {
+  const contract = known ?? Option.getOrUndefined(yield* (yield* ContractRepo).findById(payout.contractId))
+  // a forward's deposit goes back to the partner: recorded before the contract settles, so a crash
+  // in between finds it recorded when this payout is settled again
+  if (contract !== undefined) yield* Refunds.recordDeposit(contract)
   yield* applyToCurrent(
     payout.contractId,
     {
@@ -225,6 +233,21 @@ const recordWait = Effect.fnUntraced(function* (
   )
 })
 
+/**
+ * What the hot wallet has promised on a payout's rail: the payouts signed and not confirmed, and
+ * the refunds (in a settlement token, the only ones refunded).
+ */
+export const committedOn = Effect.fnUntraced(function* (rail: {
+  readonly environment: PayoutRecord["environment"]
+  readonly chain: PayoutRecord["chain"]
+  readonly currency: PayoutRecord["currency"]
+}) {
+  const { environment, chain, currency } = rail
+  const payouts = yield* (yield* PayoutRepo).committed({ environment, chain, currency })
+  if (currency === "BRLA") return payouts
+  return Money.sum(payouts, yield* (yield* MovementRepo).committed({ environment, chain, currency }))
+})
+
 /** How long a payout not signed for want of funds waits before it checks the hot wallet again. */
 const fundsRecheck = Duration.minutes(1)
 
@@ -309,9 +332,7 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   if (payout.status === "pending") {
     // what the hot wallet already owes on this rail: the gateway refuses (a wait) unless its
     // balance covers that and this payout too, so a second payout is not signed only to revert
-    const committed = paysFromWallet(payout)
-      ? yield* repo.committed({ environment: payout.environment, chain: payout.chain, currency: payout.currency })
-      : Money.zero
+    const committed = paysFromWallet(payout) ? yield* committedOn(payout) : Money.zero
     const draft = yield* gateway
       .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount, committed })
       .pipe(
@@ -339,35 +360,23 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   }
   const prepared = preparedOf(payout)
   if (Option.isNone(prepared)) return
-  const lookup = yield* gateway.lookupPayout(rail, prepared.value).pipe(Effect.option)
-  if (Option.isNone(lookup)) return // the chain did not answer: look again next pass
-  switch (lookup.value._tag) {
+  const next = yield* InFlight.step(rail, prepared.value)
+  switch (next._tag) {
+    case "NoAnswer":
+      return
     case "Confirmed": {
-      if (lookup.value.cancelled) return yield* restartCancelled(payout)
-      const mined = { ...payout, transactionHash: lookup.value.transactionHash }
-      return yield* settle(mined, lookup.value.blockNumber, lookup.value.confirmedAt)
+      // the fee is booked first, once (its source is the payout): a crash before the settling
+      // below finds it booked when the lookup answers again
+      if (next.native !== undefined) yield* bookFee(payout, next.native, next.confirmedAt)
+      if (next.cancelled) return yield* restartCancelled(payout)
+      const mined = { ...payout, transactionHash: next.transactionHash }
+      return yield* settle(mined, next.blockNumber, next.confirmedAt)
     }
-    case "Pending":
-    case "Unknown": {
-      const next = yield* Effect.result(gateway.replacePayout(rail, prepared.value, "due"))
-      if (next._tag === "Success" && next.success._tag === "Replaced") {
-        return yield* persistVersion(payout, next.success.prepared, "replacement")
-      }
-      const waiting = next._tag === "Success" && next.success._tag === "Waiting" ? next.success.reason : "mining"
-      // a replacement the gateway could not make is shown, not hidden: the operator reads why
-      const notReplaced =
-        next._tag === "Failure" ? `not replaced: ${next.failure.reason}: ${next.failure.message}` : undefined
-      // the same signed bytes again: a duplicate broadcast cannot pay twice
-      const sent = yield* Effect.result(gateway.broadcastPayout(rail, prepared.value))
+    case "Replace":
+      return yield* persistVersion(payout, next.prepared, "replacement")
+    case "Wait":
       // released either way, so the next pass looks again instead of waiting for the lease to run out
-      return sent._tag === "Success"
-        ? yield* recordWait(payout, waiting, notReplaced)
-        : yield* recordWait(
-            payout,
-            sent.failure.reason === "insufficient_funds" ? "insufficient_funds" : waiting,
-            notReplaced ?? `${sent.failure.reason}: ${sent.failure.message}`
-          )
-    }
+      return yield* recordWait(payout, next.waiting, next.note)
     case "Failed": {
       // the chain rejected every version for good (the nonce spent by none of them), so a new
       // transaction may be prepared on retry
@@ -380,10 +389,31 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
         waiting: null
       }
       // the chain's reason (reverted, nonce_consumed, blockhash_expired, ...) is the failure code
-      const reason = lookup.value.reason
+      const reason = next.reason
       return yield* recordFailure(reset, reason, `the chain did not execute the payout transaction: ${reason}`, payout)
     }
   }
+})
+
+/**
+ * The network fee of a payout's mined transaction, booked in the treasury ledger once (by the
+ * payout's id): the hot wallet's native currency to the fees.
+ */
+const bookFee = Effect.fnUntraced(function* (
+  payout: PayoutRecord,
+  native: TreasuryLedger.NativeMovement,
+  at: DateTime.Utc
+) {
+  const booking: TreasuryLedger.Booking = {
+    source: `payout-fee:${payout.id}`,
+    kind: "network_fee",
+    environment: payout.environment,
+    chain: payout.chain,
+    contractId: payout.contractId,
+    partnerId: payout.partnerId,
+    at
+  }
+  yield* (yield* MovementRepo).book(TreasuryLedger.entries(booking, TreasuryLedger.nativeLines(payout.chain, null, native)))
 })
 
 /** An operator's payout action that cannot be taken, and why. */

@@ -21,6 +21,7 @@ import type { Chain } from "../kernel/Rail.ts"
 import { PayoutRepo, type PayoutRecord, type PayoutStatus } from "../lifecycle/PayoutRepo.ts"
 import type { Environment } from "../terms/Partner.ts"
 import { isStuck } from "../terms/PayoutWait.ts"
+import * as TreasuryFlows from "./TreasuryFlows.ts"
 import { compare, type HotWalletAsset, type HotWalletReading, HotWalletRepo } from "./HotWalletRepo.ts"
 
 /** The operator's low thresholds per chain and asset (`RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>`), in every environment. */
@@ -71,7 +72,7 @@ export interface StuckPayouts {
   readonly oldest_stuck_age_seconds: number
 }
 
-export interface TreasuryView {
+export interface TreasuryView extends Partial<TreasuryFlows.Flows> {
   readonly checked_at: string
   /** By environment, chain, then `NATIVE` before the tokens. */
   readonly wallets: ReadonlyArray<WalletRow>
@@ -80,7 +81,7 @@ export interface TreasuryView {
 }
 
 export interface Alert {
-  readonly kind: "hot_wallet_low" | "payouts_stuck"
+  readonly kind: "hot_wallet_low" | "payouts_stuck" | "reconciliation_differences"
   readonly environment: Environment
   readonly chain: Chain
   /** The asset under its threshold (`hot_wallet_low` only). */
@@ -200,7 +201,8 @@ export const view = Effect.fn("Treasury.view")(function* (
     (r) => options.environment === undefined || r.environment === options.environment
   )
   const payouts = yield* payoutsDue(options.environment)
-  return build({ now, readings, thresholds: yield* Thresholds, payouts })
+  const built = build({ now, readings, thresholds: yield* Thresholds, payouts })
+  return { ...built, ...(yield* TreasuryFlows.flows(options.environment)) }
 })
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
@@ -222,6 +224,21 @@ export const alerts = (treasury: TreasuryView): ReadonlyArray<Alert> => [
             }
           ]
         : []
+  ),
+  ...(treasury.reconciliation ?? []).flatMap((r): ReadonlyArray<Alert> =>
+    r.differences.length === 0
+      ? []
+      : [
+          {
+            kind: "reconciliation_differences",
+            environment: r.environment,
+            chain: r.chain,
+            message:
+              `${plural(r.differences.length, "difference", "differences")} between the books and ${r.environment} ` +
+              `${r.chain} at the last reconciliation (${r.at}): see \`ratelock treasury show\`; an inflow is recorded with ` +
+              "`ratelock treasury record-inflow`."
+          }
+        ]
   ),
   ...treasury.stuck_payouts.map(
     (s): Alert => ({
