@@ -46,6 +46,16 @@ export class FakeChain {
   /** Every address `checkAddress` was asked about, as `environment|chain|address`. */
   readonly checkedAddresses: Array<string> = []
   private block = 100
+  /** Token balances of funding addresses and sweep destinations, by address: funded, swept out, swept in. */
+  readonly addressBalances = new Map<string, Money.Decimal>()
+  /** The sweeps signed, by their first version's hash: what each moves once it is mined. */
+  private readonly sweeps = new Map<string, { readonly from: string; readonly to: string; readonly amount: Money.Decimal }>()
+  /** `environment|chain` rails whose funding keys are only watched (an xpub). */
+  readonly watchOnly = new Set<string>()
+  /** When set, what each mined transaction pays in fees from the hot wallet (for the treasury ledger). */
+  nativeFee: Money.Decimal | undefined = undefined
+  /** Where sweeps with no destination go: the rail's hot wallet. */
+  static readonly hotWalletAddress = "hot-wallet"
 
   /** Payouts left pending by their outcome are mined from now on. */
   minePending() {
@@ -58,6 +68,7 @@ export class FakeChain {
     this.block++
     list.push({ transactionHash: `0xfund${this.block}`, index: 0, blockNumber: this.block, amount, confirmedAt: at })
     this.transfers.set(address, list)
+    this.credit(address, amount)
   }
 
   /** A confirmed transfer of another token (`token` = its contract address / mint) to `address`. */
@@ -140,6 +151,35 @@ export class FakeChain {
         this.fate.set(prepared.transactionHash, outcome)
         return Effect.succeed(prepared)
       }),
+    balances: (_rail, addresses) => Effect.sync(() => addresses.map((a) => this.addressBalances.get(a) ?? Money.zero)),
+    fundingKeys: (rail) => Effect.succeed(this.watchOnly.has(`${rail.environment}|${rail.chain}`) ? "watch_only" : "held"),
+    draftSweep: (order) =>
+      Effect.suspend(() => {
+        const held = this.addressBalances.get(order.source) ?? Money.zero
+        if (Money.lessThan(held, order.amount)) {
+          return Effect.fail(
+            new ChainGateway.ChainError({ chain: order.rail.chain, reason: "insufficient_funds", message: "source short" })
+          )
+        }
+        const sign = Effect.map(
+          this.gateway.preparePayout({
+            payoutId: order.sweepId,
+            rail: { ...order.rail, token: order.rail.token },
+            destination: order.destination ?? FakeChain.hotWalletAddress,
+            amount: order.amount,
+            committed: Money.zero
+          }),
+          (prepared) => {
+            this.sweeps.set(prepared.transactionHash, {
+              from: order.source,
+              to: order.destination ?? FakeChain.hotWalletAddress,
+              amount: order.amount
+            })
+            return prepared
+          }
+        )
+        return Effect.succeed(ChainGateway.withoutNonce(sign))
+      }),
     // a real draft reads the chain: other fibers of the pass run meanwhile
     draftPayout: (order) => Effect.as(Effect.yieldNow, ChainGateway.withoutNonce(this.gateway.preparePayout(order))),
     broadcastPayout: (rail, prepared) =>
@@ -163,12 +203,22 @@ export class FakeChain {
             return { _tag: "Pending" }
           default:
             if (!mined.endsWith("c")) this.debit(versions[0]!)
+            this.moveSwept(versions[0]!)
             return {
               _tag: "Confirmed",
               blockNumber: 777,
               confirmedAt: now,
               transactionHash: mined,
-              cancelled: mined.endsWith("c")
+              cancelled: mined.endsWith("c"),
+              native:
+                this.nativeFee === undefined
+                  ? undefined
+                  : {
+                      hotWallet: Money.subtract(Money.zero, this.nativeFee),
+                      fundingAddress: Money.zero,
+                      fees: this.nativeFee,
+                      rent: Money.zero
+                    }
             }
         }
       }),
@@ -208,6 +258,19 @@ export class FakeChain {
   /** The key of a rail's token balance in `tokenBalances`. */
   static balanceKey(rail: ChainGateway.Rail): string {
     return `${rail.environment}|${rail.chain}|${rail.token}`
+  }
+
+  private credit(address: string, amount: Money.Decimal) {
+    this.addressBalances.set(address, Money.sum(this.addressBalances.get(address) ?? Money.zero, amount))
+  }
+
+  /** A mined sweep moves its amount (once). */
+  private moveSwept(firstVersion: string) {
+    const sweep = this.sweeps.get(firstVersion)
+    if (sweep === undefined) return
+    this.sweeps.delete(firstVersion)
+    this.credit(sweep.from, Money.subtract(Money.zero, sweep.amount))
+    this.credit(sweep.to, sweep.amount)
   }
 
   /** The payout's amount leaves the hot wallet (once): it was mined and paid. */

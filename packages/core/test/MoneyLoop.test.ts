@@ -1,0 +1,314 @@
+/**
+ * The money loop on adapters-store's memory store and the in-test fake chain: funding addresses
+ * swept into the hot wallet then the treasury beyond its float, a forward's deposit refunded once
+ * (waiting for a refund address first), an unmatched transfer refunded by an operator, fees and
+ * every movement booked balanced, and the reconciliation of the books with the chain.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { MemoryStore } from "@ratelock/adapters-store"
+import {
+  ChainGateway,
+  Contracts,
+  Funding,
+  HotWalletRepo,
+  IdGenerator,
+  Inbound,
+  Ledger,
+  MarketData,
+  Money,
+  MovementRepo,
+  Movements,
+  type Partner,
+  PartnerRepo,
+  Payouts,
+  Quotes,
+  Reconciliation,
+  Refunds,
+  Sweeps,
+  Treasury
+} from "@ratelock/core"
+import { quoteRequest } from "./fixtures/quoteRequest.ts"
+import { FakeChain } from "./fakes/FakeChain.ts"
+
+const start = Date.parse("2026-11-23T12:00:00Z")
+const at = (offsetMs: number) => DateTime.makeUnsafe(start + offsetMs)
+const minutes = (n: number) => n * 60_000
+
+const alice: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0001", environment: "sandbox" }
+const refundAddress = "0x2222222222222222222222222222222222222222"
+const treasuryAddress = "0x3333333333333333333333333333333333333333"
+
+const harness = () => {
+  const chain = new FakeChain()
+  const layer = Layer.mergeAll(
+    MemoryStore.layerMemory,
+    Layer.succeed(ChainGateway.ChainGateway, chain.gateway),
+    MarketData.MarketData.layerDefaults,
+    IdGenerator.IdGenerator.layerTest
+  )
+  return { chain, layer }
+}
+
+const movements = MovementRepo.MovementRepo.use((repo) => repo.list({ limit: 1000 })).pipe(Effect.orDie)
+
+/** A funded forward on polygon USDC (active), and its funding address. */
+const fundedForward = (chain: FakeChain, customer = "cust-1") =>
+  Effect.gen(function* () {
+    const quote = yield* Quotes.create(
+      alice,
+      quoteRequest(at(0), { contract_type: "forward", customer_reference_id: customer })
+    )
+    const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+    chain.fund(contract.funding_wallet_address, contract.total_amount, at(minutes(1)))
+    yield* Funding.confirmFunding()
+    return contract
+  })
+
+/** Every pass that moves money, once each, as a worker round would. */
+const round = Effect.gen(function* () {
+  yield* Payouts.runDue()
+  yield* Sweeps.plan()
+  yield* Movements.runDue()
+  yield* Movements.runDue()
+})
+
+/** Every treasury entry booked so far, per currency: each must be zero. */
+const treasuryBalances = MovementRepo.MovementRepo.use((repo) => repo.entriesSince({ since: DateTime.makeUnsafe(0) })).pipe(
+  Effect.map((entries) => Ledger.balances(entries)),
+  Effect.orDie
+)
+
+const setRefundAddress = PartnerRepo.PartnerRepo.use((repo) =>
+  repo.saveRefundAddress({
+    partnerId: alice.partnerId,
+    environment: "sandbox",
+    chain: "polygon",
+    address: refundAddress,
+    updatedAt: at(0)
+  })
+).pipe(Effect.orDie)
+
+describe("the money loop", () => {
+  it.effect("a funded forward's address is swept whole into the hot wallet, once, and booked", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* fundedForward(chain)
+      chain.nativeFee = Money.unsafe("0.0021")
+      yield* round
+      yield* round
+      const [sweep, ...more] = (yield* movements).filter((m) => m.kind === "sweep")
+      assert.strictEqual(more.length, 0)
+      assert.strictEqual(sweep!.status, "confirmed")
+      assert.strictEqual(sweep!.destination, null)
+      assert.strictEqual(Money.format(sweep!.amount), Money.format(contract.total_amount))
+      assert.strictEqual(Money.format(chain.addressBalances.get(contract.funding_wallet_address)!), "0.000000")
+      assert.strictEqual(
+        Money.format(chain.addressBalances.get(FakeChain.hotWalletAddress)!),
+        Money.format(contract.total_amount)
+      )
+      // nothing left to sweep by the books, and the treasury ledger balances per currency
+      const left = yield* MovementRepo.MovementRepo.use((r) => r.fundingBalances({ environment: "sandbox", chain: "polygon" }))
+      assert.deepStrictEqual(left, [])
+      for (const [, total] of yield* treasuryBalances) assert.isTrue(Money.isZero(total))
+      const entries = yield* MovementRepo.MovementRepo.use((r) => r.entriesOf(Movements.bookingSource(sweep!)))
+      assert.deepStrictEqual(
+        entries.map((e) => [e.account, e.currency, Money.format(e.amount)]),
+        [
+          ["payout_wallet", "USDC", Money.format(contract.total_amount)],
+          ["funding_wallet", "USDC", `-${Money.format(contract.total_amount)}`],
+          ["payout_wallet", "POL", "-0.0021"],
+          ["network_fees", "POL", "0.0021"]
+        ]
+      )
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("beyond the hot wallet's float, sweeps go to the treasury; below the minimum, nothing moves", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const first = yield* fundedForward(chain, "cust-1")
+      const second = yield* fundedForward(chain, "cust-2")
+      // the hot wallet holds 100 USDC; its float is 100 + the first sweep: the second goes cold
+      yield* HotWalletRepo.HotWalletRepo.use((r) =>
+        r.save([
+          {
+            environment: "sandbox",
+            chain: "polygon",
+            asset: "USDC",
+            address: "hot",
+            amount: Money.unsafe("100"),
+            readAt: at(0)
+          }
+        ])
+      )
+      const float = Money.sum(Money.unsafe("100"), Money.unsafe("0.000001"))
+      yield* Effect.gen(function* () {
+        yield* round
+        yield* round
+      }).pipe(
+        Effect.provideService(Sweeps.SweepSettings, {
+          minimum: {},
+          float: { polygon: { USDC: float } },
+          treasury: { polygon: treasuryAddress }
+        })
+      )
+      const sweeps = (yield* movements).filter((m) => m.kind === "sweep")
+      assert.deepStrictEqual(
+        sweeps.map((s) => [s.source, s.destination, s.status]).sort(),
+        [
+          [first.funding_wallet_address, null, "confirmed"],
+          [second.funding_wallet_address, treasuryAddress, "confirmed"]
+        ].sort()
+      )
+      // dust under the minimum stays where it is
+      const dust = yield* fundedForward(chain, "cust-3")
+      yield* round.pipe(
+        Effect.provideService(Sweeps.SweepSettings, {
+          minimum: { polygon: { USDC: Money.unsafe("1000000") } },
+          float: {},
+          treasury: {}
+        })
+      )
+      assert.isFalse((yield* movements).some((m) => m.source === dust.funding_wallet_address))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a forward's deposit goes back once its payout settles, waiting for a refund address", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* fundedForward(chain)
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: `exercise-${contract.id}`,
+        event: {
+          event_type: "contract_exercised",
+          fx_contract_id: contract.id,
+          executed_at: at(minutes(30)),
+          live_execution_rate: Money.unsafe("5.10"),
+          payout_wallet_address: "0x1111111111111111111111111111111111111111",
+          chain: "polygon"
+        },
+        payload: {}
+      })
+      yield* round
+      yield* round
+      const refund = (yield* movements).find((m) => m.kind === "refund")!
+      assert.strictEqual(refund.key, Refunds.depositKey(contract.id))
+      assert.strictEqual(refund.waiting, "no_refund_address")
+      assert.strictEqual(Money.format(refund.amount), Money.format(contract.deposit_amount!))
+      // the treasury view lists it, and why it waits
+      const waiting = (yield* Treasury.view()).refunds_waiting!
+      assert.deepStrictEqual(waiting.map((r) => [r.contract_id, r.waiting]), [[contract.id, "no_refund_address"]])
+      yield* setRefundAddress
+      yield* TestClock.adjust("2 minutes")
+      yield* round
+      yield* round
+      const sent = (yield* movements).filter((m) => m.kind === "refund")
+      assert.strictEqual(sent.length, 1)
+      assert.strictEqual(sent[0]!.status, "confirmed")
+      assert.strictEqual(sent[0]!.destination, refundAddress)
+      // one transaction paid it: every broadcast of it was the same version
+      assert.strictEqual(new Set(chain.broadcasts.filter((h) => h.includes(refund.id))).size, 1)
+      // the deposit owed back is settled in the books: refunds_payable is zero again
+      const owed = yield* MovementRepo.MovementRepo.use((r) => r.entriesOf(Movements.bookingSource(sent[0]!)))
+      assert.deepStrictEqual(
+        owed.map((e) => [e.account, Money.format(e.amount)]),
+        [
+          ["refunds_payable", Money.format(contract.deposit_amount!)],
+          ["payout_wallet", `-${Money.format(contract.deposit_amount!)}`]
+        ]
+      )
+      yield* round
+      assert.strictEqual((yield* movements).filter((m) => m.kind === "refund").length, 1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an operator refunds an unmatched transfer once, to the address given", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* fundedForward(chain)
+      chain.fund(contract.funding_wallet_address, Money.unsafe("12.5"), at(minutes(5)))
+      yield* Funding.watchLateFunds()
+      const hash = chain.transfers.get(contract.funding_wallet_address)!.at(-1)!.transactionHash
+      const refund = yield* Refunds.refundTransfer({ transferId: hash, to: refundAddress, requestedBy: "cli:test" })
+      assert.strictEqual(refund.purpose, "unmatched")
+      assert.strictEqual(Money.format(refund.amount), "12.5")
+      const again = yield* Effect.flip(Refunds.refundTransfer({ transferId: hash, requestedBy: "cli:test" }))
+      assert.strictEqual(again.reason, "already_refunded")
+      const unknown = yield* Effect.flip(Refunds.refundTransfer({ transferId: "0xnope", requestedBy: "cli:test" }))
+      assert.strictEqual(unknown.reason, "not_found")
+      yield* round
+      yield* round
+      const done = Option.getOrThrow(yield* MovementRepo.MovementRepo.use((r) => r.findById(refund.id)))
+      assert.strictEqual(done.status, "confirmed")
+      for (const [, total] of yield* treasuryBalances) assert.isTrue(Money.isZero(total))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("watch-only funding is not swept; the treasury view says what waits", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* fundedForward(chain)
+      chain.watchOnly.add("sandbox|polygon")
+      yield* round
+      assert.deepStrictEqual(yield* movements, [])
+      const row = (yield* Treasury.view()).sweeps!.find((s) => s.chain === "polygon" && s.token === "USDC")!
+      assert.strictEqual(row.funding_keys, "watch_only")
+      assert.strictEqual(row.awaiting_sweep, 1)
+      assert.strictEqual(row.awaiting_sweep_amount, Money.format(contract.total_amount))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reconciliation: clean after a sweep; a token sent to the hot wallet is one difference until recorded", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      yield* fundedForward(chain)
+      yield* round
+      yield* round
+      chain.hotWallets.set("sandbox|polygon", {
+        address: "hot",
+        balances: [{ asset: "USDC", amount: chain.addressBalances.get(FakeChain.hotWalletAddress)! }]
+      })
+      const clean = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+      assert.strictEqual(clean.error, null)
+      assert.deepStrictEqual(clean.differences, [])
+      // 7.25 USDC straight into the hot wallet, unrecorded
+      chain.hotWallets.set("sandbox|polygon", {
+        address: "hot",
+        balances: [
+          {
+            asset: "USDC",
+            amount: Money.sum(chain.addressBalances.get(FakeChain.hotWalletAddress)!, Money.unsafe("7.25"))
+          }
+        ]
+      })
+      const found = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+      assert.deepStrictEqual(
+        found.differences.map((d) => [d.wallet, d.currency, Money.format(d.difference)]),
+        [["hot_wallet", "USDC", "7.25"]]
+      )
+      const alerts = Treasury.alerts(yield* Treasury.view())
+      assert.isTrue(alerts.some((a) => a.kind === "reconciliation_differences"))
+      yield* TestClock.adjust("1 minute")
+      const still = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+      // first seen at the earlier run
+      assert.strictEqual(still.differences[0]!.since.epochMilliseconds, found.at.epochMilliseconds)
+      yield* Reconciliation.recordInflow({
+        environment: "sandbox",
+        chain: "polygon",
+        wallet: "hot_wallet",
+        currency: "USDC",
+        amount: Money.unsafe("7.25"),
+        as: "topup"
+      })
+      assert.deepStrictEqual((yield* Reconciliation.reconcileRail("sandbox", "polygon")).differences, [])
+    }).pipe(Effect.provide(layer))
+  })
+})
