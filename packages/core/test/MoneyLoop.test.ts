@@ -201,7 +201,7 @@ describe("the money loop", () => {
       assert.strictEqual(refund.waiting, "no_refund_address")
       assert.strictEqual(Money.format(refund.amount), Money.format(contract.deposit_amount!))
       // the treasury view lists it, and why it waits
-      const waiting = (yield* Treasury.view()).refunds_waiting!
+      const waiting = (yield* Treasury.view()).refunds_waiting
       assert.deepStrictEqual(waiting.map((r) => [r.contract_id, r.waiting]), [[contract.id, "no_refund_address"]])
       yield* setRefundAddress
       yield* TestClock.adjust("2 minutes")
@@ -258,7 +258,7 @@ describe("the money loop", () => {
       chain.watchOnly.add("sandbox|polygon")
       yield* round
       assert.deepStrictEqual(yield* movements, [])
-      const row = (yield* Treasury.view()).sweeps!.find((s) => s.chain === "polygon" && s.token === "USDC")!
+      const row = (yield* Treasury.view()).sweeps.find((s) => s.chain === "polygon" && s.token === "USDC")!
       assert.strictEqual(row.funding_keys, "watch_only")
       assert.strictEqual(row.awaiting_sweep, 1)
       assert.strictEqual(row.awaiting_sweep_amount, Money.format(contract.total_amount))

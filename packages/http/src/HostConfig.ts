@@ -2,7 +2,7 @@
  * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
  * its default. `packages/http/README.md` ("Running it") lists the same variables.
  */
-import { HotWalletRepo, Lease, Money, QuotePolicy, Rail, Treasury } from "@ratelock/core"
+import { HotWalletRepo, Lease, Money, QuotePolicy, Rail, Reconciliation, Sweeps, Treasury } from "@ratelock/core"
 import {
   Config,
   Context,
@@ -83,6 +83,13 @@ export interface Settings {
    * a chain's hot wallet degrades the status (`Treasury.Thresholds`); none set, none watched.
    */
   readonly hotWalletMinimums: Treasury.ThresholdsShape
+  /**
+   * `RATELOCK_<CHAIN>_SWEEP_MIN_<TOKEN>`, `RATELOCK_<CHAIN>_HOT_WALLET_FLOAT_<TOKEN>`,
+   * `RATELOCK_<CHAIN>_TREASURY_ADDRESS`: what the sweeps move, and where (`Sweeps.SweepSettings`).
+   */
+  readonly sweeps: Sweeps.SweepSettingsShape
+  /** `RATELOCK_RECONCILE_EVERY_SECONDS`: how often the workers set the books against the chain. */
+  readonly reconcileInterval: Duration.Duration
 }
 
 export const HedgingMode = Schema.Literals(["off", "manual", "simulated"])
@@ -109,24 +116,50 @@ const ChainList = Schema.String.pipe(
   )
 )
 
-/** Every `RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>` that is set, as core's thresholds. */
-export const hotWalletMinimums: Config.Config<Treasury.ThresholdsShape> = Config.all(
-  Rail.Chain.literals.flatMap((chain) =>
-    HotWalletRepo.HotWalletAsset.literals.map((asset) =>
-      Config.option(Config.schema(Money.NonNegativeDecimalString, Treasury.thresholdVariable(chain, asset))).pipe(
-        Config.map((minimum) => ({ chain, asset, minimum }))
+/** Every per-chain amount setting of one kind that is set (`variable(chain, key)`), as a table by chain then key. */
+const perChain = <K extends string>(keys: ReadonlyArray<K>, variable: (chain: Rail.Chain, key: K) => string) =>
+  Config.all(
+    Rail.Chain.literals.flatMap((chain) =>
+      keys.map((key) =>
+        Config.option(Config.schema(Money.NonNegativeDecimalString, variable(chain, key))).pipe(
+          Config.map((amount) => ({ chain, key, amount }))
+        )
       )
     )
+  ).pipe(
+    Config.map((found) => {
+      const table: Partial<Record<Rail.Chain, Partial<Record<K, Money.Decimal>>>> = {}
+      for (const { chain, key, amount } of found) {
+        if (Option.isSome(amount)) table[chain] = { ...table[chain], [key]: amount.value } as Partial<Record<K, Money.Decimal>>
+      }
+      return table
+    })
   )
-).pipe(
-  Config.map((found) => {
-    const thresholds: Partial<Record<Rail.Chain, Partial<Record<HotWalletRepo.HotWalletAsset, Money.Decimal>>>> = {}
-    for (const { chain, asset, minimum } of found) {
-      if (Option.isSome(minimum)) thresholds[chain] = { ...thresholds[chain], [asset]: minimum.value }
-    }
-    return thresholds
-  })
+
+/** Every `RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>` that is set, as core's thresholds. */
+export const hotWalletMinimums: Config.Config<Treasury.ThresholdsShape> = perChain(
+  HotWalletRepo.HotWalletAsset.literals,
+  Treasury.thresholdVariable
 )
+
+/** The sweeps' minimums, floats and treasury addresses that are set. */
+export const sweepSettings: Config.Config<Sweeps.SweepSettingsShape> = Config.all({
+  minimum: perChain(Rail.SettlementCurrency.literals, Sweeps.minimumVariable),
+  float: perChain(Rail.SettlementCurrency.literals, Sweeps.floatVariable),
+  treasury: Config.all(
+    Rail.Chain.literals.map((chain) =>
+      Config.option(Config.schema(Schema.NonEmptyString, Sweeps.treasuryVariable(chain))).pipe(
+        Config.map((address) => ({ chain, address }))
+      )
+    )
+  ).pipe(
+    Config.map((found) => {
+      const table: Partial<Record<Rail.Chain, string>> = {}
+      for (const { chain, address } of found) if (Option.isSome(address)) table[chain] = address.value.trim()
+      return table
+    })
+  )
+})
 
 const logLevels = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"] as const
 
@@ -194,7 +227,9 @@ export const settings: Config.Config<Settings> = Config.all({
     Config.withDefault(Money.unsafe("5"))
   ),
   riskInterval: seconds("RATELOCK_RISK_INTERVAL_SECONDS", 30),
-  hotWalletMinimums
+  hotWalletMinimums,
+  sweeps: sweepSettings,
+  reconcileInterval: seconds("RATELOCK_RECONCILE_EVERY_SECONDS", 600)
 })
 
 /** The settings, read once, for handlers and workers that need them. */
@@ -220,6 +255,8 @@ export const layer = (s: Settings): Layer.Layer<HostConfig> =>
     Layer.succeed(BodyLimit, { maxBytes: s.maxBodyBytes }),
     Layer.succeed(ChainAvailability, { sandbox: s.sandbox, production: s.productionChains.length > 0 }),
     Layer.succeed(Treasury.Thresholds, s.hotWalletMinimums),
+    Layer.succeed(Sweeps.SweepSettings, s.sweeps),
+    Layer.succeed(Reconciliation.Interval, s.reconcileInterval),
     Layer.succeed(References.MinimumLogLevel, s.logLevel)
   )
 

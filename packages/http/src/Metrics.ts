@@ -148,6 +148,14 @@ export const payoutsStuck = gauge(
   "Payouts waiting on the fee cap or on the hot wallet's funds, by environment and chain (0 once none is)"
 )
 
+export const reconciliationDifferences = gauge(
+  "ratelock_reconciliation_differences",
+  "Differences between the books and the chain at the last reconciliation, by environment, chain and token (the chain's own currency for fees), 0 once none is"
+)
+
+/** Rails and tokens whose differences were sampled non-zero: set back to 0 once none differs. */
+const differencesSeen = new Set<string>()
+
 /** Chains whose stuck payouts were sampled non-zero: set back to 0 once none is stuck. */
 const stuckSeen = new Set<string>()
 
@@ -173,6 +181,20 @@ const sampleTreasury = Effect.gen(function* () {
   }
   stuckSeen.clear()
   for (const now of stuckNow) stuckSeen.add(now)
+  const counts = new Map<string, number>()
+  for (const run of view.reconciliation) {
+    for (const d of run.differences) {
+      const key = `${run.environment}|${run.chain}|${d.currency}`
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+  }
+  for (const key of differencesSeen) if (!counts.has(key)) counts.set(key, 0)
+  differencesSeen.clear()
+  for (const [key, count] of counts) {
+    const [environment, chain, token] = key.split("|") as [string, string, string]
+    yield* Metric.update(Metric.withAttributes(reconciliationDifferences, { environment, chain, token }), count)
+    if (count > 0) differencesSeen.add(key)
+  }
 })
 
 /** The book's gauges from the stored revaluation, the hedge positions and the corridors' limits. */

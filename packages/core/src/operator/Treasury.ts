@@ -72,13 +72,17 @@ export interface StuckPayouts {
   readonly oldest_stuck_age_seconds: number
 }
 
-export interface TreasuryView extends Partial<TreasuryFlows.Flows> {
+/** The hot wallets and the payouts they owe (`build`). */
+export interface TreasuryWallets {
   readonly checked_at: string
   /** By environment, chain, then `NATIVE` before the tokens. */
   readonly wallets: ReadonlyArray<WalletRow>
   /** Only the chains with a payout stuck. */
   readonly stuck_payouts: ReadonlyArray<StuckPayouts>
 }
+
+/** The whole view: the wallets, and the money loop (sweeps, fees, refunds waiting, reconciliations). */
+export type TreasuryView = TreasuryWallets & TreasuryFlows.Flows
 
 export interface Alert {
   readonly kind: "hot_wallet_low" | "payouts_stuck" | "reconciliation_differences"
@@ -108,7 +112,7 @@ export const build = (input: {
   readonly readings: ReadonlyArray<HotWalletReading>
   readonly thresholds: ThresholdsShape
   readonly payouts: ReadonlyArray<PayoutRecord>
-}): TreasuryView => {
+}): TreasuryWallets => {
   const { now, thresholds } = input
   const due = input.payouts.filter((p) => dueStatuses.includes(p.status))
   // what each (environment, chain, token) owes, and how many payouts each chain has due
@@ -208,7 +212,7 @@ export const view = Effect.fn("Treasury.view")(function* (
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** What makes the service degraded in a treasury: a wallet under its threshold, payouts stuck. */
-export const alerts = (treasury: TreasuryView): ReadonlyArray<Alert> => [
+export const alerts = (treasury: TreasuryWallets & Partial<TreasuryFlows.Flows>): ReadonlyArray<Alert> => [
   ...treasury.wallets.flatMap(
     (w): ReadonlyArray<Alert> =>
       w.below_min === true

@@ -14,14 +14,14 @@ import { MovementRepo } from "../lifecycle/MovementRepo.ts"
 import { SettlementRails } from "../lifecycle/SettlementRails.ts"
 import type { TreasuryEntry } from "../lifecycle/TreasuryLedger.ts"
 import type { Environment } from "../terms/Partner.ts"
-import { ReconciliationRepo } from "./ReconciliationRepo.ts"
+import { ReconciliationRepo, type ReconciliationRun } from "./ReconciliationRepo.ts"
 import { isCandidate, minimumOf, SweepSettings } from "./Sweeps.ts"
 
 export interface SweepRow {
   readonly environment: Environment
   readonly chain: Chain
   readonly token: SettlementCurrency
-  /** `held`, or `watch_only` (only an xpub is configured: nothing can sign a sweep), or null when the chain is not served here. */
+  /** `held`, or `watch_only` (only an xpub is configured: nothing can sign a sweep); null when no gateway answered. */
   readonly funding_keys: FundingKeys | null
   /** Funding addresses that would be swept (no longer awaiting funds, at least the minimum), and what they hold by the books. */
   readonly awaiting_sweep: number
@@ -84,6 +84,26 @@ export interface Flows {
   readonly reconciliation: ReadonlyArray<ReconciliationRow>
 }
 
+/** A reconciliation run as the view and `treasury reconcile` write it. */
+export const reconciliationRow = (r: ReconciliationRun): ReconciliationRow => ({
+  environment: r.environment,
+  chain: r.chain,
+  at: DateTime.formatIso(r.at),
+  checked: r.checked,
+  chain_calls: r.chainCalls,
+  error: r.error,
+  differences: r.differences.map((d) => ({
+    wallet: d.wallet,
+    address: d.address,
+    contract_id: d.contractId,
+    currency: d.currency,
+    ledger: Money.format(d.ledger),
+    on_chain: Money.format(d.onChain),
+    difference: Money.format(d.difference),
+    since: DateTime.formatIso(d.since)
+  }))
+})
+
 const total = (amounts: ReadonlyArray<Money.Decimal>) => amounts.reduce((s, a) => Money.sum(s, a), Money.zero)
 const sumOf = (entries: ReadonlyArray<TreasuryEntry>) => total(entries.map((e) => e.amount))
 
@@ -93,7 +113,9 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
   const rails = yield* SettlementRails
   const settings = yield* SweepSettings
   const repo = yield* MovementRepo
-  const gateway = yield* ChainGateway
+  // the keys are the gateway's configuration, asked of no chain; a host without gateways (a
+  // command on the database alone) shows them unknown
+  const gateway = yield* Effect.serviceOption(ChainGateway)
   const today = yield* repo.entriesSince({ since: DateTime.startOf(now, "day"), environment })
   const sweeps: Array<SweepRow> = []
   const fees: Array<FeeRow> = []
@@ -102,10 +124,12 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
     for (const chain of Chain.literals) {
       const tokens = SettlementCurrency.literals.filter((token) => rails.supports(env, chain, token))
       if (tokens.length === 0) continue
-      const keys = yield* gateway.fundingKeys({ environment: env, chain }).pipe(
-        Effect.catchTag("ChainError", () => Effect.succeed(null))
-      )
-      if (keys === null) continue
+      const keys =
+        gateway._tag === "None"
+          ? null
+          : yield* gateway.value
+              .fundingKeys({ environment: env, chain })
+              .pipe(Effect.catchTag("ChainError", () => Effect.succeed(null)))
       const balances = yield* repo.fundingBalances({ environment: env, chain })
       const wallets = yield* repo.walletBalances({ environment: env, chain })
       const onRail = today.filter((e) => e.environment === env && e.chain === chain)
@@ -168,25 +192,6 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
         created_at: DateTime.formatIso(m.createdAt)
       })
     ),
-    reconciliation: runs.map(
-      (r): ReconciliationRow => ({
-        environment: r.environment,
-        chain: r.chain,
-        at: DateTime.formatIso(r.at),
-        checked: r.checked,
-        chain_calls: r.chainCalls,
-        error: r.error,
-        differences: r.differences.map((d) => ({
-          wallet: d.wallet,
-          address: d.address,
-          contract_id: d.contractId,
-          currency: d.currency,
-          ledger: Money.format(d.ledger),
-          on_chain: Money.format(d.onChain),
-          difference: Money.format(d.difference),
-          since: DateTime.formatIso(d.since)
-        }))
-      })
-    )
+    reconciliation: runs.map(reconciliationRow)
   } satisfies Flows
 })

@@ -59,9 +59,9 @@ export const WorkerStatus = Schema.Struct({
 
 /** Something that needs an operator now (`Treasury.alerts`). */
 export const Alert = Schema.Struct({
-  kind: Schema.Literals(["hot_wallet_low", "payouts_stuck"]).annotate({
+  kind: Schema.Literals(["hot_wallet_low", "payouts_stuck", "reconciliation_differences"]).annotate({
     description:
-      "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds"
+      "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds; reconciliation_differences: the books and the chain disagree"
   }),
   environment: Partner.Environment,
   chain: Rail.Chain,
@@ -195,6 +195,28 @@ export const Deliveries = Schema.Struct({
 /** A decimal string as core writes it (`Money.format`: the scale kept, never an exponent). */
 const Amount = Schema.String.check(Schema.isPattern(Money.decimalPattern))
 
+/** The last reconciliation of an environment and chain (`ratelock treasury reconcile --json` prints a list of them). */
+const Reconciliation = Schema.Struct({
+  environment: Partner.Environment,
+  chain: Rail.Chain,
+  at: Instant,
+  checked: Count.annotate({ description: "Balances compared (addresses × currencies)" }),
+  chain_calls: Count,
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why the chain could not be read, when it could not" }),
+  differences: Schema.Array(
+    Schema.Struct({
+      wallet: Schema.Literals(["funding_address", "hot_wallet", "treasury"]),
+      address: Schema.String,
+      contract_id: Schema.NullOr(Schema.String),
+      currency: Schema.String,
+      ledger: Amount,
+      on_chain: Amount,
+      difference: Amount.annotate({ description: "on_chain - ledger" }),
+      since: Instant
+    })
+  )
+}).annotate({ identifier: "OperatorReconciliation" })
+
 /** What `ratelock treasury show --json` prints (`Treasury.view`). */
 export const Treasury = Schema.Struct({
   checked_at: Instant,
@@ -233,7 +255,52 @@ export const Treasury = Schema.Struct({
       insufficient_funds: Count.annotate({ description: "Waiting for the hot wallet to be funded" }),
       oldest_stuck_age_seconds: Seconds
     })
-  )
+  ),
+  sweeps: Schema.Array(
+    Schema.Struct({
+      environment: Partner.Environment,
+      chain: Rail.Chain,
+      token: Rail.SettlementCurrency,
+      funding_keys: Schema.NullOr(Schema.Literals(["held", "watch_only"])).annotate({
+        description: "watch_only: only an xpub is configured, so nothing can sign a sweep; null: no gateway answered"
+      }),
+      awaiting_sweep: Count.annotate({
+        description: "Funding addresses no longer awaiting funds that hold at least the sweep minimum"
+      }),
+      awaiting_sweep_amount: Amount,
+      sweep_min: Amount.annotate({ description: "RATELOCK_<CHAIN>_SWEEP_MIN_<TOKEN> (default 10)" }),
+      hot_wallet_float: Schema.NullOr(Amount).annotate({ description: "RATELOCK_<CHAIN>_HOT_WALLET_FLOAT_<TOKEN>" }),
+      treasury_address: Schema.NullOr(Schema.String).annotate({ description: "RATELOCK_<CHAIN>_TREASURY_ADDRESS" }),
+      treasury_balance: Amount.annotate({ description: "The treasury's balance by the books" }),
+      swept_today: Amount.annotate({ description: "Swept off funding addresses today (UTC)" }),
+      refunded_today: Amount.annotate({ description: "Refunded from the hot wallet today (UTC)" })
+    })
+  ),
+  fees: Schema.Array(
+    Schema.Struct({
+      environment: Partner.Environment,
+      chain: Rail.Chain,
+      currency: Schema.String,
+      fees_today: Amount.annotate({ description: "Network fees paid today (UTC), in the chain's own currency" })
+    })
+  ),
+  refunds_waiting: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      environment: Partner.Environment,
+      chain: Rail.Chain,
+      token: Rail.SettlementCurrency,
+      partner_id: Schema.String,
+      contract_id: Schema.String,
+      purpose: Schema.String.annotate({ description: "deposit, surplus or unmatched" }),
+      amount: Amount,
+      status: Schema.String,
+      waiting: Schema.NullOr(Schema.String).annotate({ description: "Why it waits (no_refund_address, insufficient_funds, mining, ...)" }),
+      last_error: Schema.NullOr(Schema.String),
+      created_at: Instant
+    })
+  ),
+  reconciliation: Schema.Array(Reconciliation)
 }).annotate({ identifier: "OperatorTreasury" })
 
 /** The hedge orders, newest first (`ratelock hedge orders --json`). */

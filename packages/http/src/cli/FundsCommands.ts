@@ -1,9 +1,10 @@
 /** `ratelock funds …`: what reached a funding address but funded nothing is the operator's to refund. */
 import { Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Argument, Command, Flag } from "effect/cli"
+import { hostname, userInfo } from "node:os"
 import * as Format from "../internal/operatorFormat.ts"
-import { UnmatchedFunds } from "@ratelock/core"
-import { onStore } from "./OnStore.ts"
+import { Money, Refunds, UnmatchedFunds } from "@ratelock/core"
+import { onChains, onStore } from "./OnStore.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { listLimitFlag } from "./SharedFlags.ts"
 
@@ -27,7 +28,49 @@ const fundsUnmatched = Command.make(
   )
 )
 
+/** Who acts from this machine, straight on the database: recorded on what they ask for. */
+export const cliActor = () => `cli:${userInfo().username}@${hostname()}`
+
+const fundsRefund = Command.make(
+  "refund",
+  {
+    transferId: Argument.String("transfer-id").pipe(
+      Argument.withDescription("The transfer: its transaction hash, or HASH:INDEX (as `funds unmatched` lists it)")
+    ),
+    to: Flag.String("to").pipe(
+      Flag.withDescription("Where to send it (default: the partner's refund address on the chain)"),
+      Flag.optional
+    ),
+    json: jsonFlag
+  },
+  (input) =>
+    onChains(
+      Effect.flatMap(
+        Refunds.refundTransfer({ transferId: input.transferId, to: Option.getOrUndefined(input.to), requestedBy: cliActor() }),
+        (refund) =>
+          print(
+            input.json,
+            {
+              id: refund.id,
+              key: refund.key,
+              contract_id: refund.contractId,
+              amount: Money.format(refund.amount),
+              currency: refund.currency,
+              destination: refund.destination
+            },
+            () =>
+              `Refund ${refund.id} of ${Money.format(refund.amount)} ${refund.currency} recorded against ${refund.key}; ` +
+              `the workers send it to ${refund.destination ?? "the partner's refund address"} from the hot wallet (\`ratelock treasury show\`).`
+          )
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Refunds an unmatched transfer of the contract's token from the hot wallet, at most once, to --to or the partner's refund address"
+  )
+)
+
 export const funds = Command.make("funds").pipe(
   Command.withDescription("Funds received on funding addresses"),
-  Command.withSubcommands([fundsUnmatched])
+  Command.withSubcommands([fundsUnmatched, fundsRefund])
 )

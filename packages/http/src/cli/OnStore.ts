@@ -2,7 +2,7 @@
  * Most commands are one program of core on the database the server uses (`DATABASE_URL`, else
  * the embedded one in `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { type StoreError, Treasury } from "@ratelock/core"
+import { Reconciliation, type StoreError, Sweeps, Treasury } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { CliError } from "effect/cli"
 import * as Chains from "../Chains.ts"
@@ -20,11 +20,16 @@ export const onStore = <A, E, R extends OnStoreServices>(
 ): Effect.Effect<A, CliError.UserError, Exclude<R, OnStoreServices>> =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
-      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(
-        // the hot wallets' thresholds, for what the treasury and the status say of them
-        Effect.provideService(Treasury.Thresholds, settings.hotWalletMinimums)
-      )
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(Effect.provide(treasurySettings(settings)))
     )
+  )
+
+/** The hot wallets' thresholds and the sweeps' settings, for what the treasury and the status say of them. */
+const treasurySettings = (settings: HostConfig.Settings) =>
+  Layer.mergeAll(
+    Layer.succeed(Treasury.Thresholds, settings.hotWalletMinimums),
+    Layer.succeed(Sweeps.SweepSettings, settings.sweeps),
+    Layer.succeed(Reconciliation.Interval, settings.reconcileInterval)
   )
 
 /** `onStore` with the chains too (`ChainGateway`), configured as the server's: to ask or send on chain. */
@@ -38,6 +43,6 @@ export const onChains = <A, E, R extends OnChainsServices>(
       Effect.provide(
         program,
         Chains.layer(settings).pipe(Layer.provideMerge(Layer.merge(Store.layer(settings), Services.layer)))
-      )
+      ).pipe(Effect.provide(treasurySettings(settings)))
     )
   )
