@@ -20,7 +20,7 @@ const sourceNames = {
   risk: "the book",
   deliveries: "deliveries",
   hedgeOrders: "hedge orders",
-  treasury: "hot wallets"
+  treasury: "treasury"
 }
 
 /** @type {(selector: string) => any} */
@@ -207,7 +207,7 @@ const banners = () => {
         h("strong", {}, "Degraded. "),
         status.alerts.map((a) => a.message).join(" "),
         " ",
-        h("a", { href: "#treasury" }, "Hot wallets")
+        h("a", { href: "#treasury" }, "Treasury")
       )
     )
   }

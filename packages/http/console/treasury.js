@@ -1,6 +1,7 @@
 // The hot wallets that pay the payouts, from GET /operator/v1/treasury: per chain and asset the
 // balance the workers last read against its threshold, the payouts due and whether the wallet can
-// pay them; the payouts stuck on the fee cap or on funds; and the status's alerts about them.
+// pay them; the payouts stuck on the fee cap or on funds; the sweeps, the refunds waiting and the
+// last reconciliation; and the status's alerts about them.
 
 import { routes } from "./api.js"
 import { age, figure, h, table } from "./format.js"
@@ -91,6 +92,92 @@ const stuck = (t, environment) =>
     )
   )
 
+const sweeps = (t, environment) =>
+  card(
+    "Sweeps",
+    t.sweeps.some((w) => w.funding_keys === "watch_only" && w.awaiting_sweep > 0) ? "bad" : "ok",
+    routes.treasury(environment),
+    table(
+      "Funds waiting on funding addresses for a sweep into the hot wallet (below its float) or the treasury, and today's (UTC) sweeps and refunds",
+      [
+        { head: "Chain", cell: (w) => w.chain },
+        { head: "Token", cell: (w) => w.token },
+        {
+          head: "Keys",
+          cell: (w) => (w.funding_keys === "watch_only" ? h("span", { class: "flag" }, "watch only") : (w.funding_keys ?? "—"))
+        },
+        {
+          head: "Awaiting sweep",
+          numeric: true,
+          cell: (w, i) => figure(source, `sweeps.${i}.awaiting_sweep`, w.awaiting_sweep, "count")
+        },
+        { head: "Amount", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.awaiting_sweep_amount`, w.awaiting_sweep_amount) },
+        { head: "Float", numeric: true, cell: (w) => w.hot_wallet_float ?? "—" },
+        {
+          head: "Treasury",
+          numeric: true,
+          cell: (w, i) =>
+            w.treasury_address === null
+              ? "—"
+              : h("span", { title: w.treasury_address }, figure(source, `sweeps.${i}.treasury_balance`, w.treasury_balance))
+        },
+        { head: "Swept today", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.swept_today`, w.swept_today) },
+        { head: "Refunded today", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.refunded_today`, w.refunded_today) }
+      ],
+      t.sweeps,
+      { id: "sweeps", empty: "no chain is served in this environment." }
+    ),
+    ...t.fees.map((f) => h("p", {}, `Network fees today on ${f.chain}: ${f.fees_today} ${f.currency}`))
+  )
+
+const refunds = (t, environment) =>
+  card(
+    "Refunds waiting",
+    t.refunds_waiting.some((r) => r.status === "failed" || r.waiting === "no_refund_address") ? "bad" : "ok",
+    routes.treasury(environment),
+    table(
+      "Deposits and funds owed back to partners, not yet landed on their refund address, and why",
+      [
+        { head: "Chain", cell: (r) => r.chain },
+        { head: "Token", cell: (r) => r.token },
+        { head: "Purpose", cell: (r) => r.purpose },
+        { head: "Amount", numeric: true, cell: (r, i) => figure(source, `refunds_waiting.${i}.amount`, r.amount) },
+        { head: "Status", cell: (r) => r.status },
+        { head: "Waiting", cell: (r) => h("span", { title: r.last_error ?? "" }, r.waiting ?? "—") },
+        { head: "Contract", cell: (r) => r.contract_id }
+      ],
+      t.refunds_waiting,
+      { id: "refunds-waiting", empty: "none: every refund has landed." }
+    )
+  )
+
+const reconciliation = (t, environment) =>
+  card(
+    "Reconciliation",
+    t.reconciliation.some((r) => r.differences.length > 0 || r.error !== null) ? "bad" : "ok",
+    routes.treasury(environment),
+    table(
+      "The books against the chain at the last reconciliation of each chain: every difference, and since when",
+      [
+        { head: "Chain", cell: (d) => d.chain },
+        { head: "Wallet", cell: (d) => h("span", { title: d.address }, d.wallet) },
+        { head: "Currency", cell: (d) => d.currency },
+        { head: "Books", numeric: true, cell: (d) => d.ledger },
+        { head: "Chain", numeric: true, cell: (d) => d.on_chain },
+        { head: "Difference", numeric: true, cell: (d) => h("span", { class: "flag" }, d.difference) },
+        { head: "Since", cell: (d) => d.since }
+      ],
+      t.reconciliation.flatMap((r) => r.differences.map((d) => ({ ...d, chain: r.chain }))),
+      {
+        id: "reconciliation",
+        empty:
+          t.reconciliation.length === 0
+            ? "not reconciled yet (every 10 minutes, or `ratelock treasury reconcile`)."
+            : `no difference (last run ${t.reconciliation.map((r) => `${r.chain} ${r.at}`).join(", ")}).`
+      }
+    )
+  )
+
 /** The status's alerts of `environment`, in its words. */
 const alerts = (status, environment) => {
   if (status === undefined) return null
@@ -106,5 +193,13 @@ const alerts = (status, environment) => {
 /** The hot wallets section's content for `environment`. */
 export const treasury = (environment, treasuryData, status) => [
   alerts(status, environment),
-  h("div", { class: "grid pipes" }, wallets(treasuryData, environment), stuck(treasuryData, environment))
+  h(
+    "div",
+    { class: "grid pipes" },
+    wallets(treasuryData, environment),
+    stuck(treasuryData, environment),
+    sweeps(treasuryData, environment),
+    refunds(treasuryData, environment),
+    reconciliation(treasuryData, environment)
+  )
 ]

@@ -444,7 +444,7 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       await page.waitForSelector("#unavailable-banner")
       assert.include(
         await page.textContent("#unavailable-banner"),
-        "status, market data, the book, deliveries, hedge orders, hot wallets"
+        "status, market data, the book, deliveries, hedge orders, treasury"
       )
       // at a glance shows nothing from before as current
       assert.strictEqual(
