@@ -76,10 +76,17 @@ export interface PayoutRow {
 export const versionsOf = (row: PayoutRow): ReadonlyArray<`0x${string}`> =>
   row.prepared === null ? [] : JSON.parse(row.prepared).versions.map((v: { serialized: `0x${string}` }) => v.serialized)
 
+/** What to sell: an option (the default) or a forward, with a deposit. */
+export interface ContractOptions {
+  readonly contractType?: "option" | "forward"
+}
+
 export interface Contract {
   readonly id: string
   readonly funding_wallet_address: Address
   readonly total_amount: string
+  /** A forward's deposit; null for an option. */
+  readonly deposit_amount: string | null
 }
 
 /** What a deployment offers on either store. */
@@ -108,7 +115,9 @@ export interface Common {
     // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field
   ) => Promise<{ readonly status: number; readonly json: any; readonly text: string }>
   /** Quotes, contracts and customer transfers for `n` locks; their contracts once all are active. */
-  readonly activeContracts: (n: number) => Promise<ReadonlyArray<Contract>>
+  readonly activeContracts: (n: number, options?: ContractOptions) => Promise<ReadonlyArray<Contract>>
+  /** The partner the deployment sells as. */
+  readonly partnerId: string
   /** The partner's exercise below the locked rate, to be paid to `destination`. */
   readonly exercise: (contractId: string, destination: Address) => Promise<void>
   /** A contract's status (PostgreSQL: its row; embedded: the partner's view of its lock, while the service runs). */
@@ -310,7 +319,7 @@ const setUp = async <S extends StoreSide>(
     const contractStatus = (contractId: string) =>
       side.contractStatus(contractId, { customer: customers.get(contractId), get })
 
-    const activeContracts = async (n: number) => {
+    const activeContracts = async (n: number, options: ContractOptions = {}) => {
       const contracts: Array<Contract> = []
       for (let i = 0; i < n; i++) {
         const customerReference = `cust-${newKey()}`
@@ -321,7 +330,8 @@ const setUp = async <S extends StoreSide>(
               chain: "ethereum",
               settlement_currency: "USDC",
               notional_amount: "1000",
-              customer_reference_id: customerReference
+              customer_reference_id: customerReference,
+              contract_type: options.contractType ?? "option"
             })
           )
         )
@@ -362,6 +372,7 @@ const setUp = async <S extends StoreSide>(
       operator: (path, url = operatorUrl) =>
         Effect.runPromise(request(url, "GET", path, { headers: { authorization: `Bearer ${operatorToken.token}` } })),
       activeContracts,
+      partnerId: partner.partner_id as string,
       exercise: async (contractId, destination) => {
         await post("/api/v1/fx/webhooks/inbound", {
           event_type: "contract_exercised",
