@@ -50,7 +50,7 @@ const list = [
   pass("hot-wallets", HotWallets.watch(), HotWallets.readEvery),
   // funding addresses no longer awaiting funds swept into the hot wallet or the treasury (recorded
   // here, sent by the movements pass)
-  pass("sweeps", Sweeps.plan(), Duration.minutes(1)),
+  pass("sweeps", Sweeps.plan(), Sweeps.every),
   // sweeps and refunds signed, sent, replaced and booked, as payouts are
   pass("movements", Movements.runDue()),
   // the books against the chain, every Reconciliation.Interval (it decides when)

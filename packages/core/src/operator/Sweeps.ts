@@ -11,7 +11,7 @@
  * read. A rail whose funding keys are only watched (an xpub) cannot sweep: it is skipped, and the
  * treasury view says what waits there.
  */
-import { Context, DateTime, Effect } from "effect"
+import { Context, DateTime, Duration, Effect } from "effect"
 import * as Environments from "../kernel/Environment.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Money from "../kernel/Money.ts"
@@ -38,6 +38,12 @@ export interface SweepSettingsShape {
 export const SweepSettings = Context.Reference<SweepSettingsShape>("@ratelock/core/Sweeps/SweepSettings", {
   defaultValue: () => ({ minimum: {}, float: {}, treasury: {} })
 })
+
+/**
+ * How often the pass looks for addresses to sweep: one read of the books per rail, and one batched
+ * read of the chain for the candidates only.
+ */
+export const every = Duration.seconds(10)
 
 /** Dust below this is not moved at a loss. */
 export const defaultMinimum = Money.unsafe("10")
