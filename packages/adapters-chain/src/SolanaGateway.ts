@@ -15,6 +15,10 @@
  *   price (`replacePayout`), every version kept; the lookup answers for all of them, and fails a
  *   payout only once a version executed with an error. Bumps before expiry and cancellations do
  *   not exist on Solana: two versions that could both land could both pay.
+ * - Sweeps: one transaction the hot wallet pays and the funding key co-signs, moving the funding
+ *   account's tokens to the hot wallet or the treasury and closing it (its rent back to the hot
+ *   wallet), persisted as a job the payout calls accept (`internal/solana/sweeps.ts`).
+ * - Balances: the owners' associated accounts, 100 per `getMultipleAccounts`.
  *
  * Building the layer reads every configured mint from the chain: a missing mint, a non-SPL-Token
  * account or decimals that disagree with the configured ones fail the layer with `token_mismatch`,
