@@ -15,6 +15,10 @@
  *   price (`replacePayout`), every version kept; the lookup answers for all of them, and fails a
  *   payout only once a version executed with an error. Bumps before expiry and cancellations do
  *   not exist on Solana: two versions that could both land could both pay.
+ * - Sweeps: one transaction the hot wallet pays and the funding key co-signs, moving the funding
+ *   account's tokens to the hot wallet or the treasury and closing it (its rent back to the hot
+ *   wallet), persisted as a job the payout calls accept (`internal/solana/sweeps.ts`).
+ * - Balances: the owners' associated accounts, 100 per `getMultipleAccounts`.
  *
  * Building the layer reads every configured mint from the chain: a missing mint, a non-SPL-Token
  * account or decimals that disagree with the configured ones fail the layer with `token_mismatch`,
@@ -26,6 +30,7 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js"
 import { Effect, Layer, Redacted } from "effect"
 import * as Base58 from "./internal/base58.ts"
 import { chainError, checkIndex } from "./internal/checks.ts"
+import * as Balances from "./internal/solana/balances.ts"
 import * as Errors from "./internal/solana/errors.ts"
 import * as Fees from "./internal/solana/fees.ts"
 import * as Funding from "./internal/solana/funding.ts"
@@ -39,6 +44,8 @@ import {
   tokenOf
 } from "./internal/solana/node.ts"
 import * as Payouts from "./internal/solana/payouts.ts"
+import * as Signing from "./internal/solana/signing.ts"
+import * as Sweeps from "./internal/solana/sweeps.ts"
 
 export type { Commitment } from "./internal/solana/node.ts"
 
@@ -155,7 +162,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
     tokens.set(currency, { currency, mint, decimals })
   }
 
-  let hotWallet: Payouts.HotWallet | undefined
+  let hotWallet: Signing.HotWallet | undefined
   if (keypair !== undefined) {
     const [tokenAccount, wallet] = yield* Effect.all([
       Errors.call("reading rent", () => connection.getMinimumBalanceForRentExemption(tokenAccountSize)),
@@ -165,7 +172,9 @@ const make = Effect.fnUntraced(function* (options: Options) {
   }
 
   const node: SolanaNode = { environment: options.environment, connection, commitment, tokens }
-  const payouts = yield* Payouts.make(node, hotWallet, { percentile, maxPrice })
+  const signer = Signing.make(node, { percentile, maxPrice })
+  const sweeps = Sweeps.make(node, hotWallet, account, signer)
+  const payouts = yield* Payouts.make(node, hotWallet, signer, sweeps.resign)
 
   const fundingAddress = Effect.fn("SolanaGateway.fundingAddress")(function* (rail: ChainGateway.Rail, index: number) {
     yield* tokenOf(node, rail)
@@ -192,6 +201,14 @@ const make = Effect.fnUntraced(function* (options: Options) {
     lookupPayout: Effect.fn("SolanaGateway.lookupPayout")(payouts.lookup),
     replacePayout: Effect.fn("SolanaGateway.replacePayout")(payouts.replace),
     inspectPayout: Effect.fn("SolanaGateway.inspectPayout")(payouts.inspect),
+    balances: Effect.fn("SolanaGateway.balances")((rail: ChainGateway.Rail, addresses: ReadonlyArray<string>) =>
+      Balances.read(node, rail, addresses)
+    ),
+    // the seed is required: ed25519 has no watch-only derivation, so every funding key is held
+    fundingKeys: Effect.fn("SolanaGateway.fundingKeys")((rail: Pick<ChainGateway.Rail, "chain" | "environment">) =>
+      Effect.as(checkServed(node, rail), "held" as const)
+    ),
+    draftSweep: Effect.fn("SolanaGateway.draftSweep")(sweeps.draft),
     hotWallet: Effect.fn("SolanaGateway.hotWallet")(payouts.wallet)
   })
 })

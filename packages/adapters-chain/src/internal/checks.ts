@@ -30,7 +30,7 @@ export const checkIndex = (rail: ChainGateway.Rail, index: number) =>
     ? Effect.void
     : Effect.fail(chainError(rail.chain, "invalid_index", `HD index must be a whole number ≥ 0, got ${index}`))
 
-export const checkAmount = (rail: ChainGateway.Rail, amount: Money.Decimal, what: "transfer" | "payout") =>
+export const checkAmount = (rail: ChainGateway.Rail, amount: Money.Decimal, what: "transfer" | "payout" | "sweep") =>
   Money.isPositive(amount)
     ? Effect.void
     : Effect.fail(chainError(rail.chain, "invalid_amount", `a ${what} must be positive, got ${Money.format(amount)}`))

@@ -8,11 +8,11 @@ import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money } from "@ratelock/core"
 import { TOKEN_PROGRAM_ID } from "@solana/spl-token"
 import { Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js"
-import { Effect, Redacted } from "effect"
+import { BigDecimal, Effect, Redacted } from "effect"
 import * as Base58 from "../../src/internal/base58.ts"
 import * as SolanaGateway from "../../src/SolanaGateway.ts"
 import * as LitesvmRpc from "../support/litesvmRpc.ts"
-import { rail, SolanaChain, layer as solana } from "../support/solanaTestChain.ts"
+import { rail, SolanaChain, layer as solana, settle } from "../support/solanaTestChain.ts"
 import { TestChain } from "../support/TestChain.ts"
 
 const options = { excludeTestServices: true, timeout: "60 seconds" } as const
@@ -38,19 +38,6 @@ const persistedOf = (prepared: ChainGateway.PreparedPayout) =>
   JSON.parse(prepared.persisted) as { v: number; versions: Array<StoredVersion> }
 /** The version a prepared payout broadcasts: its latest. */
 const latestOf = (prepared: ChainGateway.PreparedPayout) => persistedOf(prepared).versions.at(-1)!
-
-/** Looks up, one slot at a time, until the answer is final. */
-const settle = (prepared: ChainGateway.PreparedPayout) =>
-  Effect.gen(function* () {
-    const gateway = yield* ChainGateway.ChainGateway
-    const chain = yield* SolanaChain
-    for (let i = 0; i < 3 * chain.depth; i++) {
-      const found = yield* gateway.lookupPayout(rail, prepared)
-      if (found._tag === "Confirmed" || found._tag === "Failed") return found
-      chain.rpc.advance(1)
-    }
-    return yield* gateway.lookupPayout(rail, prepared)
-  })
 
 /** Runs `effect` against a second gateway on the same chain: a restarted process, or other options. */
 const withGateway = <A, E>(
@@ -91,6 +78,8 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
         const chain = yield* SolanaChain
         const destination = freshDestination()
         const hotBefore = chain.rpc.tokenBalance(chain.accountOf(chain.hot.publicKey))
+        const lamportsOf = (key: PublicKey) => chain.rpc.svm.getBalance(key.toBase58() as never) ?? 0n
+        const lamportsBefore = lamportsOf(chain.hot.publicKey)
 
         const prepared = yield* gateway.preparePayout(orderOf(destination, "7.123456"))
         assert.strictEqual(Base58.decode(prepared.transactionHash)?.length, 64)
@@ -124,6 +113,17 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
           assert.strictEqual(found.blockNumber, slot)
           assert.strictEqual(found.transactionHash, prepared.transactionHash)
           assert.isFalse(found.cancelled)
+          // what it moved in SOL: the fee, and the rent of the account it created, both from the hot wallet
+          const fee =
+            5000n + (BigInt(version.computeUnitPrice) * BigInt(version.computeUnitLimit!) + 999_999n) / 1_000_000n
+          const rent = chain.rpc.svm.minimumBalanceForRentExemption(165n)
+          assert.strictEqual(lamportsOf(chain.hot.publicKey) - lamportsBefore, -fee - rent)
+          const sol = (lamports: bigint) => Money.fromBaseUnits(lamports, 9)
+          const native = found.native!
+          assert.isTrue(BigDecimal.equals(native.hotWallet, sol(-fee - rent)))
+          assert.isTrue(BigDecimal.equals(native.fundingAddress, Money.zero))
+          assert.isTrue(BigDecimal.equals(native.fees, sol(fee)))
+          assert.isTrue(BigDecimal.equals(native.rent, sol(-rent)))
         }
 
         assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 7_123_456n)
@@ -133,7 +133,7 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
       })
   )
 
-  it.effect("a destination that already has its token account is credited on top", () =>
+  it.effect("a destination that already has its token account is credited on top, and pays no rent", () =>
     Effect.gen(function* () {
       const gateway = yield* ChainGateway.ChainGateway
       const chain = yield* SolanaChain
@@ -141,8 +141,13 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
       chain.send(destination, 1n)
       const prepared = yield* gateway.preparePayout(orderOf(destination, "1.5"))
       yield* gateway.broadcastPayout(rail, prepared)
-      assert.strictEqual((yield* settle(prepared))._tag, "Confirmed")
+      const found = yield* settle(prepared)
+      assert.strictEqual(found._tag, "Confirmed")
       assert.strictEqual(chain.rpc.tokenBalance(chain.accountOf(destination)), 1_500_001n)
+      if (found._tag === "Confirmed") {
+        assert.isTrue(BigDecimal.equals(found.native!.rent, Money.zero))
+        assert.isTrue(BigDecimal.equals(found.native!.hotWallet, Money.subtract(Money.zero, found.native!.fees)))
+      }
     })
   )
 

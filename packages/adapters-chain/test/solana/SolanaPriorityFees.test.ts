@@ -26,7 +26,7 @@ import { DateTime, Effect } from "effect"
 import * as Base58 from "../../src/internal/base58.ts"
 import * as SolanaGateway from "../../src/SolanaGateway.ts"
 import * as LitesvmRpc from "../support/litesvmRpc.ts"
-import { decimals, rail, SolanaChain, layer as solana } from "../support/solanaTestChain.ts"
+import { decimals, rail, SolanaChain, layer as solana, settle } from "../support/solanaTestChain.ts"
 
 const options = { excludeTestServices: true, timeout: "60 seconds" } as const
 const memoProgram = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")
@@ -95,19 +95,6 @@ const ask = (prices: ReadonlyArray<number>) =>
       }
     })
   )
-
-/** Looks up, one slot at a time, until the answer is final. */
-const settle = (prepared: ChainGateway.PreparedPayout) =>
-  Effect.gen(function* () {
-    const gateway = yield* ChainGateway.ChainGateway
-    const chain = yield* SolanaChain
-    for (let i = 0; i < 3 * chain.depth; i++) {
-      const found = yield* gateway.lookupPayout(rail, prepared)
-      if (found._tag === "Confirmed" || found._tag === "Failed") return found
-      chain.rpc.advance(1)
-    }
-    return yield* gateway.lookupPayout(rail, prepared)
-  })
 
 /** Runs `effect` against a second gateway on the same chain, with other options. */
 const withGateway = <A, E, R>(

@@ -24,6 +24,7 @@
  *   transaction) and reporting the units it consumed.
  *
  * Account reads answer the current state at every commitment (litesvm keeps no older state).
+ * Calls are counted by method (`calls`), so a test can tell how many a gateway operation made.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -224,6 +225,8 @@ export interface LitesvmRpc {
   readonly failNext: (count: number, status: number) => void
   /** Calls of `method` answer this JSON-RPC error code from now on (`undefined`: they work again). */
   readonly refuse: (method: string, code: number | undefined) => void
+  /** How many calls of `method` the front end has answered (or refused) since it started. */
+  readonly calls: (method: string) => number
   readonly close: () => Promise<void>
 }
 
@@ -238,6 +241,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
   const byAddress = new Map<string, Array<Landed>>()
   let failures: { count: number; status: number } = { count: 0, status: 200 }
   const refused = new Map<string, number>()
+  const called = new Map<string, number>()
 
   const slotAt = (commitment: Commitment | undefined) =>
     head - (commitment === "processed" ? 0 : commitment === "confirmed" ? confirmedLag : finalizedLag)
@@ -508,6 +512,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
 
   const answer = (request: { id?: unknown; method?: string; params?: Params }) => {
     try {
+      called.set(request.method ?? "", (called.get(request.method ?? "") ?? 0) + 1)
       const method = methods[request.method ?? ""]
       if (method === undefined) throw new RpcError(-32601, `Method not found: ${request.method}`)
       const code = refused.get(request.method ?? "")
@@ -535,6 +540,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => res.writeHead(500).end(String(error)))
   })
+  // web3.js keeps its sockets alive: closed by the server after Node's default 5 s of quiet, one can
+  // be reused as it closes (ECONNRESET) when a busy test machine leaves the gateway idle that long
+  server.keepAliveTimeout = 10 * 60_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
 
@@ -587,6 +595,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
       if (code === undefined) refused.delete(method)
       else refused.set(method, code)
     },
+    calls: (method) => called.get(method) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

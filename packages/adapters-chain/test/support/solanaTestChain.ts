@@ -6,7 +6,7 @@
  * Depth: at `finalized` (the default) a transaction in slot s is reported once the head is 31
  * slots past it, i.e. with 32 confirmations counting its own slot; at `confirmed`, 2.
  */
-import { type ChainGateway, Money } from "@ratelock/core"
+import { ChainGateway, Money } from "@ratelock/core"
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
@@ -139,6 +139,19 @@ const testChain = Effect.gen(function* () {
     refillHotWallet: Effect.sync(() => rpc.mintTo(mint, hot.publicKey, tokens(1_000_000n), authority))
   })
 })
+
+/** Looks a payout (or a sweep) up, one slot at a time, until the answer is final. */
+export const settle = (prepared: ChainGateway.PreparedPayout) =>
+  Effect.gen(function* () {
+    const gateway = yield* ChainGateway.ChainGateway
+    const chain = yield* SolanaChain
+    for (let i = 0; i < 3 * chain.depth; i++) {
+      const found = yield* gateway.lookupPayout(rail, prepared)
+      if (found._tag === "Confirmed" || found._tag === "Failed") return found
+      chain.rpc.advance(1)
+    }
+    return yield* gateway.lookupPayout(rail, prepared)
+  })
 
 /** The gateway on a chain already in context. */
 export const layerGateway: Layer.Layer<ChainGateway.ChainGateway, ChainGateway.ChainError, SolanaChain> = Layer.unwrap(

@@ -1,7 +1,7 @@
 /**
  * Calls to the Solana JSON-RPC node through web3.js's `Connection`, and the `ChainError` reasons
- * their failures become. Messages carry the node's words or the HTTP status, never the RPC URL
- * (which often embeds a provider API key).
+ * their failures become (and those of transactions that failed on chain). Messages carry the
+ * node's words or the HTTP status, never the RPC URL (which often embeds a provider API key).
  */
 import type { ChainGateway } from "@ratelock/core"
 import { Effect, Predicate } from "effect"
@@ -50,3 +50,24 @@ export const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, unknown> =>
 /** A web3.js call as an Effect failing with a `ChainError` by the general mapping. */
 export const call = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, ChainGateway.ChainError> =>
   Effect.mapError(attempt(f), (error) => toChainError(what, error))
+
+/**
+ * Why a transaction (a payout, a sweep) failed on chain or in a simulation. `Custom(1)` is the SPL
+ * Token program's `InsufficientFunds` in the transfer, and the system program's in the account
+ * creation; `AccountNotFound` is a fee payer that was never funded.
+ */
+export const failureReason = (error: unknown): ChainGateway.FailureReason => {
+  if (
+    error === "InsufficientFundsForFee" ||
+    error === "AccountNotFound" ||
+    (Predicate.isObject(error) && "InsufficientFundsForRent" in error)
+  ) {
+    return "insufficient_funds"
+  }
+  const instruction = Predicate.isObject(error) && "InstructionError" in error ? error.InstructionError : undefined
+  const cause = Array.isArray(instruction) ? instruction[1] : undefined
+  if (cause === "InsufficientFunds" || (Predicate.isObject(cause) && "Custom" in cause && cause.Custom === 1)) {
+    return "insufficient_funds"
+  }
+  return "reverted"
+}

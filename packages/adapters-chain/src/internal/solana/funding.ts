@@ -67,15 +67,18 @@ const tokenAccountsOf = (node: SolanaNode, owner: PublicKey) =>
     )
   )
 
-/** A listed transaction, at the commitment; a node that listed it but cannot return it is behind. */
-const transactionOf = (node: SolanaNode, signature: string) =>
+/**
+ * A listed (or landed) transaction, at the commitment; a node that knows it but cannot return it
+ * is behind.
+ */
+export const transactionOf = (node: SolanaNode, signature: string) =>
   Effect.flatMap(
     Errors.call(`reading transaction ${signature}`, () =>
       node.connection.getTransaction(signature, { commitment: node.commitment, maxSupportedTransactionVersion: 0 })
     ),
     (transaction) =>
       transaction === null
-        ? Effect.fail(chainError("solana", "rpc_unavailable", `the node listed ${signature} but does not return it`))
+        ? Effect.fail(chainError("solana", "rpc_unavailable", `the node knows ${signature} but does not return it`))
         : Effect.succeed({ signature, transaction })
   )
 

@@ -5,11 +5,13 @@
  * `solana-keygen` for the same mnemonic: an operator can open a deposit address in a wallet.
  *
  * Ed25519 has no public derivation, so the seed must be on the server (no watch-only key). The
- * account node is derived once; each address is then one hardened step and one public key.
+ * account node is derived once; each address is then one hardened step and one public key, and
+ * the key that signs a sweep of the address the same step's private key.
  */
 import type { Partner } from "@ratelock/core"
 import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39"
 import { wordlist } from "@scure/bip39/wordlists/english.js"
+import { Keypair } from "@solana/web3.js"
 import * as Base58 from "../base58.ts"
 import * as Slip10 from "./slip10.ts"
 
@@ -27,3 +29,7 @@ export const accountNode = (mnemonic: string, environment: Partner.Environment):
 /** The owner address of HD index `index` (0 ≤ index ≤ `maxIndex`, checked by the caller). */
 export const address = (account: Slip10.Node, index: number): string =>
   Base58.encode(Slip10.publicKey(Slip10.child(account, index)))
+
+/** The keypair of HD index `index` (checked by the caller): what signs for the address's token account. */
+export const keypair = (account: Slip10.Node, index: number): Keypair =>
+  Keypair.fromSeed(Slip10.child(account, index).privateKey)

@@ -4,15 +4,13 @@
  * blockhashes' expiry when nothing landed), sign again once expired, inspect, and the hot wallet's
  * balances.
  *
- * A payout transaction is: a compute-unit limit and price, create the destination's associated
- * token account if missing (the hot wallet pays the rent), `TransferChecked` from the hot wallet's
- * associated account, and a memo `ratelock:<payoutId>:<nonce>`. The memo names the payout on chain
- * for reconciliation, and its random nonce keeps two payouts (or two versions of one) of the same
- * amount to the same wallet from being one transaction with one signature.
+ * A payout transaction is: a compute-unit limit and price (`signing.ts`), create the destination's
+ * associated token account if missing (the hot wallet pays the rent), `TransferChecked` from the hot
+ * wallet's associated account, and a memo `ratelock:<payoutId>:<nonce>` (`memo.ts`).
  *
- * The limit is the node's simulation of the transaction (never signed: a node cannot send what it
- * simulated) with a 20 % margin; the price a percentile of the node's recent prioritization fees
- * for the accounts the payout writes, capped (see `fees.ts`).
+ * Sweeps (`sweeps.ts`) are persisted jobs of the same kind: broadcast, looked up and inspected
+ * here alike, signed again by their own code. A confirmed lookup of either carries what the landed
+ * version moved in SOL (`native.ts`).
  *
  * Signing again: Solana has no nonce that two versions of a payout could share, so two versions
  * that can both land could both pay. A new version is signed only once the finalized block height
@@ -27,52 +25,33 @@
  */
 import { ChainGateway, Money, type Rail } from "@ratelock/core"
 import {
-  ASSOCIATED_TOKEN_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-  unpackAccount
+  getAssociatedTokenAddressSync
 } from "@solana/spl-token"
-import {
-  type Keypair,
-  PublicKey,
-  type SignatureStatus,
-  TransactionInstruction,
-  TransactionMessage,
-  VersionedTransaction
-} from "@solana/web3.js"
-import { BigDecimal, DateTime, Effect, Predicate, Random, Semaphore } from "effect"
-import { Base64 } from "effect/encoding"
-import * as Base58 from "../base58.ts"
-import { chainError, checkAmount, shortOfTokens } from "../checks.ts"
+import type { PublicKey, SignatureStatus } from "@solana/web3.js"
+import { BigDecimal, DateTime, Effect, Predicate, Semaphore } from "effect"
+import { chainError, shortOfTokens } from "../checks.ts"
+import * as Balances from "./balances.ts"
 import * as Errors from "./errors.ts"
-import * as Fees from "./fees.ts"
-import { checkServed, parseAddress, type SolanaNode, type Token, tokenOf } from "./node.ts"
+import { transactionOf } from "./funding.ts"
+import * as Memo from "./memo.ts"
+import * as Native from "./native.ts"
+import { checkServed, checkWallet, parseAddress, type SolanaNode, type Token, tokenOf, unitsOf } from "./node.ts"
 import * as Persisted from "./persisted.ts"
+import * as Signing from "./signing.ts"
 
-export interface HotWallet {
-  readonly keypair: Keypair
-  /** Rent-exempt minimums: a new token account, and the wallet itself (0 bytes), which must stay exempt. */
-  readonly rent: { readonly tokenAccount: bigint; readonly wallet: bigint }
-}
+/** Signs a sweep's next version (`sweeps.ts`): the hot wallet, the persisted sweep, its funding index. */
+export type ResignSweep = (
+  wallet: Signing.HotWallet,
+  read: Persisted.Read,
+  fundingIndex: number
+) => Effect.Effect<Persisted.StoredVersion, ChainGateway.ChainError>
 
-/** How payouts are priced (micro-lamports per compute unit). */
-export interface FeePolicy {
-  /** The percentile (0–100) of the node's recent prioritization fees a payout pays. */
-  readonly percentile: number
-  /** No version of a payout pays more than this. */
-  readonly maxPrice: number
-}
-
-const memoProgram = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")
 /** Signed payouts remembered per process (`preparePayout` twice yields one transaction). */
 const memoLimit = 10_000
 /** `getSignatureStatuses` answers for at most this many signatures per call. */
 const statusPage = 256
-/** SOL's decimals, for the hot wallet's native balance. */
-const solDecimals = 9
 /** The signing time of a version persisted before versions were: not kept, shown as the epoch. */
 const unknownTime = DateTime.makeUnsafe(0)
 
@@ -83,41 +62,23 @@ const insufficientWords =
   /insufficient funds|insufficient lamports|no record of a prior credit|custom program error: 0x1\b/i
 
 /**
- * Why a payout transaction failed on chain (or in a simulation). `Custom(1)` is the SPL Token
- * program's `InsufficientFunds` in the transfer, and the system program's in the account creation;
- * `AccountNotFound` is a fee payer that was never funded.
+ * A refused `sendTransaction` of a job (`what`: payout, sweep): already on chain (success), or the
+ * reason it cannot land now.
  */
-export const failureReason = (error: unknown): ChainGateway.FailureReason => {
-  if (
-    error === "InsufficientFundsForFee" ||
-    error === "AccountNotFound" ||
-    (Predicate.isObject(error) && "InsufficientFundsForRent" in error)
-  ) {
-    return "insufficient_funds"
-  }
-  const instruction = Predicate.isObject(error) && "InstructionError" in error ? error.InstructionError : undefined
-  const cause = Array.isArray(instruction) ? instruction[1] : undefined
-  if (cause === "InsufficientFunds" || (Predicate.isObject(cause) && "Custom" in cause && cause.Custom === 1)) {
-    return "insufficient_funds"
-  }
-  return "reverted"
-}
-
-/** A refused `sendTransaction`: already on chain (success), or the reason it cannot land now. */
-const sendFailure = (error: unknown): "already_processed" | ChainGateway.ChainError => {
+const sendFailure = (error: unknown, what: string): "already_processed" | ChainGateway.ChainError => {
   const words =
     Predicate.isObject(error) && "transactionMessage" in error && Predicate.isString(error.transactionMessage)
       ? error.transactionMessage
       : undefined
-  if (words === undefined) return Errors.toChainError("broadcasting the payout", error)
+  if (words === undefined) return Errors.toChainError(`broadcasting the ${what}`, error)
   if (/already been processed/i.test(words)) return "already_processed"
   if (/blockhash not found/i.test(words)) {
-    return chainError("solana", "blockhash_expired", `the node does not know the payout's blockhash: ${words}`)
+    return chainError("solana", "blockhash_expired", `the node does not know the ${what}'s blockhash: ${words}`)
   }
   if (insufficientWords.test(words)) {
-    return chainError("solana", "insufficient_funds", `the hot wallet cannot fund the payout: ${words}`)
+    return chainError("solana", "insufficient_funds", `the ${what}'s accounts cannot fund it: ${words}`)
   }
-  return chainError("solana", "reverted", `the node's simulation of the payout failed: ${words}`)
+  return chainError("solana", "reverted", `the node's simulation of the ${what} failed: ${words}`)
 }
 
 const levels = { processed: 0, confirmed: 1, finalized: 2 } as const
@@ -144,30 +105,16 @@ const payoutInstructions = (hot: PublicKey, plan: Plan, nonce: string) => {
   return [
     createAssociatedTokenAccountIdempotentInstruction(hot, destinationAccount, plan.destination, mint),
     createTransferCheckedInstruction(hotAccount, mint, destinationAccount, hot, plan.units, decimals),
-    new TransactionInstruction({
-      programId: memoProgram,
-      keys: [],
-      data: Buffer.from(`ratelock:${plan.memoId}:${nonce}`)
-    })
+    Memo.instruction(plan.memoId, nonce)
   ]
 }
 
-/**
- * The same program, data and accounts (a decompiled instruction's signer and writable flags are
- * its message's, the union over all instructions, so they are not compared: the message signed
- * again is compiled from the rebuilt instructions).
- */
-const sameInstruction = (a: TransactionInstruction, b: TransactionInstruction) =>
-  a.programId.equals(b.programId) &&
-  Buffer.from(a.data).equals(Buffer.from(b.data)) &&
-  a.keys.length === b.keys.length &&
-  a.keys.every((key, i) => key.pubkey.equals(b.keys[i]!.pubkey))
-
-/** The accounts a signed message writes (what its priority fee competes for). */
-const writableAccounts = (transaction: VersionedTransaction) =>
-  transaction.message.staticAccountKeys.filter((_, i) => transaction.message.isAccountWritable(i))
-
-export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy: FeePolicy) =>
+export const make = (
+  node: SolanaNode,
+  hotWallet: Signing.HotWallet | undefined,
+  signer: Signing.Signer,
+  resignSweep: ResignSweep
+) =>
   Effect.gen(function* () {
     const connection = node.connection
     const signing = yield* Semaphore.make(1)
@@ -182,45 +129,6 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
       }
     }
 
-    /** The price the chain asks now for a transaction writing `accounts`: the percentile of recent fees. */
-    const asked = (accounts: ReadonlyArray<PublicKey>) =>
-      Effect.map(
-        Errors.call("reading recent prioritization fees", () =>
-          connection.getRecentPrioritizationFees({ lockedWritableAccounts: [...accounts] })
-        ),
-        (fees) =>
-          Fees.percentile(
-            fees.map((fee) => fee.prioritizationFee),
-            policy.percentile
-          )
-      )
-
-    /** The units `instructions` consume in the node's simulation (undefined: not reported). */
-    const simulated = Effect.fnUntraced(function* (
-      payer: PublicKey,
-      blockhash: string,
-      instructions: ReadonlyArray<TransactionInstruction>
-    ) {
-      // the compute budget as it will be, but for the price (which changes what the fee payer is
-      // charged, not the units): so a wallet with just enough SOL for the real fee is not refused
-      const message = new TransactionMessage({
-        payerKey: payer,
-        recentBlockhash: blockhash,
-        instructions: [...Fees.instructions(0, Fees.maxUnitLimit), ...instructions]
-      }).compileToLegacyMessage()
-      const { value } = yield* Errors.call("simulating the payout", () =>
-        connection.simulateTransaction(new VersionedTransaction(message), { sigVerify: false, commitment: "confirmed" })
-      )
-      if (value.err !== null) {
-        const last = value.logs?.findLast((line) => /error|failed|insufficient/i.test(line))
-        return yield* fail(
-          failureReason(value.err),
-          `the node's simulation of the payout failed: ${JSON.stringify(value.err)}${last === undefined ? "" : ` (${last})`}`
-        )
-      }
-      return value.unitsConsumed ?? undefined
-    })
-
     /**
      * Checks, prices and signs a version of `plan`: the first (`previous` null) at what the chain
      * asks, a later one above the `previous` price; both capped. The token balance must cover the
@@ -228,7 +136,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
      * of a payout already signed passes none: it replaces what is owed, it adds nothing).
      */
     const sign = Effect.fnUntraced(function* (
-      wallet: HotWallet,
+      wallet: Signing.HotWallet,
       plan: Plan,
       previous: number | null,
       committed: Money.Decimal = Money.zero
@@ -241,18 +149,8 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
         "reading the payout's accounts",
         () => connection.getMultipleAccountsInfo([destination, destinationAccount, hot, hotAccount], "confirmed")
       )
-      // tokens paid "to" a token account, a mint or a program would sit where nobody can move them
-      const owner = destinationInfo?.owner
-      if (owner !== undefined && (owner.equals(TOKEN_PROGRAM_ID) || owner.equals(TOKEN_2022_PROGRAM_ID))) {
-        return yield* fail("invalid_address", `${destination.toBase58()} is a token account or mint, not a wallet`)
-      }
-      if (destinationInfo?.executable === true) {
-        return yield* fail("invalid_address", `${destination.toBase58()} is a program, not a wallet`)
-      }
-      const held = Money.fromBaseUnits(
-        hotAccountInfo == null ? 0n : unpackAccount(hotAccount, hotAccountInfo).amount,
-        token.decimals
-      )
+      yield* checkWallet(destination, destinationInfo ?? null)
+      const held = Money.fromBaseUnits(yield* Balances.unitsOf(hotAccount, hotAccountInfo ?? null), token.decimals)
       const amount = Money.fromBaseUnits(units, token.decimals)
       // signed without room for what is already committed, one of the transfers would fail on
       // chain and burn its fee
@@ -265,75 +163,33 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
       }
       const lamports = BigInt(hotInfo?.lamports ?? 0)
       const rent = (destinationAccountInfo == null ? wallet.rent.tokenAccount : 0n) + wallet.rent.wallet
-      const enough = (fee: bigint) =>
-        lamports >= fee + rent
-          ? Effect.void
-          : fail(
-              "insufficient_funds",
-              `the hot wallet holds ${lamports} lamports, the fee (${fee}) and rent (${rent}) need ${fee + rent}`
-            )
-      // the base fee and rent first: what the node's simulation would refuse in less clear words
-      yield* enough(Fees.baseFee)
-      const [{ blockhash, lastValidBlockHeight }, ask] = yield* Effect.all(
-        [
-          Errors.call("reading a recent blockhash", () => connection.getLatestBlockhash("confirmed")),
-          asked([hot, hotAccount, destinationAccount])
-        ],
-        { concurrency: 2 }
+      return yield* signer.sign(
+        {
+          what: "payout",
+          payer: wallet.keypair,
+          cosigners: [],
+          instructions: payoutInstructions(hot, plan, yield* Memo.nonce),
+          writable: [hot, hotAccount, destinationAccount],
+          destinationExists: destinationAccountInfo != null,
+          enough: Signing.enoughLamports(lamports, rent)
+        },
+        previous
       )
-      const price =
-        previous === null ? Fees.firstPrice(ask, policy.maxPrice) : Fees.nextPrice(previous, ask, policy.maxPrice)
-      const nonce = (yield* Random.nextIntBetween(0, 2 ** 48, { halfOpen: true })).toString(36)
-      const instructions = payoutInstructions(hot, plan, nonce)
-      const limit = Fees.unitLimit(yield* simulated(hot, blockhash, instructions), destinationAccountInfo != null)
-      yield* enough(Fees.baseFee + Fees.priorityFee(price, limit))
-      const message = new TransactionMessage({
-        payerKey: hot,
-        recentBlockhash: blockhash,
-        instructions: [...Fees.instructions(price, limit), ...instructions]
-      }).compileToLegacyMessage()
-      const transaction = new VersionedTransaction(message)
-      transaction.sign([wallet.keypair])
-      const version: Persisted.StoredVersion = {
-        signature: Base58.encode(transaction.signatures[0]!),
-        transaction: Base64.encode(transaction.serialize()),
-        blockhash,
-        lastValidBlockHeight,
-        computeUnitPrice: price,
-        computeUnitLimit: limit,
-        signedAt: yield* DateTime.now
-      }
-      return version
     })
 
     /** The plan a version was signed from, checked by building it again (so only what was signed is signed again). */
     const planOf = Effect.fnUntraced(function* (version: Persisted.Version, hot: PublicKey) {
       const invalid = (why: string) => fail("invalid_prepared", `the payout cannot be signed again: ${why}`)
-      const decompiled = yield* Effect.try({
-        try: () => TransactionMessage.decompile(version.transaction.message).instructions,
-        catch: () => chainError("solana", "invalid_prepared", "the payout's message cannot be read")
-      })
-      const body = decompiled.filter((instruction) => !instruction.programId.equals(Fees.programId))
-      const [create, transfer, memoInstruction] = body
-      if (body.length !== 3 || create === undefined || transfer === undefined || memoInstruction === undefined) {
+      const body = yield* Signing.bodyOf(version.transaction)
+      const moved = Signing.transferOf(body[0], body[1])
+      const memo = body[2] === undefined ? undefined : Memo.parse(body[2])
+      if (body.length !== 3 || moved === undefined || memo === undefined) {
         return yield* invalid("not a payout transaction")
       }
-      if (!create.programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID) || !transfer.programId.equals(TOKEN_PROGRAM_ID)) {
-        return yield* invalid("not a payout transaction")
-      }
-      const memoText = Buffer.from(memoInstruction.data).toString("utf8")
-      const memoMatch = /^ratelock:(.*):([0-9a-z]+)$/s.exec(memoText)
-      const destination = create.keys[2]?.pubkey
-      const mint = create.keys[3]?.pubkey
-      if (memoMatch === null || destination === undefined || mint === undefined || transfer.data.length !== 10) {
-        return yield* invalid("not a payout transaction")
-      }
-      const token = [...node.tokens.values()].find((t) => t.mint.equals(mint))
-      if (token === undefined) return yield* invalid(`its mint ${mint.toBase58()} is no longer configured`)
-      const units = Buffer.from(transfer.data).readBigUInt64LE(1)
-      const plan: Plan = { memoId: memoMatch[1]!, token, destination, units }
-      const again = payoutInstructions(hot, plan, memoMatch[2]!)
-      if (!again.every((instruction, i) => sameInstruction(instruction, body[i]!))) {
+      const token = [...node.tokens.values()].find((t) => t.mint.equals(moved.mint))
+      if (token === undefined) return yield* invalid(`its mint ${moved.mint.toBase58()} is no longer configured`)
+      const plan: Plan = { memoId: memo.id, token, destination: moved.destination, units: moved.units }
+      if (!Signing.sameInstructions(payoutInstructions(hot, plan, memo.nonce), body)) {
         return yield* invalid("its instructions are not the ones this gateway signs")
       }
       return plan
@@ -373,14 +229,9 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
     const validate = Effect.fnUntraced(function* (order: ChainGateway.PayoutOrder) {
       const token = yield* tokenOf(node, order.rail)
       const destination = yield* parseAddress(order.destination)
-      yield* checkAmount(order.rail, order.amount, "payout")
-      const units = Money.toBaseUnits(order.amount, token.decimals)
-      if (!BigDecimal.equals(Money.fromBaseUnits(units, token.decimals), order.amount) || units >= 2n ** 64n) {
-        const amount = Money.format(order.amount)
-        return yield* fail("invalid_amount", `${amount} is not a whole number of ${token.currency} base units`)
-      }
+      const units = yield* unitsOf(order.rail, token, order.amount, "payout")
       if (hotWallet === undefined) return yield* fail("no_hot_wallet", "this gateway has no hot wallet key")
-      const plan: Plan = { memoId: order.payoutId.slice(0, 64), token, destination, units }
+      const plan: Plan = { memoId: Memo.idOf(order.payoutId), token, destination, units }
       return { wallet: hotWallet, plan }
     })
 
@@ -389,7 +240,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
      * has landed (one payout, one transaction; signed anew only once the earlier one can no longer
      * land and never did, the same rule as a new version).
      */
-    const signOnce = (order: ChainGateway.PayoutOrder, wallet: HotWallet, plan: Plan) =>
+    const signOnce = (order: ChainGateway.PayoutOrder, wallet: Signing.HotWallet, plan: Plan) =>
       signing.withPermits(1)(
         Effect.gen(function* () {
           const key = `${plan.destination.toBase58()}:${plan.units}:${plan.token.mint.toBase58()}`
@@ -405,7 +256,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
           const version = yield* sign(wallet, plan, null, order.committed)
           const prepared: ChainGateway.PreparedPayout = {
             transactionHash: version.signature,
-            persisted: Persisted.encode([], version)
+            persisted: Persisted.encode(Persisted.payout, [], version)
           }
           memo.delete(order.payoutId)
           memo.set(order.payoutId, { order: key, prepared })
@@ -427,7 +278,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
         connection.sendRawTransaction(read.latest.bytes, { skipPreflight: false, preflightCommitment: "confirmed" })
       ).pipe(
         Effect.catch((error) => {
-          const failure = sendFailure(error)
+          const failure = sendFailure(error, read.job.kind)
           if (failure === "already_processed") return Effect.void
           // a repeat after the blockhash expired: the node no longer checks it against what landed,
           // so the signatures say whether this is the harmless repeat of a landed version
@@ -451,12 +302,14 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
       const settled = landed.filter(({ status }) => reached(status, node.commitment))
       const paid = settled.find(({ status }) => status.err === null)
       if (paid !== undefined) {
+        const { transaction } = yield* transactionOf(node, paid.version.signature)
         return {
           _tag: "Confirmed",
           blockNumber: paid.status.slot,
           confirmedAt: yield* DateTime.now,
           transactionHash: paid.version.signature,
-          cancelled: false
+          cancelled: false,
+          native: yield* Native.movementOf(transaction)
         }
       }
       const failed = settled[0]
@@ -465,7 +318,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
           read.versions.map((v) => v.signature),
           undefined
         )
-        return { _tag: "Failed", reason: failureReason(failed.status.err) }
+        return { _tag: "Failed", reason: Errors.failureReason(failed.status.err) }
       }
       if (landed.length > 0) return { _tag: "Pending" }
       // nothing landed and nothing can any more: safe to sign again (`replacePayout` does)
@@ -517,8 +370,12 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
             : `broadcast and waiting for a block: ${until}`
         )
       }
-      const plan = yield* planOf(read.latest, hot)
-      const signed = yield* Effect.result(sign(hotWallet, plan, read.latest.computeUnitPrice))
+      const job = read.job
+      const signed = yield* Effect.result(
+        job.kind === "sweep"
+          ? resignSweep(hotWallet, read, job.fundingIndex)
+          : Effect.flatMap(planOf(read.latest, hot), (plan) => sign(hotWallet, plan, read.latest.computeUnitPrice))
+      )
       if (signed._tag === "Failure") {
         if (signed.failure.reason === "insufficient_funds") return waiting("insufficient_funds", signed.failure.message)
         return yield* Effect.fail(signed.failure)
@@ -526,6 +383,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
       const next: ChainGateway.PreparedPayout = {
         transactionHash: signed.success.signature,
         persisted: Persisted.encode(
+          job,
           read.versions.map((v) => v.stored),
           signed.success
         )
@@ -543,7 +401,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
     ): Effect.fn.Return<ChainGateway.PayoutInspection, ChainGateway.ChainError> {
       yield* checkServed(node, rail)
       const read = yield* Persisted.read(prepared)
-      const ask = yield* asked(writableAccounts(read.latest.transaction))
+      const ask = yield* signer.asked(Signing.writableAccounts(read.latest.transaction))
       return {
         versions: read.versions.map((version) => ({
           transactionHash: version.signature,
@@ -558,7 +416,7 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
         })),
         chainAsks: {
           compute_unit_price_micro_lamports: String(ask),
-          cap_micro_lamports: String(policy.maxPrice)
+          cap_micro_lamports: String(signer.policy.maxPrice)
         }
       }
     })
@@ -581,11 +439,10 @@ export const make = (node: SolanaNode, hotWallet: HotWallet | undefined, policy:
         { concurrency: 2 }
       )
       const balances: Array<{ readonly asset: "NATIVE" | Rail.FundsCurrency; readonly amount: Money.Decimal }> = [
-        { asset: "NATIVE", amount: Money.fromBaseUnits(BigInt(lamports), solDecimals) }
+        { asset: "NATIVE", amount: Money.fromBaseUnits(BigInt(lamports), Native.solDecimals) }
       ]
       for (const [i, token] of tokens.entries()) {
-        const info = infos[i] ?? null
-        const held = info === null ? 0n : unpackAccount(accounts[i]!, info).amount
+        const held = yield* Balances.unitsOf(accounts[i]!, infos[i] ?? null)
         balances.push({ asset: token.currency, amount: Money.fromBaseUnits(held, token.decimals) })
       }
       return { address: hot.toBase58(), balances }

@@ -1,19 +1,21 @@
 /**
- * A signed payout as core persists it: every version the gateway signed for it, oldest first, as
- * JSON `{ v: 2, versions: [{ signature, transaction, blockhash, lastValidBlockHeight,
- * computeUnitPrice, computeUnitLimit, signedAt }] }`, `transaction` being the base64 wire bytes and
- * the price in micro-lamports per compute unit. The latest version is the one broadcast; a version
- * is added only once every earlier one can no longer land.
+ * A signed job (a payout, a sweep) as core persists it: every version the gateway signed for it,
+ * oldest first, as JSON. A payout is `{ v: 2, versions: [{ signature, transaction, blockhash,
+ * lastValidBlockHeight, computeUnitPrice, computeUnitLimit, signedAt }] }`, `transaction` being
+ * the base64 wire bytes and the price in micro-lamports per compute unit; a sweep is the same with
+ * `kind: "sweep"` and its `fundingIndex` (the HD index of the funding key that signs it, which
+ * the bytes cannot tell). The latest version is the one broadcast; a version is added only once
+ * every earlier one can no longer land.
  *
  * Rows persisted before versions, `{ v: 1, transaction, blockhash, lastValidBlockHeight }`, are read
- * as one version, its compute budget read from its bytes (none: price 0, limit null) and its
- * `signedAt` unknown (null); a re-signed one is written back in the current form.
+ * as one payout version, its compute budget read from its bytes (none: price 0, limit null) and
+ * its `signedAt` unknown (null); a re-signed one is written back in the current form.
  *
- * Reading it back checks each version against itself (the signature is its first, it verifies
- * against the fee payer, the blockhash and the compute budget are the signed ones, one fee payer for
- * all) and the latest against the payout's hash, because a lookup answers `Unknown` (safe to sign
- * again) from the blockhashes' expiry: a mismatched row must not make a live transaction look dead.
- * The expiry heights themselves are not signed; they are trusted as core stored them.
+ * Reading it back checks each version against itself (the signature is its first, every signature
+ * verifies against its signer, the blockhash and the compute budget are the signed ones, one fee
+ * payer for all) and the latest against the job's hash, because a lookup answers `Unknown` (safe to
+ * sign again) from the blockhashes' expiry: a mismatched row must not make a live transaction look
+ * dead. The expiry heights themselves are not signed; they are trusted as core stored them.
  */
 import type { ChainGateway } from "@ratelock/core"
 import { ed25519 } from "@noble/curves/ed25519.js"
@@ -39,6 +41,13 @@ export type StoredVersion = typeof StoredVersion.Type
 
 const Current = Schema.Struct({ v: Schema.Literal(2), versions: Schema.NonEmptyArray(StoredVersion) })
 
+const Sweep = Schema.Struct({
+  v: Schema.Literal(2),
+  kind: Schema.Literal("sweep"),
+  fundingIndex: Schema.Int,
+  versions: Schema.NonEmptyArray(StoredVersion)
+})
+
 const Single = Schema.Struct({
   v: Schema.Literal(1),
   transaction: Schema.String,
@@ -46,14 +55,24 @@ const Single = Schema.Struct({
   lastValidBlockHeight: Schema.Int
 })
 
-const Persisted = Schema.fromJsonString(Schema.Union([Current, Single]))
+// a sweep first: a payout's shape is a sweep's without its fields, and excess fields are ignored
+const Persisted = Schema.fromJsonString(Schema.Union([Sweep, Current, Single]))
 
 const encodeCurrent = Schema.encodeSync(Schema.fromJsonString(Current))
+const encodeSweep = Schema.encodeSync(Schema.fromJsonString(Sweep))
 
-/** The persisted form of a payout: its `earlier` versions (oldest first), then `latest`. */
-export const encode = (earlier: ReadonlyArray<StoredVersion>, latest: StoredVersion): string => {
+/** What a persisted job is: a payout from the hot wallet, or a sweep signed with a funding key too. */
+export type Job = { readonly kind: "payout" } | { readonly kind: "sweep"; readonly fundingIndex: number }
+
+export const payout: Job = { kind: "payout" }
+
+/** The persisted form of a job: its `earlier` versions (oldest first), then `latest`. */
+export const encode = (job: Job, earlier: ReadonlyArray<StoredVersion>, latest: StoredVersion): string => {
   const [first, ...rest] = [...earlier, latest]
-  return encodeCurrent({ v: 2, versions: [first!, ...rest] })
+  const versions: readonly [StoredVersion, ...Array<StoredVersion>] = [first!, ...rest]
+  return job.kind === "sweep"
+    ? encodeSweep({ v: 2, kind: "sweep", fundingIndex: job.fundingIndex, versions })
+    : encodeCurrent({ v: 2, versions })
 }
 
 /** A version as read: what was stored, and its bytes and transaction. */
@@ -69,6 +88,7 @@ export interface Version {
 }
 
 export interface Read {
+  readonly job: Job
   /** Oldest first; the last is the latest. */
   readonly versions: readonly [Version, ...Array<Version>]
   readonly latest: Version
@@ -95,6 +115,7 @@ export const read = (prepared: ChainGateway.PreparedPayout): Effect.Effect<Read,
     const decoded = Schema.decodeUnknownOption(Persisted)(prepared.persisted)
     if (Option.isNone(decoded)) return yield* invalid("unreadable")
     const persisted = decoded.value
+    const job: Job = "kind" in persisted ? { kind: "sweep", fundingIndex: persisted.fundingIndex } : payout
     const stored: ReadonlyArray<StoredVersion & { readonly single?: true }> =
       persisted.v === 2
         ? persisted.versions
@@ -124,8 +145,13 @@ export const read = (prepared: ChainGateway.PreparedPayout): Effect.Effect<Read,
       if (signature === undefined || signer === undefined || Base58.encode(signature) !== version.signature) {
         return yield* invalid("hash differs")
       }
-      if (!ed25519.verify(signature, transaction.message.serialize(), signer.toBytes())) {
-        return yield* invalid("not signed by its fee payer")
+      const bytesSigned = transaction.message.serialize()
+      const signers = transaction.message.staticAccountKeys.slice(0, transaction.message.header.numRequiredSignatures)
+      if (
+        transaction.signatures.length !== signers.length ||
+        !signers.every((key, i) => ed25519.verify(transaction.signatures[i]!, bytesSigned, key.toBytes()))
+      ) {
+        return yield* invalid("not signed by its signers")
       }
       if (payer !== undefined && !payer.equals(signer)) return yield* invalid("versions of different fee payers")
       payer = signer
@@ -149,6 +175,7 @@ export const read = (prepared: ChainGateway.PreparedPayout): Effect.Effect<Read,
       return yield* invalid("hash differs")
     }
     return {
+      job,
       versions: versions as unknown as readonly [Version, ...Array<Version>],
       latest,
       payer,
