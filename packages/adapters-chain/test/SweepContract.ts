@@ -221,6 +221,27 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
       })
     )
 
+    it.effect("the reject switch is left to payouts: a sweep broadcast after it is armed still moves", () =>
+      Effect.gen(function* () {
+        const sim = yield* SimulatedChain
+        const pol = rail("polygon")
+        const { source, sweep } = yield* fundedSource(pol, "2")
+        yield* sim.failNextPayout
+        const swept = yield* sign(sweep(null, "2"))
+        yield* sim.broadcastPayout(pol, swept)
+        assert.strictEqual((yield* sim.lookupPayout(pol, swept))._tag, "Confirmed")
+        const payout = yield* sim.preparePayout({
+          payoutId: `payout-${crypto.randomUUID()}`,
+          rail: pol,
+          destination: source,
+          amount: amount("1"),
+          committed: Money.zero
+        })
+        yield* sim.broadcastPayout(pol, payout)
+        assert.deepStrictEqual(yield* sim.lookupPayout(pol, payout), { _tag: "Failed", reason: "rejected" })
+      })
+    )
+
     it.effect("each chain and environment has its fixed simulated hot wallet", () =>
       Effect.forEach(
         ["sandbox", "production"] as const,
