@@ -32,6 +32,9 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
     lookupPayout: (rail, prepared) => route(rail, (g) => g.lookupPayout(rail, prepared)),
     replacePayout: (rail, prepared, mode) => route(rail, (g) => g.replacePayout(rail, prepared, mode)),
     inspectPayout: (rail, prepared) => route(rail, (g) => g.inspectPayout(rail, prepared)),
+    balances: (rail, addresses) => route(rail, (g) => g.balances(rail, addresses)),
+    fundingKeys: (rail) => route(rail, (g) => g.fundingKeys(rail)),
+    draftSweep: (order) => route(order.rail, (g) => g.draftSweep(order)),
     hotWallet: (rail) => route(rail, (g) => g.hotWallet(rail))
   })
 }

@@ -10,10 +10,14 @@
  *   (then the next attempt gets a new hash), `broadcastPayout` records it (repeating is harmless),
  *   `lookupPayout` answers `Pending` until the confirmation delay has passed, then `Confirmed`
  *   (or `Failed` for a rejected one).
+ * - Sweeps: `draftSweep` signs one job moving `amount` from a funding address to its destination
+ *   or the rail's simulated hot wallet; the payout calls broadcast it (once) and look it up, as a
+ *   payout. `balances` counts the transfers and sweeps in, less the sweeps out; payouts are paid
+ *   from no wallet (`hotWallet` answers null) and count nowhere.
  *
  * Each `(chain, environment)` is its own network with its own block numbers.
  */
-import { ChainGateway, type Money } from "@ratelock/core"
+import { ChainGateway, Money } from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Digest } from "effect/crypto"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
@@ -22,6 +26,7 @@ import * as Ledger from "./internal/ledger.ts"
 import * as Encoding from "./internal/encoding.ts"
 import * as Prepared from "./internal/prepared.ts"
 import * as SimulatedPayouts from "./internal/simulatedPayouts.ts"
+import * as SimulatedSweeps from "./internal/simulatedSweeps.ts"
 
 export type { SimulatedTransfer } from "./internal/ledger.ts"
 
@@ -141,10 +146,21 @@ const make = <R>(options: Options<R>) =>
       rail: ChainGateway.Rail,
       payout: ChainGateway.PreparedPayout
     ) {
-      const { payoutId } = yield* prepared(rail, payout)
+      const job = yield* prepared(rail, payout)
+      const { transactionHash } = payout
       const confirmedAt = yield* confirmsAt
       yield* Ref.update(state, (s) =>
-        Ledger.recordBroadcast(s, { rail, transactionHash: payout.transactionHash, payoutId, confirmedAt })
+        Ledger.isSweep(job)
+          ? Ledger.recordSweep(s, {
+              rail,
+              transactionHash,
+              sweepId: job.sweepId,
+              source: job.source,
+              destination: job.destination,
+              amount: Money.unsafe(job.amount),
+              confirmedAt
+            })
+          : Ledger.recordBroadcast(s, { rail, transactionHash, payoutId: job.payoutId, confirmedAt })
       )
     })
 
@@ -174,6 +190,14 @@ const make = <R>(options: Options<R>) =>
       observeFundingBatch: ChainGateway.observeEach(observeFunding, 1),
       preparePayout,
       ...SimulatedPayouts.make(preparePayout),
+      ...SimulatedSweeps.make(digest, {
+        balances: (rail, addresses) =>
+          Effect.map(Effect.zip(Ref.get(state), DateTime.now), ([s, now]) =>
+            addresses.map((address) => Ledger.balance(s, rail, address, now))
+          ),
+        spendable: (rail, address) => Effect.map(Ref.get(state), (s) => Ledger.spendable(s, rail, address)),
+        attempt: (_, sweepId) => Effect.map(Ref.get(state), (s) => Ledger.sweepAttempt(s, sweepId))
+      }),
       broadcastPayout,
       lookupPayout,
       fund,

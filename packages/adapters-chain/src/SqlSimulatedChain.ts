@@ -11,6 +11,9 @@
  * - A payout's transaction hash is derived from `(payout id, attempt)`, the attempt being how many
  *   of its broadcasts the chain rejected. A broadcast is recorded once (unique hash and
  *   `(payout id, attempt)`); repeating it, from any process, changes nothing.
+ * - A sweep's broadcast is recorded once too (`sim_sweeps`, unique hash and `(sweep id, attempt)`),
+ *   under a lock on its source's balance taken before it is read: two sweeps of one source, from
+ *   any processes, never both move its funds; the later one fails with `insufficient_funds`.
  * - Storage failures (a failed statement, a row outside its schema) are `ChainError`s with reason
  *   `rpc_unavailable`, as an RPC outage would be.
  */
@@ -24,8 +27,10 @@ import * as Encoding from "./internal/encoding.ts"
 import * as Ledger from "./internal/ledger.ts"
 import * as Prepared from "./internal/prepared.ts"
 import * as SimulatedPayouts from "./internal/simulatedPayouts.ts"
+import * as SimulatedSweeps from "./internal/simulatedSweeps.ts"
 import * as Rows from "./internal/sqlRows.ts"
 import * as SimTables from "./internal/sqlSchema.ts"
+import * as SweepTables from "./internal/sqlSweepSchema.ts"
 import { type Options, SimulatedChain } from "./SimulatedChain.ts"
 
 const RailSchema = Schema.Struct({ chain: Rail.Chain, environment: Partner.Environment, token: Rail.FundsCurrency })
@@ -49,7 +54,7 @@ export const make = <R>(options: Options<R>) =>
     const digest = yield* Digest.Digest
     const context = yield* Effect.context<R>()
     const confirmDelay = Duration.fromInputUnsafe(options.confirmDelay ?? 0)
-    yield* SimTables.ensure
+    yield* SimTables.ensure(SimTables.statements, SweepTables.statements)
     const hash = (rail: ChainGateway.Rail, label: string) => Encoding.transactionHash(digest, rail, label)
 
     /**
@@ -193,12 +198,86 @@ export const make = <R>(options: Options<R>) =>
 
     const prepared = Prepared.read
 
+    // a payout's or a sweep's: their hashes are derived from distinct labels
     const recorded = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Rows.BroadcastRow,
       execute: (transactionHash) => sql`SELECT block_number, failure, confirmed_at FROM sim_broadcasts
-        WHERE transaction_hash = ${transactionHash}`
+          WHERE transaction_hash = ${transactionHash}
+        UNION ALL
+        SELECT block_number, failure, confirmed_at FROM sim_sweeps WHERE transaction_hash = ${transactionHash}`
     })
+
+    /**
+     * What each of `keys` holds of the rail's token, in their order, by `Ledger.balance`'s rule:
+     * transfers and sweeps in, less sweeps out (failed sweeps move nothing); of those confirmed at
+     * `at`, or of everything recorded when it is null (`Ledger.spendable`).
+     */
+    const held = SqlSchema.findAll({
+      Request: Schema.Struct({
+        rail: RailSchema,
+        keys: Schema.Array(Schema.String),
+        at: Schema.NullOr(Schema.DateTimeUtcFromDate)
+      }),
+      Result: Rows.BalanceRow,
+      execute: ({ rail, keys, at }) => {
+        const onRail = sql`chain = ${rail.chain} AND environment = ${rail.environment} AND token = ${rail.token}`
+        const counted = at === null ? sql.literal("") : sql`AND confirmed_at <= ${at}`
+        return sql`SELECT
+            COALESCE((SELECT sum(amount) FROM sim_transfers WHERE ${onRail} AND address_key = k.key ${counted}), 0)
+            + COALESCE((SELECT sum(amount) FROM sim_sweeps
+                WHERE ${onRail} AND destination_key = k.key AND failure IS NULL ${counted}), 0)
+            - COALESCE((SELECT sum(amount) FROM sim_sweeps
+                WHERE ${onRail} AND source_key = k.key AND failure IS NULL ${counted}), 0) AS balance
+          FROM unnest(${keys}::text[]) WITH ORDINALITY AS k (key, position)
+          ORDER BY k.position`
+      }
+    })
+
+    const balances = Effect.fn("SqlSimulatedChain.balances")(function* (
+      rail: ChainGateway.Rail,
+      addresses: ReadonlyArray<string>,
+      at: DateTime.Utc | null
+    ) {
+      if (addresses.length === 0) return []
+      const keys = addresses.map((address) => Rows.addressKey(rail, address))
+      const rows = yield* held({ rail, keys, at })
+      return rows.map((r) => r.balance)
+    })
+
+    const sweepState = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rows.SweepStateRow,
+      execute: (sweepId) => sql`SELECT count(*) AS rejected FROM sim_sweeps
+        WHERE sweep_id = ${sweepId} AND failure IS NOT NULL`
+    })
+
+    /**
+     * One transaction: the lock on the source's balance (every sweep of it takes it; what comes in
+     * needs none, it only adds), then, in a statement that sees every sweep committed before,
+     * what the source may move and the sweep with its block, failed if that is too little.
+     */
+    const broadcastSweep = (rail: ChainGateway.Rail, transactionHash: string, job: Ledger.PreparedSweep) => {
+      const sourceKey = Rows.addressKey(rail, job.source)
+      const amount = Money.unsafe(job.amount)
+      const lock = `sim-sweep:${rail.chain}:${rail.environment}:${rail.token}:${sourceKey}`
+      return sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`
+          const [spendable] = yield* balances(rail, [job.source], null)
+          const now = yield* DateTime.now
+          yield* sql`WITH ${freshBlock(rail, sql`SELECT 1 FROM sim_sweeps WHERE transaction_hash = ${transactionHash}`)}
+            INSERT INTO sim_sweeps (transaction_hash, sweep_id, attempt, chain, environment, token, source, source_key,
+              destination, destination_key, amount, block_number, failure, broadcast_at, confirmed_at)
+            SELECT ${transactionHash}, ${job.sweepId}, ${job.attempt}, ${rail.chain}, ${rail.environment},
+              ${rail.token}, ${job.source}, ${sourceKey}, ${job.destination}, ${Rows.addressKey(rail, job.destination)},
+              ${job.amount}, block.head, ${Ledger.sweepFailure(spendable!, amount)},
+              ${DateTime.toDateUtc(now)}, ${DateTime.toDateUtc(DateTime.addDuration(now, confirmDelay))}
+            FROM block
+            ON CONFLICT DO NOTHING`
+        })
+      )
+    }
 
     const broadcastPayout = Effect.fn("SqlSimulatedChain.broadcastPayout")(function* (
       rail: ChainGateway.Rail,
@@ -206,6 +285,7 @@ export const make = <R>(options: Options<R>) =>
     ) {
       const p = yield* prepared(rail, payout)
       const unavailable = Rows.orUnavailable(rail.chain, "broadcastPayout")
+      if (Ledger.isSweep(p)) return yield* broadcastSweep(rail, payout.transactionHash, p).pipe(unavailable)
       const now = yield* DateTime.now
       // one statement: the block, the rejections it uses up and the transaction commit together. A
       // repeat (already recorded) takes no block and no lock; a concurrent first broadcast that
@@ -262,6 +342,18 @@ export const make = <R>(options: Options<R>) =>
       observeFundingBatch,
       preparePayout,
       ...SimulatedPayouts.make(preparePayout),
+      ...SimulatedSweeps.make(digest, {
+        balances: (rail, addresses) =>
+          Effect.flatMap(DateTime.now, (now) => balances(rail, addresses, now)).pipe(
+            Rows.orUnavailable(rail.chain, "balances")
+          ),
+        spendable: (rail, address) =>
+          Effect.map(balances(rail, [address], null), (all) => all[0]!).pipe(
+            Rows.orUnavailable(rail.chain, "draftSweep")
+          ),
+        attempt: (rail, sweepId) =>
+          Effect.map(sweepState(sweepId), (row) => row.rejected).pipe(Rows.orUnavailable(rail.chain, "draftSweep"))
+      }),
       broadcastPayout,
       lookupPayout,
       fund,

@@ -277,3 +277,44 @@ describe("ChainRouter", () => {
     )
   )
 })
+
+describe("ChainRouter: balances and sweeps", () => {
+  it.effect(
+    "balances, fundingKeys and draftSweep go to the rail's gateway; a rail without one is unsupported_rail",
+    () =>
+      withChain((sim) =>
+        Effect.gen(function* () {
+          const router = ChainRouter.make({ sandbox: ChainRouter.everyChain(sim), production: undefined })
+          const sol = rail("solana")
+          const source = yield* sim.fundingAddress(sol, 5)
+          yield* sim.fund(sol, source, amount("2.5"))
+          assert.deepStrictEqual((yield* router.balances(sol, [source])).map(Money.format), ["2.5"])
+          assert.strictEqual(yield* router.fundingKeys(sol), "held")
+          const order = {
+            sweepId: "sweep-1",
+            rail: sol,
+            source,
+            fundingIndex: 5,
+            destination: null,
+            amount: amount("2.5")
+          }
+          const draft = yield* router.draftSweep(order)
+          const prepared = yield* draft.sign(null)
+          yield* router.broadcastPayout(sol, prepared)
+          assert.strictEqual((yield* router.lookupPayout(sol, prepared))._tag, "Confirmed")
+          assert.deepStrictEqual((yield* router.balances(sol, [source])).map(Money.format), ["0"])
+
+          const production = rail("solana", "production")
+          const refusals = yield* Effect.all([
+            Effect.flip(router.balances(production, [source])),
+            Effect.flip(router.fundingKeys(production)),
+            Effect.flip(router.draftSweep({ ...order, rail: production }))
+          ])
+          assert.deepStrictEqual(
+            refusals.map((e) => e.reason),
+            ["unsupported_rail", "unsupported_rail", "unsupported_rail"]
+          )
+        })
+      )
+  )
+})

@@ -1,13 +1,14 @@
 /**
- * The in-memory simulated chain as the sandbox runs it: transfers and payouts confirm only once
- * the confirmation delay has passed (on the `TestClock`), and a contract's next payout can be made
- * to fail before the payout exists.
+ * The in-memory simulated chain as the sandbox runs it: transfers, payouts and sweeps confirm only
+ * once the confirmation delay has passed (on the `TestClock`), and a contract's next payout can be
+ * made to fail before the payout exists.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type ChainGateway, Money } from "@ratelock/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as SimulatedChain from "../src/SimulatedChain.ts"
+import * as SweepContract from "./SweepContract.ts"
 
 const polygon: ChainGateway.Rail = { chain: "polygon", environment: "sandbox", token: "USDC" }
 const amount = Money.unsafe
@@ -29,6 +30,10 @@ const withPayouts = (payouts: Map<string, string>) =>
 const millis = (t: DateTime.Utc) => t.epochMilliseconds
 
 describe("SimulatedChain with a confirmation delay", () => {
+  it.effect("a sweep confirms once the delay has passed, and moves the balances then", () =>
+    Effect.provide(SweepContract.confirmsAfterTheDelay, delayed)
+  )
+
   it.effect("a transfer is observed only once the delay has passed; the cursor waits for it", () =>
     withChain(delayed, (chain) =>
       Effect.gen(function* () {

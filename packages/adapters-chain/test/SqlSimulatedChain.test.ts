@@ -15,12 +15,18 @@ import { TestClock } from "effect/testing"
 import * as SimulatedChain from "../src/SimulatedChain.ts"
 import * as SqlSimulatedChain from "../src/SqlSimulatedChain.ts"
 import { freshIndex, freshPayoutId, rail, suite } from "./ChainContract.ts"
+import * as SweepContract from "./SweepContract.ts"
 
 const amount = Money.unsafe
 
-// the same contract on the in-memory chain: the reference the SQL one must match
+// the same contracts on the in-memory chain: the reference the SQL one must match
 suite("SimulatedChain (in memory)", SimulatedChain.layer)
 suite("SqlSimulatedChain (PGlite)", SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer())))
+SweepContract.suite("SimulatedChain sweeps (in memory)", SimulatedChain.layer)
+SweepContract.suite(
+  "SqlSimulatedChain sweeps (PGlite)",
+  SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer()))
+)
 
 describe("SqlSimulatedChain", () => {
   it.effect("derives the in-memory chain's addresses and payout hashes", () =>
@@ -43,6 +49,18 @@ describe("SqlSimulatedChain", () => {
           committed: Money.zero
         }
         assert.deepStrictEqual(yield* sql.preparePayout(order), yield* memory.preparePayout(order))
+        const sweep = {
+          sweepId: "s-1",
+          rail: r,
+          source: yield* memory.fundingAddress(r, 11),
+          fundingIndex: 11,
+          destination: null,
+          amount: amount("3")
+        }
+        yield* Effect.forEach([sql, memory], (chain) => chain.fund(r, sweep.source, amount("3")), { discard: true })
+        const signed = (chain: SimulatedChain.SimulatedChainShape) =>
+          Effect.flatMap(chain.draftSweep(sweep), (draft) => draft.sign(null))
+        assert.deepStrictEqual(yield* signed(sql), yield* signed(memory))
       }
     }).pipe(Effect.provide(PgliteClient.layer()))
   )
@@ -88,6 +106,14 @@ describe("SqlSimulatedChain", () => {
       yield* TestClock.adjust("2 seconds")
       assert.strictEqual((yield* chain.lookupPayout(pol, prepared))._tag, "Confirmed")
     }).pipe(
+      Effect.provide(
+        SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(Layer.provide(PgliteClient.layer()))
+      )
+    )
+  )
+
+  it.effect("a sweep confirms once the delay has passed, and moves the balances then", () =>
+    SweepContract.confirmsAfterTheDelay.pipe(
       Effect.provide(
         SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(Layer.provide(PgliteClient.layer()))
       )
@@ -140,6 +166,12 @@ describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgr
       Layer.provide(Postgres.layerFresh(Postgres.databaseUrl!, { prefix: "ratelock_sim_test" }))
     )
   )
+  SweepContract.suite(
+    "SqlSimulatedChain sweeps (Postgres)",
+    SqlSimulatedChain.layer.pipe(
+      Layer.provide(Postgres.layerFresh(Postgres.databaseUrl!, { prefix: "ratelock_sim_test" }))
+    )
+  )
 
   /** `n` processes' worth of chains on one fresh database, each with its own connections. */
   const processes = (n: number) =>
@@ -187,6 +219,60 @@ describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgr
         const other = yield* a!.chain.preparePayout({ ...order, payoutId: freshPayoutId() })
         yield* a!.chain.broadcastPayout(eth, other)
         assert.strictEqual((yield* b!.chain.lookupPayout(eth, other))._tag, "Failed")
+      }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it.live(
+    "processes on one database share balances and sweeps: a job broadcast everywhere moves once, and of sweeps racing for one source's funds one moves them",
+    () =>
+      Effect.gen(function* () {
+        const [a, b] = yield* processes(2)
+        const eth = rail("ethereum")
+        const fundingIndex = freshIndex()
+        const source = yield* a!.chain.fundingAddress(eth, fundingIndex)
+        const treasury = yield* a!.chain.fundingAddress(eth, freshIndex())
+        yield* a!.chain.fund(eth, source, amount("40"))
+        assert.deepStrictEqual((yield* b!.chain.balances(eth, [source])).map(Money.format), ["40"])
+
+        const sweep = (destination: string | null) => ({
+          sweepId: `sweep-${crypto.randomUUID()}`,
+          rail: eth,
+          source,
+          fundingIndex,
+          destination,
+          amount: amount("40")
+        })
+        const signed = (chain: SimulatedChain.SimulatedChainShape, order: ChainGateway.SweepOrder) =>
+          Effect.flatMap(chain.draftSweep(order), (draft) => draft.sign(null))
+        // eight sweeps of the same funds, to the treasury or the hot wallet, each drafted by one
+        // process (any passes: nothing has moved yet) and broadcast by both, five times, all at once
+        const orders = Array.from({ length: 8 }, (_, i) => sweep(i % 2 === 0 ? treasury : null))
+        const jobs = yield* Effect.forEach(orders, (order, i) => signed([a!, b!][i % 2]!.chain, order))
+        assert.deepStrictEqual(yield* signed(a!.chain, orders[1]!), jobs[1])
+        const hot = SweepContract.hotWallets.sandbox.ethereum
+        const [hotBefore] = yield* b!.chain.balances(eth, [hot])
+        // every connection of both pools open, so the broadcasts below do run at once
+        yield* Effect.all(
+          [a!, b!].flatMap((p) => Array.from({ length: 10 }, () => p.sql`SELECT pg_sleep(0.05)`)),
+          { concurrency: "unbounded", discard: true }
+        )
+        yield* Effect.all(
+          jobs.flatMap((job) =>
+            [a!, b!].flatMap((p) => Array.from({ length: 5 }, () => p.chain.broadcastPayout(eth, job)))
+          ),
+          { concurrency: "unbounded", discard: true }
+        )
+        const rows = yield* a!.sql<{ readonly n: string }>`SELECT count(*) AS n FROM sim_sweeps
+          WHERE sweep_id IN ${a!.sql.in(orders.map((o) => o.sweepId))}`
+        assert.strictEqual(Number(rows[0]!.n), 8)
+        const outcomes = yield* Effect.forEach(jobs, (job, i) => [b!, a!][i % 2]!.chain.lookupPayout(eth, job))
+        const tags = outcomes.map((o) => (o._tag === "Failed" ? o.reason : o._tag))
+        assert.strictEqual(tags.filter((t) => t === "Confirmed").length, 1, tags.join())
+        assert.strictEqual(tags.filter((t) => t === "insufficient_funds").length, 7, tags.join())
+        const [sourceHeld, treasuryHeld, hotHeld] = yield* a!.chain.balances(eth, [source, treasury, hot])
+        assert.strictEqual(Money.format(sourceHeld!), "0")
+        assert.strictEqual(Money.format(Money.sum(treasuryHeld!, Money.subtract(hotHeld!, hotBefore!))), "40")
       }).pipe(Effect.scoped),
     30_000
   )
@@ -265,7 +351,7 @@ describe.skipIf(Postgres.databaseUrl === undefined)("SqlSimulatedChain on Postgr
         const all = yield* processes(6)
         const rows = yield* all[0]!.sql<{ readonly n: string }>`SELECT count(*) AS n FROM pg_tables
           WHERE tablename LIKE 'sim\\_%'`
-        assert.strictEqual(Number(rows[0]!.n), 4)
+        assert.strictEqual(Number(rows[0]!.n), 5)
       }).pipe(Effect.scoped),
     30_000
   )

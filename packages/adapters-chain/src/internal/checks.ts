@@ -30,18 +30,16 @@ export const checkIndex = (rail: ChainGateway.Rail, index: number) =>
     ? Effect.void
     : Effect.fail(chainError(rail.chain, "invalid_index", `HD index must be a whole number ≥ 0, got ${index}`))
 
-export const checkAmount = (rail: ChainGateway.Rail, amount: Money.Decimal, what: "transfer" | "payout" | "sweep") =>
+type Movement = "transfer" | "payout" | "sweep"
+
+export const checkAmount = (rail: ChainGateway.Rail, amount: Money.Decimal, what: Movement) =>
   Money.isPositive(amount)
     ? Effect.void
     : Effect.fail(chainError(rail.chain, "invalid_amount", `a ${what} must be positive, got ${Money.format(amount)}`))
 
-/** What a simulated transfer or payout must be: a token of the rail, to one of its addresses, above zero. */
-export const checkMovement = (
-  rail: ChainGateway.Rail,
-  address: string,
-  amount: Money.Decimal,
-  what: "transfer" | "payout"
-) => Effect.andThen(checkRail(rail), Effect.andThen(checkAddress(rail, address), checkAmount(rail, amount, what)))
+/** What a simulated transfer, payout or sweep must be: a token of the rail, at one of its addresses, above zero. */
+export const checkMovement = (rail: ChainGateway.Rail, address: string, amount: Money.Decimal, what: Movement) =>
+  Effect.andThen(checkRail(rail), Effect.andThen(checkAddress(rail, address), checkAmount(rail, amount, what)))
 
 /** A funding cursor: the last block seen (`null` = from the start, block 0). */
 export const parseCursor = (rail: ChainGateway.Rail, cursor: string | null) =>

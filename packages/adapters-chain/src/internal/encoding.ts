@@ -11,12 +11,22 @@ const isEvm = (chain: Rail.Chain) => chain !== "solana"
 
 const bytesOf = (text: string) => new TextEncoder().encode(text)
 
+/** An address on `chain` from a SHA-256 of `seed`: EVM its first 20 bytes as hex, Solana all 32 in base58. */
+const addressOf = (digest: Digest.Digest["Service"], chain: Rail.Chain, seed: string) =>
+  Effect.map(digest.digest(Digest.sha256, bytesOf(seed)), (hash) =>
+    isEvm(chain) ? `0x${Hex.encode(hash.subarray(0, 20))}` : Base58.encode(hash)
+  )
+
 /** The funding address for an HD index: from a SHA-256 of `(environment, chain, index)`. */
 export const address = (digest: Digest.Digest["Service"], rail: ChainGateway.Rail, index: number) =>
-  Effect.map(
-    digest.digest(Digest.sha256, bytesOf(`ratelock-sim:address:${rail.environment}:${rail.chain}:${index}`)),
-    (hash) => (isEvm(rail.chain) ? `0x${Hex.encode(hash.subarray(0, 20))}` : Base58.encode(hash))
-  )
+  addressOf(digest, rail.chain, `ratelock-sim:address:${rail.environment}:${rail.chain}:${index}`)
+
+/**
+ * The simulated hot wallet of a chain and environment, where a sweep without a destination lands:
+ * from a SHA-256 of `(environment, chain)`, so fixed (the README lists them) and no funding address.
+ */
+export const hotWallet = (digest: Digest.Digest["Service"], rail: Omit<ChainGateway.Rail, "token">) =>
+  addressOf(digest, rail.chain, `ratelock-sim:hot-wallet:${rail.environment}:${rail.chain}`)
 
 /** A transaction hash for `label` on the rail's network: EVM 32 bytes as hex, Solana a 64-byte signature. */
 export const transactionHash = (digest: Digest.Digest["Service"], rail: ChainGateway.Rail, label: string) => {

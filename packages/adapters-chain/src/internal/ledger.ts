@@ -1,9 +1,11 @@
 /**
- * The simulated ledger: block heights per network, transfers into addresses, and payout
- * broadcasts, each confirmed at a set time (recorded + the chain's confirmation delay). Pure state
- * transitions; `SimulatedChain` keeps the state in a `Ref` and passes the clock's `now` in.
+ * The simulated ledger: block heights per network, transfers into addresses, payout broadcasts
+ * and sweeps, each confirmed at a set time (recorded + the chain's confirmation delay). Pure state
+ * transitions; `SimulatedChain` keeps the state in a `Ref` and passes the clock's `now` in. The
+ * rules both simulated chains share (what a balance counts, when a sweep is short, what a lookup
+ * answers) are here too.
  */
-import { type ChainGateway, type Money, Partner, Rail } from "@ratelock/core"
+import { type ChainGateway, Money, Partner, Rail } from "@ratelock/core"
 import { DateTime, type Option, Schema } from "effect"
 
 /** A transfer the simulated chain recorded (index 0: one transfer per transaction), confirmed at `confirmedAt`. */
@@ -18,12 +20,22 @@ export const SimulatedTransfer = Schema.Struct({
 }).annotate({ identifier: "SimulatedTransfer" })
 export type SimulatedTransfer = typeof SimulatedTransfer.Type
 
-interface Broadcast {
+/** A recorded broadcast (a payout's or a sweep's), as a lookup reads it. */
+export interface Broadcast {
   readonly blockNumber: number
   /** When its lookup stops answering `Pending`. */
   readonly confirmedAt: DateTime.Utc
   /** Why the chain rejected it; null when it was accepted. */
   readonly failure: ChainGateway.FailureReason | null
+}
+
+/** A sweep's broadcast: `amount` of the rail's token from `source` to `destination`, unless it failed. */
+interface Sweep extends Broadcast {
+  readonly rail: ChainGateway.Rail
+  readonly sweepId: string
+  readonly source: string
+  readonly destination: string
+  readonly amount: Money.Decimal
 }
 
 export interface State {
@@ -32,7 +44,10 @@ export interface State {
   readonly transfers: ReadonlyArray<SimulatedTransfer>
   /** Rejected attempts per payout id: the next prepare uses this as its attempt number. */
   readonly attempts: Readonly<Record<string, number>>
+  /** Payouts' and sweeps' broadcasts by transaction hash. */
   readonly broadcasts: Readonly<Record<string, Broadcast>>
+  /** Every sweep broadcast, failed ones included (they count its attempts), oldest first. */
+  readonly sweeps: ReadonlyArray<Sweep>
   /** The next broadcast of any payout is rejected. */
   readonly failNext: boolean
   /** Payout ids whose next broadcast is rejected. */
@@ -46,6 +61,7 @@ export const empty: State = {
   transfers: [],
   attempts: {},
   broadcasts: {},
+  sweeps: [],
   failNext: false,
   failing: [],
   armedContracts: []
@@ -85,19 +101,16 @@ export const recordTransfer = (
   return [transfer, { ...state, heads, transfers: [...state.transfers, transfer] }]
 }
 
+const sameRail = (a: ChainGateway.Rail, b: ChainGateway.Rail) =>
+  a.chain === b.chain && a.environment === b.environment && a.token === b.token
+
 /** Every transfer of the rail's token into `address` on the rail's network, confirmed or not. */
 export const transfersInto = (
   state: State,
   rail: ChainGateway.Rail,
   address: string
 ): ReadonlyArray<SimulatedTransfer> =>
-  state.transfers.filter(
-    (t) =>
-      t.rail.chain === rail.chain &&
-      t.rail.environment === rail.environment &&
-      t.rail.token === rail.token &&
-      Rail.sameAddress(rail.chain, t.address, address)
-  )
+  state.transfers.filter((t) => sameRail(t.rail, rail) && Rail.sameAddress(rail.chain, t.address, address))
 
 /**
  * What an observation from block `after` sees at `now`, given the transfers into the address after
@@ -171,9 +184,16 @@ export const recordBroadcast = (
   }
 }
 
-/** A broadcast transaction at `now`: `Pending` until its confirmation time, then `Confirmed` or `Failed`. */
-export const lookup = (state: State, transactionHash: string, now: DateTime.Utc): ChainGateway.PayoutLookup => {
-  const broadcast = state.broadcasts[transactionHash]
+/**
+ * A transaction at `now`, given its broadcast if one was recorded: `Pending` until its
+ * confirmation time, then `Confirmed` or `Failed`. A confirmed sweep answers as a payout does,
+ * with no `native`: the simulated chain charges no fees.
+ */
+export const lookupOf = (
+  transactionHash: string,
+  broadcast: Broadcast | undefined,
+  now: DateTime.Utc
+): ChainGateway.PayoutLookup => {
   if (broadcast === undefined) return { _tag: "Unknown" }
   if (!isConfirmed(broadcast.confirmedAt, now)) return { _tag: "Pending" }
   if (broadcast.failure !== null) return { _tag: "Failed", reason: broadcast.failure }
@@ -186,16 +206,102 @@ export const lookup = (state: State, transactionHash: string, now: DateTime.Utc)
   }
 }
 
-/** What a simulated payout persists between prepare and broadcast. */
-const Prepared = Schema.fromJsonString(
-  Schema.Struct({
-    payoutId: Schema.String,
-    attempt: Schema.Int,
-    destination: Schema.String,
-    amount: Schema.String
-  })
-)
+export const lookup = (state: State, transactionHash: string, now: DateTime.Utc): ChainGateway.PayoutLookup =>
+  lookupOf(transactionHash, state.broadcasts[transactionHash], now)
+
+/**
+ * Why a sweep of `amount` from an address holding `spendable` fails when it is broadcast:
+ * `insufficient_funds` when it holds less (another sweep took the funds first), null otherwise.
+ */
+export const sweepFailure = (spendable: Money.Decimal, amount: Money.Decimal): ChainGateway.FailureReason | null =>
+  Money.lessThan(spendable, amount) ? "insufficient_funds" : null
+
+/**
+ * What `address` holds of the rail's token: the transfers into it plus the sweeps into it, less
+ * the sweeps out of it (failed sweeps move nothing), of those `counted` by their confirmation
+ * time. Payouts are paid from no wallet here, so they count nowhere.
+ */
+const holding = (
+  state: State,
+  rail: ChainGateway.Rail,
+  address: string,
+  counted: (confirmedAt: DateTime.Utc) => boolean
+): Money.Decimal => {
+  const at = (other: string) => Rail.sameAddress(rail.chain, other, address)
+  let held = Money.zero
+  for (const t of transfersInto(state, rail, address)) if (counted(t.confirmedAt)) held = Money.sum(held, t.amount)
+  for (const s of state.sweeps) {
+    if (s.failure !== null || !sameRail(s.rail, rail) || !counted(s.confirmedAt)) continue
+    if (at(s.destination)) held = Money.sum(held, s.amount)
+    if (at(s.source)) held = Money.subtract(held, s.amount)
+  }
+  return held
+}
+
+/** The confirmed balance at `now`: what a deep enough block shows. */
+export const balance = (state: State, rail: ChainGateway.Rail, address: string, now: DateTime.Utc): Money.Decimal =>
+  holding(state, rail, address, (confirmedAt) => isConfirmed(confirmedAt, now))
+
+/** What a sweep broadcast now may move: everything recorded, confirmed or not, as the chain's latest block. */
+export const spendable = (state: State, rail: ChainGateway.Rail, address: string): Money.Decimal =>
+  holding(state, rail, address, () => true)
+
+/** A sweep's rejected broadcasts: the next draft signs this attempt. */
+export const sweepAttempt = (state: State, sweepId: string): number =>
+  state.sweeps.filter((s) => s.sweepId === sweepId && s.failure !== null).length
+
+/**
+ * Records a sweep's broadcast once, in a new block: failed with `insufficient_funds` when its source
+ * cannot cover it then, so it moves nothing. A repeat of the same transaction changes nothing.
+ */
+export const recordSweep = (
+  state: State,
+  input: {
+    readonly rail: ChainGateway.Rail
+    readonly transactionHash: string
+    readonly sweepId: string
+    readonly source: string
+    readonly destination: string
+    readonly amount: Money.Decimal
+    readonly confirmedAt: DateTime.Utc
+  }
+): State => {
+  if (state.broadcasts[input.transactionHash] !== undefined) return state
+  const { blockNumber, heads } = nextBlock(state, input.rail)
+  const failure = sweepFailure(spendable(state, input.rail, input.source), input.amount)
+  const broadcast: Broadcast = { blockNumber, confirmedAt: input.confirmedAt, failure }
+  const { rail, sweepId, source, destination, amount } = input
+  return {
+    ...state,
+    heads,
+    broadcasts: { ...state.broadcasts, [input.transactionHash]: broadcast },
+    sweeps: [...state.sweeps, { rail, sweepId, source, destination, amount, ...broadcast }]
+  }
+}
+
+const PreparedPayout = Schema.Struct({
+  payoutId: Schema.String,
+  attempt: Schema.Int,
+  destination: Schema.String,
+  amount: Schema.String
+})
+
+/** A sweep's job: its `kind` tells it from a payout's (whose shape predates sweeps and is kept as it was persisted). */
+const PreparedSweep = Schema.Struct({
+  kind: Schema.Literal("sweep"),
+  sweepId: Schema.String,
+  attempt: Schema.Int,
+  source: Schema.String,
+  destination: Schema.String,
+  amount: Schema.String
+})
+export type PreparedSweep = typeof PreparedSweep.Type
+
+/** What a simulated payout or sweep persists between prepare and broadcast. */
+const Prepared = Schema.fromJsonString(Schema.Union([PreparedSweep, PreparedPayout]))
 export type Prepared = typeof Prepared.Type
+
+export const isSweep = (prepared: Prepared): prepared is PreparedSweep => "kind" in prepared
 
 export const encodePrepared: (prepared: Prepared) => string = Schema.encodeSync(Prepared)
 

@@ -42,5 +42,7 @@ export const make = (
       ],
       chainAsks: {}
     })),
+  // sweeps without a destination land on the rail's simulated hot wallet address, but no payout is
+  // paid from it (they come from no wallet): there is no hot wallet whose balances would mean anything
   hotWallet: () => Effect.succeed(null)
 })

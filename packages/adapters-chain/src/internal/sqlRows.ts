@@ -1,13 +1,13 @@
 /**
- * Rows of the SQL simulated chain as schemas (transfers, broadcasts, a payout's prepare state) and
- * what they become, the matching form of addresses, and failures of its storage (a statement, or
- * a row outside its schema) as the chain's `rpc_unavailable`.
+ * Rows of the SQL simulated chain as schemas (transfers, broadcasts, a payout's or a sweep's prepare
+ * state, balances) and what they become, the matching form of addresses, and failures of its
+ * storage (a statement, or a row outside its schema) as the chain's `rpc_unavailable`.
  */
 import { ChainGateway, Money, Partner, Rail } from "@ratelock/core"
-import { Cause, DateTime, Effect, Schema, SchemaGetter } from "effect"
+import { Cause, type DateTime, Effect, Schema, SchemaGetter } from "effect"
 import { SqlError } from "effect/sql"
 import { chainError } from "./checks.ts"
-import { SimulatedTransfer } from "./ledger.ts"
+import { lookupOf, SimulatedTransfer } from "./ledger.ts"
 
 /** `bigint` columns (a `bigint` from the driver) ↔ numbers: block numbers and counts fit a double. */
 const Int8 = Schema.BigInt.pipe(
@@ -69,23 +69,23 @@ export const PrepareStateRow = Schema.Struct({
   armed: Schema.Array(Schema.String)
 }).annotate({ identifier: "SimPrepareStateRow" })
 
-/** A recorded broadcast at `now`: `Pending` until confirmed, then `Confirmed` or `Failed`. */
+/** What drafting a sweep reads: its rejected attempts so far. */
+export const SweepStateRow = Schema.Struct({ rejected: Int8 }).annotate({ identifier: "SimSweepStateRow" })
+
+/** An address's balance, as the balance query sums it. */
+export const BalanceRow = Schema.Struct({ balance: Money.DecimalString }).annotate({ identifier: "SimBalanceRow" })
+
+/** A recorded broadcast at `now`: `Pending` until confirmed, then `Confirmed` or `Failed` (`Ledger.lookupOf`). */
 export const toLookup = (
   transactionHash: string,
   row: typeof BroadcastRow.Type | undefined,
   now: DateTime.Utc
-): ChainGateway.PayoutLookup => {
-  if (row === undefined) return { _tag: "Unknown" }
-  if (DateTime.isGreaterThan(row.confirmed_at, now)) return { _tag: "Pending" }
-  if (row.failure !== null) return { _tag: "Failed", reason: row.failure }
-  return {
-    _tag: "Confirmed",
-    blockNumber: row.block_number,
-    confirmedAt: row.confirmed_at,
+): ChainGateway.PayoutLookup =>
+  lookupOf(
     transactionHash,
-    cancelled: false
-  }
-}
+    row && { blockNumber: row.block_number, confirmedAt: row.confirmed_at, failure: row.failure },
+    now
+  )
 
 /** The form addresses are stored and matched in: EVM ones in any letter case, Solana's exactly. */
 export const addressKey = (rail: ChainGateway.Rail, address: string): string =>
