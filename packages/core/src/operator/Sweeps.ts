@@ -90,7 +90,11 @@ const sweepRail = Effect.fnUntraced(function* (environment: Environment, chain: 
   const tokens = SettlementCurrency.literals.filter((token) => rails.supports(environment, chain, token))
   if (tokens.length === 0) return 0
   if ((yield* gateway.fundingKeys({ environment, chain })) === "watch_only") return 0
-  const candidates = (yield* repo.fundingBalances({ environment, chain })).filter(isCandidate(settings, chain))
+  // an address of a contract made before its HD index was kept cannot be signed for: it stays
+  // listed as awaiting a sweep in the treasury view
+  const candidates = (yield* repo.fundingBalances({ environment, chain })).filter(
+    (b) => isCandidate(settings, chain)(b) && b.fundingIndex !== null
+  )
   if (candidates.length === 0) return 0
   const readings = yield* (yield* HotWalletRepo).list()
   const inFlight = yield* repo.list({ kinds: ["sweep"], statuses: ["pending", "prepared"], environment, limit: 10_000 })
