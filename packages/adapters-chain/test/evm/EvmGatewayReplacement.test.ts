@@ -347,6 +347,15 @@ layer(gateway({ replaceAfterSeconds }).pipe(Layer.provideMerge(fixture)), {
       assert.isTrue(done.cancelled)
       assert.strictEqual(done.transactionHash, again.transactionHash)
       assert.strictEqual(yield* hotNonce, before + 1)
+      // a cancellation's fee is the hot wallet's too
+      const receipt = (yield* receiptOf(again.transactionHash))!
+      const fee = Money.fromBaseUnits(receipt.gasUsed * receipt.effectiveGasPrice, 18)
+      assert.deepStrictEqual(
+        [done.native?.hotWallet, done.native?.fundingAddress, done.native?.fees, done.native?.rent].map((d) =>
+          d === undefined ? "none" : Money.format(d)
+        ),
+        [Money.format(Money.subtract(Money.zero, fee)), "0", Money.format(fee), "0"]
+      )
       // a cancellation that was mined cannot be cancelled or bumped again
       assert.strictEqual(waitingOf(yield* g.replacePayout(usdc, again, "cancel")).reason, "mining")
       for (const prepared of [first, cancel]) yield* Effect.ignore(g.broadcastPayout(usdc, prepared))
