@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import { abi as erc20Abi, transferEvent } from "../../src/internal/evm/erc20.ts"
 import * as Persisted from "../../src/internal/evm/persisted.ts"
-import { depth, EvmFixture, fixture, gateway, hotWalletIndex } from "../support/evmTestChain.ts"
+import { depth, EvmFixture, fixture, gateway, hotWalletIndex, manualMining } from "../support/evmTestChain.ts"
 
 const usdc: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
 const gw = ChainGateway.ChainGateway
@@ -55,19 +55,6 @@ const only = (prepared: ChainGateway.PreparedPayout, index: number): ChainGatewa
     persisted: JSON.stringify({ ...row, versions: [version] })
   }
 }
-
-/** Mining by hand for the test's duration; automine and a 1 gwei base fee come back afterwards. */
-const manualMining = Effect.flatMap(Anvil, (anvil) =>
-  Effect.acquireRelease(
-    Effect.promise(() => anvil.client.setAutomine(false)),
-    () =>
-      Effect.promise(async () => {
-        await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei("1") })
-        await anvil.client.mine({ blocks: 1 })
-        await anvil.client.setAutomine(true)
-      })
-  )
-)
 
 /** Mines `blocks` blocks, each with this base fee. */
 const mineAt = (baseFeeGwei: string, blocks = 1) =>

@@ -15,7 +15,15 @@ import { type Address, type Hash, type Hex, keccak256, parseEther, parseGwei, pa
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import * as Rpc from "../../src/internal/evm/rpc.ts"
-import { depth, EvmFixture, fixture, funderIndex, gateway, hotWalletIndex } from "../support/evmTestChain.ts"
+import {
+  depth,
+  EvmFixture,
+  fixture,
+  funderIndex,
+  gateway,
+  hotWalletIndex,
+  manualMining
+} from "../support/evmTestChain.ts"
 
 const usdc: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
 const usdt: ChainGateway.Rail = { ...usdc, token: "USDT" }
@@ -412,19 +420,6 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true, 
       })
     )
   }
-)
-
-/** Mining by hand for the test's duration; automine and a 1 gwei base fee come back afterwards. */
-const manualMining = Effect.flatMap(Anvil, (anvil) =>
-  Effect.acquireRelease(
-    Effect.promise(() => anvil.client.setAutomine(false)),
-    () =>
-      Effect.promise(async () => {
-        await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei("1") })
-        await anvil.client.mine({ blocks: 1 })
-        await anvil.client.setAutomine(true)
-      })
-  )
 )
 
 layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true, timeout: "60 seconds" })(

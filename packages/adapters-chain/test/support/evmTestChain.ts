@@ -14,7 +14,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { type ChainGateway, Money } from "@ratelock/core"
 import { BigDecimal, Context, Effect, Layer, Redacted } from "effect"
-import type { Address, Hex } from "viem"
+import { type Address, encodeFunctionData, type Hex, multicall3Abi, parseAbi, parseGwei } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import { multicall3Address } from "../../src/internal/evm/balances.ts"
@@ -67,6 +67,50 @@ export const installMulticall3 = Effect.gen(function* () {
     await client.mine({ blocks: 1 })
   })
 })
+
+const mintAbi = parseAbi(["function mint(address to, uint256 value)"])
+
+/**
+ * Mints `units[i]` of a test token to each `owners[i]`, a few hundred per transaction through
+ * Multicall3 (`installMulticall3` first): many funded addresses in a few blocks.
+ */
+export const mintMany = (token: Address, owners: ReadonlyArray<string>, units: (i: number) => bigint) =>
+  Effect.gen(function* () {
+    const anvil = yield* Anvil.Anvil
+    const perTransaction = 200
+    for (let start = 0; start < owners.length; start += perTransaction) {
+      const calls = owners.slice(start, start + perTransaction).map((owner, i) => ({
+        target: token,
+        allowFailure: false,
+        callData: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [owner as Address, units(start + i)] })
+      }))
+      yield* Effect.promise(async () => {
+        const hash = await anvil.client.writeContract({
+          account: anvil.account(funderIndex),
+          chain: null,
+          address: multicall3Address,
+          abi: multicall3Abi,
+          functionName: "aggregate3",
+          args: [calls]
+        })
+        const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 5 })
+        if (receipt.status !== "success") throw new Error(`minting to ${calls.length} addresses reverted`)
+      })
+    }
+  })
+
+/** Mining by hand for the scope's duration; automine and a 1 gwei base fee come back afterwards. */
+export const manualMining = Effect.flatMap(Anvil.Anvil, (anvil) =>
+  Effect.acquireRelease(
+    Effect.promise(() => anvil.client.setAutomine(false)),
+    () =>
+      Effect.promise(async () => {
+        await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei("1") })
+        await anvil.client.mine({ blocks: 1 })
+        await anvil.client.setAutomine(true)
+      })
+  )
+)
 
 /** Anvil with the tokens deployed and funded, and Multicall3. */
 export const fixture: Layer.Layer<EvmFixture | Anvil.Anvil> = Layer.effect(
