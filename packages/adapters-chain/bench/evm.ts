@@ -19,7 +19,7 @@ import { depth, EvmFixture, fixture, funderIndex } from "../test/support/evmTest
 
 const rail: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
 
-interface Row {
+export interface Row {
   readonly measure: string
   readonly n: number
   readonly result: string
@@ -114,7 +114,8 @@ const program = Effect.gen(function* () {
   return rows
 }).pipe(Effect.provide(fixture))
 
-const print = (rows: ReadonlyArray<Row>) => {
+/** The rows as a table: measure, n, result. */
+export const print = (rows: ReadonlyArray<Row>) => {
   const width = Math.max(...rows.map((r) => r.measure.length))
   console.log(`${"measure".padEnd(width)}  ${"n".padStart(5)}  result`)
   for (const row of rows) console.log(`${row.measure.padEnd(width)}  ${String(row.n).padStart(5)}  ${row.result}`)

@@ -194,6 +194,7 @@ const exercisedContract = (scope: Partner.PartnerScope) =>
       chain: "ethereum",
       settlementCurrency: "USDC",
       fundingWalletAddress: freshAddress(),
+      fundingIndex: null,
       fundedAmount: dec("0.000000"),
       fundingDeadline: at(createdAt.epochMilliseconds + 60 * minute),
       status: "quote_created",

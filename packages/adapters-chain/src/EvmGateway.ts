@@ -11,6 +11,10 @@
  *   chain asks more gets a replacement at the same nonce (fees +12.5 % at least, never above the
  *   cap), and an operator may bump or cancel one; every version is persisted, the lookup reads
  *   them all and fails a payout only once none can ever be mined.
+ * - Sweeps: a gas top-up from the hot wallet and the funding address's own `transfer`, signed
+ *   together and persisted as one job the payout calls take (the persisted row says which it is).
+ * - Balances of many addresses at the funding depth: Multicall3 where the chain has it, else
+ *   JSON-RPC batches of `eth_call`s; every RPC request counted (`internal/evm/rpc.ts`).
  *
  * Building the layer checks the RPC (chain id) and every configured token's `decimals()` on chain:
  * a token that does not answer or disagrees fails the layer with `token_mismatch`, so the service
@@ -18,15 +22,21 @@
  */
 import { ChainGateway, type Partner, Rail } from "@ratelock/core"
 import { Effect, Layer, Redacted } from "effect"
-import { type Address, createPublicClient, http, isAddress, parseGwei, type PrivateKeyAccount } from "viem"
+import { type Address, createPublicClient, isAddress, parseGwei, type PrivateKeyAccount } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { chainError, checkIndex } from "./internal/checks.ts"
+import * as Balances from "./internal/evm/balances.ts"
 import * as Errors from "./internal/evm/errors.ts"
 import * as Erc20 from "./internal/evm/erc20.ts"
 import * as Funding from "./internal/evm/funding.ts"
 import * as Hd from "./internal/evm/hd.ts"
+import * as Legs from "./internal/evm/legs.ts"
 import { checkServed, type EvmChain, type EvmNode, type Token, tokenOf } from "./internal/evm/node.ts"
 import * as Payouts from "./internal/evm/payouts.ts"
+import * as Persisted from "./internal/evm/persisted.ts"
+import * as Rpc from "./internal/evm/rpc.ts"
+import * as Sweeps from "./internal/evm/sweeps.ts"
+import { payableAddress } from "./internal/evm/tokenTransfer.ts"
 
 export type { EvmChain } from "./internal/evm/node.ts"
 
@@ -63,6 +73,12 @@ export interface Options {
    * number (at most nine decimals count). Default: `defaultMaxFeeGwei` (`RATELOCK_<CHAIN>_MAX_FEE_GWEI`).
    */
   readonly maxFeeGwei?: number | string
+  /**
+   * Where `balances` finds Multicall3 (default its address on ethereum, polygon and most chains,
+   * `Balances.multicall3Address`); when the chain has no code there, or with null, balances are read
+   * by JSON-RPC batches of `eth_call`s instead.
+   */
+  readonly multicallAddress?: string | null
 }
 
 export const defaultConfirmations: Record<EvmChain, number> = { ethereum: 12, polygon: 64 }
@@ -130,8 +146,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     })
   }
 
-  // no retries inside viem: core's workers retry on their own schedule
-  const client = createPublicClient({ transport: http(options.rpcUrl, { retryCount: 0 }) })
+  // every request counted in the metric registry of the layer's context
+  const context = yield* Effect.context<never>()
+  const labels = { chain, environment: options.environment }
+  const client = createPublicClient({ transport: Rpc.transport(options.rpcUrl, labels, context) })
   const chainId = yield* Errors.call(chain, "reading the chain id", () => client.getChainId())
   if (options.chainId !== undefined && chainId !== options.chainId) {
     return yield* chainError(chain, "chain_mismatch", `the RPC serves chain id ${chainId}, expected ${options.chainId}`)
@@ -182,12 +200,43 @@ const make = Effect.fnUntraced(function* (options: Options) {
     lookbackBlocks,
     tokens
   }
-  const payouts = Payouts.make(node, wallet, {
+  const multicall = options.multicallAddress === undefined ? Balances.multicall3Address : options.multicallAddress
+  if (multicall !== null && !isAddress(multicall, { strict: false })) {
+    return yield* invalid(`the Multicall3 address is malformed: ${multicall}`)
+  }
+  const multicallCode =
+    multicall === null
+      ? undefined
+      : yield* Errors.call(chain, "reading Multicall3's code", () => client.getCode({ address: multicall }))
+  const reader: Balances.Reader =
+    multicall !== null && multicallCode !== undefined && multicallCode !== "0x"
+      ? { _tag: "Multicall3", address: multicall.toLowerCase() as Address }
+      : {
+          _tag: "Batch",
+          client: createPublicClient({
+            transport: Rpc.transport(options.rpcUrl, labels, context, Balances.balancesPerCall)
+          })
+        }
+
+  const legs = Legs.make(node, {
     replaceAfterMillis: replaceAfterSeconds * 1000,
     maxFeePerGas,
     capSetting: `RATELOCK_${chain.toUpperCase()}_MAX_FEE_GWEI`
   })
+  const payouts = Payouts.make(node, legs, wallet)
+  const sweeps = Sweeps.make(node, legs, wallet, external)
   const draftPayout = Effect.fn("EvmGateway.draftPayout")(payouts.draft)
+
+  /** A persisted payout or sweep, each to its own handling. */
+  const dispatch =
+    <A>(
+      onPayout: (payout: Persisted.Payout) => Effect.Effect<A, ChainGateway.ChainError>,
+      onSweep: (sweep: Persisted.Sweep) => Effect.Effect<A, ChainGateway.ChainError>
+    ) =>
+    (rail: ChainGateway.Rail, prepared: ChainGateway.PreparedPayout) =>
+      Effect.andThen(checkServed(node, rail), Persisted.read(chain, chainId, prepared)).pipe(
+        Effect.flatMap((job) => (job._tag === "Sweep" ? onSweep(job.sweep) : onPayout(job.payout)))
+      )
 
   const fundingAddress = Effect.fn("EvmGateway.fundingAddress")(function* (rail: ChainGateway.Rail, index: number) {
     yield* tokenOf(node, rail)
@@ -200,7 +249,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
 
   return ChainGateway.ChainGateway.of({
     // a payout's destination rule, on this gateway's chain and environment
-    checkAddress: (rail, address) => Effect.andThen(checkServed(node, rail), Payouts.payableAddress(chain, address)),
+    checkAddress: (rail, address) => Effect.andThen(checkServed(node, rail), payableAddress(chain, address)),
     fundingAddress,
     observeFunding: Effect.fn("EvmGateway.observeFunding")(
       (rail: ChainGateway.Rail, address: string, cursor: string | null) => Funding.observe(node, rail, address, cursor)
@@ -211,10 +260,19 @@ const make = Effect.fnUntraced(function* (options: Options) {
     ),
     draftPayout,
     preparePayout: Effect.fn("EvmGateway.preparePayout")(ChainGateway.signAtPending(draftPayout)),
-    broadcastPayout: Effect.fn("EvmGateway.broadcastPayout")(payouts.broadcast),
-    lookupPayout: Effect.fn("EvmGateway.lookupPayout")(payouts.lookup),
-    replacePayout: Effect.fn("EvmGateway.replacePayout")(payouts.replace),
-    inspectPayout: Effect.fn("EvmGateway.inspectPayout")(payouts.inspect),
+    broadcastPayout: Effect.fn("EvmGateway.broadcastPayout")(dispatch(payouts.broadcast, sweeps.broadcast)),
+    lookupPayout: Effect.fn("EvmGateway.lookupPayout")(dispatch(payouts.lookup, sweeps.lookup)),
+    replacePayout: Effect.fn("EvmGateway.replacePayout")(
+      (rail: ChainGateway.Rail, prepared: ChainGateway.PreparedPayout, mode: ChainGateway.ReplaceMode) =>
+        dispatch(
+          (payout) => payouts.replace(payout, mode),
+          (sweep) => sweeps.replace(sweep, mode)
+        )(rail, prepared)
+    ),
+    inspectPayout: Effect.fn("EvmGateway.inspectPayout")(dispatch(payouts.inspect, sweeps.inspect)),
+    balances: Effect.fn("EvmGateway.balances")(Balances.make(node, reader)),
+    fundingKeys: Effect.fn("EvmGateway.fundingKeys")(sweeps.fundingKeys),
+    draftSweep: Effect.fn("EvmGateway.draftSweep")(sweeps.draft),
     hotWallet: Effect.fn("EvmGateway.hotWallet")(payouts.hotWallet)
   })
 })

@@ -32,6 +32,9 @@ const balance = (token: "usdc" | "usdt", owner: string) =>
 const hotNonce = Effect.flatMap(Anvil, (anvil) =>
   Effect.promise(() => anvil.client.getTransactionCount({ address: anvil.account(hotWalletIndex).address }))
 )
+const hotEther = Effect.flatMap(Anvil, (anvil) =>
+  Effect.promise(() => anvil.client.getBalance({ address: anvil.account(hotWalletIndex).address }))
+)
 /** Anvil mines a broadcast a moment after it answers. */
 const mined = (hash: string) =>
   Effect.flatMap(Anvil, (anvil) =>
@@ -66,6 +69,7 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
         const destination = freshDestination()
         const payout = order(usdc, destination, "12.345678")
         // core's store signs the draft at the nonce it allocates: signing twice at one nonce is one transaction
+        const etherBefore = yield* hotEther
         const draft = yield* g.draftPayout(payout)
         const nonceAccount = draft.nonceAccount!
         assert.strictEqual(nonceAccount.signer, anvil.account(hotWalletIndex).address.toLowerCase())
@@ -93,6 +97,13 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
         assert.strictEqual(confirmed._tag === "Confirmed" && confirmed.transactionHash, prepared.transactionHash)
         assert.strictEqual(confirmed._tag === "Confirmed" && confirmed.cancelled, false)
         assert.strictEqual(yield* balance("usdc", destination), "12.345678")
+        // the ether it cost: the hot wallet paid the fee, as the node's balances and receipt say
+        const native = confirmed._tag === "Confirmed" ? confirmed.native : undefined
+        const fee = receipt.gasUsed * receipt.effectiveGasPrice
+        assert.strictEqual(Money.toBaseUnits(native!.hotWallet, 18), (yield* hotEther) - etherBefore)
+        assert.strictEqual(Money.toBaseUnits(native!.hotWallet, 18), -fee)
+        assert.strictEqual(Money.toBaseUnits(native!.fees, 18), fee)
+        assert.isTrue(Money.isZero(native!.fundingAddress) && Money.isZero(native!.rent))
 
         // a repeat of a mined transaction ("nonce too low" for the same hash) is a success and changes nothing
         yield* g.broadcastPayout(usdc, prepared)

@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
 import { abi as erc20Abi, transferEvent } from "../../src/internal/evm/erc20.ts"
 import * as Persisted from "../../src/internal/evm/persisted.ts"
-import { depth, EvmFixture, fixture, gateway, hotWalletIndex } from "../support/evmTestChain.ts"
+import { depth, EvmFixture, fixture, gateway, hotWalletIndex, manualMining } from "../support/evmTestChain.ts"
 
 const usdc: ChainGateway.Rail = { chain: "ethereum", environment: "sandbox", token: "USDC" }
 const gw = ChainGateway.ChainGateway
@@ -55,19 +55,6 @@ const only = (prepared: ChainGateway.PreparedPayout, index: number): ChainGatewa
     persisted: JSON.stringify({ ...row, versions: [version] })
   }
 }
-
-/** Mining by hand for the test's duration; automine and a 1 gwei base fee come back afterwards. */
-const manualMining = Effect.flatMap(Anvil, (anvil) =>
-  Effect.acquireRelease(
-    Effect.promise(() => anvil.client.setAutomine(false)),
-    () =>
-      Effect.promise(async () => {
-        await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei("1") })
-        await anvil.client.mine({ blocks: 1 })
-        await anvil.client.setAutomine(true)
-      })
-  )
-)
 
 /** Mines `blocks` blocks, each with this base fee. */
 const mineAt = (baseFeeGwei: string, blocks = 1) =>
@@ -347,6 +334,15 @@ layer(gateway({ replaceAfterSeconds }).pipe(Layer.provideMerge(fixture)), {
       assert.isTrue(done.cancelled)
       assert.strictEqual(done.transactionHash, again.transactionHash)
       assert.strictEqual(yield* hotNonce, before + 1)
+      // a cancellation's fee is the hot wallet's too
+      const receipt = (yield* receiptOf(again.transactionHash))!
+      const fee = Money.fromBaseUnits(receipt.gasUsed * receipt.effectiveGasPrice, 18)
+      assert.deepStrictEqual(
+        [done.native?.hotWallet, done.native?.fundingAddress, done.native?.fees, done.native?.rent].map((d) =>
+          d === undefined ? "none" : Money.format(d)
+        ),
+        [Money.format(Money.subtract(Money.zero, fee)), "0", Money.format(fee), "0"]
+      )
       // a cancellation that was mined cannot be cancelled or bumped again
       assert.strictEqual(waitingOf(yield* g.replacePayout(usdc, again, "cancel")).reason, "mining")
       for (const prepared of [first, cancel]) yield* Effect.ignore(g.broadcastPayout(usdc, prepared))

@@ -6,12 +6,18 @@
  *
  * Funding addresses come from the standard test mnemonic's sandbox account `m/44'/60'/1'`, which
  * anvil does not pre-fund.
+ *
+ * Multicall3 is installed at its usual address, as ethereum and polygon have it (a bare anvil has
+ * none): the gateways read balances through it unless told `multicallAddress: null`.
  */
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { type ChainGateway, Money } from "@ratelock/core"
 import { BigDecimal, Context, Effect, Layer, Redacted } from "effect"
-import type { Address } from "viem"
+import { type Address, encodeFunctionData, type Hex, multicall3Abi, parseAbi, parseGwei } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import * as EvmGateway from "../../src/EvmGateway.ts"
+import { multicall3Address } from "../../src/internal/evm/balances.ts"
 import * as Anvil from "@ratelock/test-support/Anvil"
 import * as Erc20 from "@ratelock/test-support/Erc20"
 import { TestChain } from "./TestChain.ts"
@@ -33,7 +39,80 @@ export class EvmFixture extends Context.Service<EvmFixture, EvmFixtureShape>()(
   "@ratelock/adapters-chain/test/EvmFixture"
 ) {}
 
-/** Anvil with the tokens deployed and funded. */
+/**
+ * Multicall3's creation code as viem ships it (for its deployless multicall; not exported, so read
+ * from the file): the contract deployed at its usual address on the chains.
+ */
+const multicall3Bytecode = (): Hex => {
+  const require = createRequire(import.meta.url)
+  const contracts = require(join(dirname(require.resolve("viem")), "constants", "contracts.js")) as {
+    readonly multicall3Bytecode: Hex
+  }
+  return contracts.multicall3Bytecode
+}
+
+/** Deploys Multicall3 and moves its code to its usual address (where a presigned transaction put it on the chains). */
+export const installMulticall3 = Effect.gen(function* () {
+  const anvil = yield* Anvil.Anvil
+  const client = anvil.client
+  yield* Effect.promise(async () => {
+    const hash = await client.sendTransaction({
+      account: anvil.account(funderIndex),
+      chain: null,
+      data: multicall3Bytecode()
+    })
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 5 })
+    const code = await client.getCode({ address: receipt.contractAddress! })
+    await client.setCode({ address: multicall3Address, bytecode: code! })
+    await client.mine({ blocks: 1 })
+  })
+})
+
+const mintAbi = parseAbi(["function mint(address to, uint256 value)"])
+
+/**
+ * Mints `units[i]` of a test token to each `owners[i]`, a few hundred per transaction through
+ * Multicall3 (`installMulticall3` first): many funded addresses in a few blocks.
+ */
+export const mintMany = (token: Address, owners: ReadonlyArray<string>, units: (i: number) => bigint) =>
+  Effect.gen(function* () {
+    const anvil = yield* Anvil.Anvil
+    const perTransaction = 200
+    for (let start = 0; start < owners.length; start += perTransaction) {
+      const calls = owners.slice(start, start + perTransaction).map((owner, i) => ({
+        target: token,
+        allowFailure: false,
+        callData: encodeFunctionData({ abi: mintAbi, functionName: "mint", args: [owner as Address, units(start + i)] })
+      }))
+      yield* Effect.promise(async () => {
+        const hash = await anvil.client.writeContract({
+          account: anvil.account(funderIndex),
+          chain: null,
+          address: multicall3Address,
+          abi: multicall3Abi,
+          functionName: "aggregate3",
+          args: [calls]
+        })
+        const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 5 })
+        if (receipt.status !== "success") throw new Error(`minting to ${calls.length} addresses reverted`)
+      })
+    }
+  })
+
+/** Mining by hand for the scope's duration; automine and a 1 gwei base fee come back afterwards. */
+export const manualMining = Effect.flatMap(Anvil.Anvil, (anvil) =>
+  Effect.acquireRelease(
+    Effect.promise(() => anvil.client.setAutomine(false)),
+    () =>
+      Effect.promise(async () => {
+        await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei("1") })
+        await anvil.client.mine({ blocks: 1 })
+        await anvil.client.setAutomine(true)
+      })
+  )
+)
+
+/** Anvil with the tokens deployed and funded, and Multicall3. */
 export const fixture: Layer.Layer<EvmFixture | Anvil.Anvil> = Layer.effect(
   EvmFixture,
   Effect.gen(function* () {
@@ -47,6 +126,7 @@ export const fixture: Layer.Layer<EvmFixture | Anvil.Anvil> = Layer.effect(
       yield* Erc20.mint(anvil.client, funder, token, funder.address, plenty * 1000n)
     }
     for (const token of [usdc, usdt]) yield* Erc20.mint(anvil.client, funder, token, hot, plenty)
+    yield* installMulticall3
     const options = (overrides: Partial<EvmGateway.Options> = {}): EvmGateway.Options => ({
       chain: "ethereum",
       environment: "sandbox",

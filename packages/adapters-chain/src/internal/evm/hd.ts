@@ -5,6 +5,9 @@
  * The external-chain node `m/44'/60'/<account>'/0` is derived once; each address is then one
  * non-hardened step, which an account-level xpub can take as well (watch-only: the funding keys
  * need not be on the server). Addresses are `0x` + 40 lowercase hex, as the simulated chain's.
+ *
+ * From a mnemonic the external node keeps its private key: sweeps sign with the funding address's
+ * key (`signingKey`). From an xpub there is none: the addresses are watched, never swept.
  */
 import type { Partner } from "@ratelock/core"
 import { keccak_256 } from "@noble/hashes/sha3.js"
@@ -29,9 +32,8 @@ export const externalChain = (source: Source, environment: Partner.Environment):
     if (source._tag === "Mnemonic") {
       const words = source.mnemonic.trim().split(/\s+/).join(" ")
       if (!validateMnemonic(words, wordlist)) return "the funding mnemonic is not a valid BIP-39 english mnemonic"
-      const node = HDKey.fromMasterSeed(mnemonicToSeedSync(words)).derive(`m/44'/60'/${account}'/0`)
-      // keep only the public node: addresses need nothing more, and no funding key stays in memory
-      return HDKey.fromExtendedKey(node.publicExtendedKey)
+      // the seed and the nodes above are dropped: only this node's keys stay, for its children
+      return HDKey.fromMasterSeed(mnemonicToSeedSync(words)).derive(`m/44'/60'/${account}'/0`)
     }
     const node = HDKey.fromExtendedKey(source.xpub.trim())
     // an xpub of another level or another account would hand out addresses nobody watches for
@@ -52,3 +54,13 @@ export const address = (node: HDKey, index: number): string => {
   const hash = keccak_256(point.subarray(1))
   return `0x${Buffer.from(hash.subarray(12)).toString("hex")}`
 }
+
+/** The private key of `node`'s child `index`, or null when `node` is watch-only (from an xpub). */
+export const signingKey = (node: HDKey, index: number): `0x${string}` | null => {
+  if (node.privateKey === null) return null
+  const key = node.deriveChild(index).privateKey
+  return key === null ? null : `0x${Buffer.from(key).toString("hex")}`
+}
+
+/** Whether sweeps can be signed from `node`. */
+export const holdsKeys = (node: HDKey): boolean => node.privateKey !== null

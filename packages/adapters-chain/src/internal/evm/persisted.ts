@@ -1,13 +1,21 @@
 /**
- * A payout as core persists it: every version the gateway signed for it, as JSON
- * `{ v: 2, chainId, from, nonce, versions: [{ serialized, kind, maxFeePerGas, maxPriorityFeePerGas, signedAt }] }`
- * (fees in wei as decimal strings, `signedAt` ISO-8601), the latest version last. Rows written
- * before replacements existed, `{ v: 1, chainId, from, nonce, serialized }`, are read as one
- * `transfer` version whose signing time is unknown (the epoch).
+ * A payout or a sweep as core persists it: every version the gateway signed, as JSON. A leg is
+ * the versions one signer signed at one nonce (fees in wei as decimal strings, `signedAt`
+ * ISO-8601), the latest last:
  *
- * Reading it back checks it against itself (each version's bytes are a transaction signed by
- * `from` for this chain id at `nonce`, with the fees and the kind recorded; the latest version's
- * hash is the prepared hash), because `lookupPayout` answers `Failed` from `from`'s nonce and a
+ * - a payout, `{ v: 2, chainId, from, nonce, versions: [{ serialized, kind, maxFeePerGas,
+ *   maxPriorityFeePerGas, signedAt }] }`, one leg; rows written before replacements existed,
+ *   `{ v: 1, chainId, from, nonce, serialized }`, are read as one `transfer` version whose signing
+ *   time is unknown (the epoch);
+ * - a sweep, `{ v: 3, kind: "sweep", chainId, topUp: leg | null, transfer: leg }` with
+ *   `leg = { from, nonce, versions }`: the hot wallet's gas top-up of the funding address (none
+ *   when the address already holds the gas) and the funding address's token transfer. The prepared
+ *   hash is the transfer's.
+ *
+ * Reading it back checks it against itself (each version's bytes are a transaction signed by its
+ * leg's signer for this chain id at the leg's nonce, with the fees and the kind recorded; a
+ * top-up sends ether to the transfer's signer and nothing else; the prepared hash is one of the
+ * versions named), because `lookupPayout` answers `Failed` from a signer's nonce and a
  * replacement copies a version's call: a tampered or mismatched row must not make a live
  * transaction look dead, nor sign something nobody prepared.
  */
@@ -43,11 +51,25 @@ const V2 = Schema.Struct({
   versions: Schema.NonEmptyArray(VersionWire)
 })
 
-const Wire = Schema.fromJsonString(Schema.Union([V1, V2]))
-/** The stored JSON, either format. */
+const LegWire = Schema.Struct({
+  from: Schema.String,
+  nonce: Schema.Int,
+  versions: Schema.NonEmptyArray(VersionWire)
+})
+
+const V3 = Schema.Struct({
+  v: Schema.Literal(3),
+  kind: Schema.Literal("sweep"),
+  chainId: Schema.Int,
+  topUp: Schema.NullOr(LegWire),
+  transfer: LegWire
+})
+
+const Wire = Schema.fromJsonString(Schema.Union([V1, V2, V3]))
+/** The stored JSON, any format. */
 export type Wire = typeof Wire.Type
 
-/** Writes a row in either format (tests write v1 rows with it; the gateway writes v2 through `prepared`). */
+/** Writes a row in any format (tests write v1 rows with it; the gateway writes v2 and v3 through `prepared` and `preparedSweep`). */
 export const encode: (wire: Wire) => string = Schema.encodeSync(Wire)
 
 /** One signed version, checked, with its call and fees read from the signed bytes. */
@@ -65,16 +87,31 @@ export interface Version {
   readonly signedAt: number
 }
 
-export interface Payout {
+/** The versions one signer signed at one nonce: at most one of them can ever be mined. */
+export interface Leg {
   readonly chainId: number
   /** The signer, lowercase. */
   readonly from: Address
   readonly nonce: number
-  /** Oldest first; the last is the one core broadcasts. */
+  /** Oldest first; the last is the one broadcast. */
   readonly versions: readonly [Version, ...Array<Version>]
 }
 
-export const latest = (payout: Payout): Version => payout.versions[payout.versions.length - 1]!
+/** A payout is one leg of the hot wallet. */
+export type Payout = Leg
+
+export interface Sweep {
+  /** The hot wallet's ether to the funding address, for the transfer's gas; null when it held enough. */
+  readonly topUp: Leg | null
+  /** The funding address's token transfer (one version: it is never replaced). */
+  readonly transfer: Leg
+}
+
+export type Job =
+  | { readonly _tag: "Payout"; readonly payout: Payout }
+  | { readonly _tag: "Sweep"; readonly sweep: Sweep }
+
+export const latest = (leg: Leg): Version => leg.versions[leg.versions.length - 1]!
 
 /** What a new version records besides its bytes. */
 export interface Signed {
@@ -85,118 +122,176 @@ export interface Signed {
   readonly signedAt: number
 }
 
+export interface Header {
+  readonly chainId: number
+  readonly from: string
+  readonly nonce: number
+}
+
+const versionsWire = (versions: readonly [Signed, ...Array<Signed>]) =>
+  Arr.map(versions, (s) => ({
+    serialized: s.serialized,
+    kind: s.kind,
+    maxFeePerGas: s.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: s.maxPriorityFeePerGas.toString(),
+    signedAt: DateTime.formatIso(DateTime.makeUnsafe(s.signedAt))
+  }))
+
+const lastHash = (versions: readonly [Signed, ...Array<Signed>]) => keccak256(versions[versions.length - 1]!.serialized)
+
 /** The prepared payout holding `versions` (oldest first, all at `nonce`): the hash is the last one's. */
 export const prepared = (
-  header: { readonly chainId: number; readonly from: string; readonly nonce: number },
+  header: Header,
   versions: readonly [Signed, ...Array<Signed>]
 ): ChainGateway.PreparedPayout => ({
-  transactionHash: keccak256(versions[versions.length - 1]!.serialized),
+  transactionHash: lastHash(versions),
   persisted: encode({
     v: 2,
     chainId: header.chainId,
     from: header.from.toLowerCase(),
     nonce: header.nonce,
-    versions: Arr.map(versions, (s) => ({
-      serialized: s.serialized,
-      kind: s.kind,
-      maxFeePerGas: s.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: s.maxPriorityFeePerGas.toString(),
-      signedAt: DateTime.formatIso(DateTime.makeUnsafe(s.signedAt))
-    }))
+    versions: versionsWire(versions)
   })
 })
+
+export interface SignedLeg {
+  readonly from: string
+  readonly nonce: number
+  readonly versions: readonly [Signed, ...Array<Signed>]
+}
+
+/** The prepared sweep: its top-up's versions (if any) and its transfer's; the hash is the transfer's. */
+export const preparedSweep = (
+  chainId: number,
+  topUp: SignedLeg | null,
+  transfer: SignedLeg
+): ChainGateway.PreparedPayout => {
+  const leg = (l: SignedLeg) => ({ from: l.from.toLowerCase(), nonce: l.nonce, versions: versionsWire(l.versions) })
+  return {
+    transactionHash: lastHash(transfer.versions),
+    persisted: encode({
+      v: 3,
+      kind: "sweep",
+      chainId,
+      topUp: topUp === null ? null : leg(topUp),
+      transfer: leg(transfer)
+    })
+  }
+}
 
 /** A cancellation: nothing but the nonce, from the wallet to itself. */
 const isCancellation = (from: string, to: string | undefined, value: bigint | undefined, data: Hex | undefined) =>
   to !== undefined && to.toLowerCase() === from && (value ?? 0n) === 0n && (data === undefined || data === "0x")
 
+interface Recorded {
+  readonly serialized: string
+  readonly kind: Kind
+  readonly fees: Option.Option<readonly [string, string]>
+  readonly signedAt: number
+}
+
+const recordedOf = (versions: ReadonlyArray<typeof VersionWire.Type>): ReadonlyArray<Recorded> =>
+  versions.map((v) => ({
+    serialized: v.serialized,
+    kind: v.kind,
+    fees: Option.some([v.maxFeePerGas, v.maxPriorityFeePerGas] as const),
+    signedAt: Option.match(DateTime.make(v.signedAt), { onNone: () => Number.NaN, onSome: DateTime.toEpochMillis })
+  }))
+
 export const read = (
   chain: string,
   chainId: number,
   prepared: ChainGateway.PreparedPayout
-): Effect.Effect<Payout, ChainGateway.ChainError> => {
+): Effect.Effect<Job, ChainGateway.ChainError> => {
   const invalid = (why: string) => chainError(chain, "invalid_prepared", `not a payout of this gateway: ${why}`)
+
+  const readLeg = (header: Header, recorded: ReadonlyArray<Recorded>) =>
+    Effect.gen(function* () {
+      const from = header.from.toLowerCase()
+      const versions: Array<Version> = []
+      for (const r of recorded) {
+        if (!/^0x[0-9a-f]+$/i.test(r.serialized)) return yield* invalid("no transaction bytes")
+        if (Number.isNaN(r.signedAt)) return yield* invalid("unreadable signing time")
+        const bytes = r.serialized as Hex
+        const signed = yield* Effect.tryPromise({
+          try: async () => ({
+            transaction: parseTransaction(bytes),
+            from: await recoverTransactionAddress({ serializedTransaction: bytes as never })
+          }),
+          catch: () => invalid("not a signed transaction")
+        })
+        const tx = signed.transaction
+        if (
+          tx.type !== "eip1559" ||
+          tx.to === undefined ||
+          tx.to === null ||
+          tx.nonce !== header.nonce ||
+          tx.chainId !== header.chainId ||
+          signed.from.toLowerCase() !== from
+        ) {
+          return yield* invalid("fields differ from the signed transaction")
+        }
+        const maxFeePerGas = tx.maxFeePerGas ?? 0n
+        const maxPriorityFeePerGas = tx.maxPriorityFeePerGas ?? 0n
+        const feesDiffer = Option.exists(
+          r.fees,
+          ([fee, tip]) => fee !== maxFeePerGas.toString() || tip !== maxPriorityFeePerGas.toString()
+        )
+        if (feesDiffer || (r.kind === "cancel") !== isCancellation(from, tx.to, tx.value, tx.data)) {
+          return yield* invalid("fees or kind differ from the signed transaction")
+        }
+        versions.push({
+          serialized: bytes,
+          hash: keccak256(bytes),
+          kind: r.kind,
+          to: tx.to.toLowerCase() as Address,
+          data: tx.data ?? "0x",
+          value: tx.value ?? 0n,
+          gas: tx.gas ?? 0n,
+          maxFeePerGas,
+          maxPriorityFeePerGas,
+          signedAt: r.signedAt
+        })
+      }
+      const [first, ...rest] = versions
+      if (first === undefined) return yield* invalid("no version")
+      return {
+        chainId: header.chainId,
+        from: from as Address,
+        nonce: header.nonce,
+        versions: [first, ...rest]
+      } satisfies Leg
+    })
+
+  // the hash of any version names the job: the latest while it is in flight, the mined one once settled
+  const hash = prepared.transactionHash.toLowerCase()
+  const named = (leg: Leg) => leg.versions.some((version) => version.hash === hash)
+
   return Effect.gen(function* () {
     const decoded = Schema.decodeUnknownOption(Wire)(prepared.persisted)
     if (Option.isNone(decoded)) return yield* invalid("unreadable")
     const wire = decoded.value
-    const from = wire.from.toLowerCase()
     if (wire.chainId !== chainId) return yield* invalid(`chain id ${wire.chainId}, the RPC's is ${chainId}`)
-    const recorded =
-      wire.v === 1
-        ? [
-            {
-              serialized: wire.serialized,
-              kind: "transfer" as Kind,
-              fees: Option.none<readonly [string, string]>(),
-              signedAt: 0
-            }
-          ]
-        : wire.versions.map((v) => ({
-            serialized: v.serialized,
-            kind: v.kind,
-            fees: Option.some([v.maxFeePerGas, v.maxPriorityFeePerGas] as const),
-            signedAt: Option.match(DateTime.make(v.signedAt), {
-              onNone: () => Number.NaN,
-              onSome: DateTime.toEpochMillis
-            })
-          }))
-    const versions: Array<Version> = []
-    for (const r of recorded) {
-      if (!/^0x[0-9a-f]+$/i.test(r.serialized)) return yield* invalid("no transaction bytes")
-      if (Number.isNaN(r.signedAt)) return yield* invalid("unreadable signing time")
-      const bytes = r.serialized as Hex
-      const signed = yield* Effect.tryPromise({
-        try: async () => ({
-          transaction: parseTransaction(bytes),
-          from: await recoverTransactionAddress({ serializedTransaction: bytes as never })
-        }),
-        catch: () => invalid("not a signed transaction")
-      })
-      const tx = signed.transaction
-      if (
-        tx.type !== "eip1559" ||
-        tx.to === undefined ||
-        tx.to === null ||
-        tx.nonce !== wire.nonce ||
-        tx.chainId !== wire.chainId ||
-        signed.from.toLowerCase() !== from
-      ) {
-        return yield* invalid("fields differ from the signed transaction")
-      }
-      const maxFeePerGas = tx.maxFeePerGas ?? 0n
-      const maxPriorityFeePerGas = tx.maxPriorityFeePerGas ?? 0n
-      const feesDiffer = Option.exists(
-        r.fees,
-        ([fee, tip]) => fee !== maxFeePerGas.toString() || tip !== maxPriorityFeePerGas.toString()
-      )
-      if (feesDiffer || (r.kind === "cancel") !== isCancellation(from, tx.to, tx.value, tx.data)) {
-        return yield* invalid("fees or kind differ from the signed transaction")
-      }
-      versions.push({
-        serialized: bytes,
-        hash: keccak256(bytes),
-        kind: r.kind,
-        to: tx.to.toLowerCase() as Address,
-        data: tx.data ?? "0x",
-        value: tx.value ?? 0n,
-        gas: tx.gas ?? 0n,
-        maxFeePerGas,
-        maxPriorityFeePerGas,
-        signedAt: r.signedAt
-      })
+    if (wire.v !== 3) {
+      const recorded: ReadonlyArray<Recorded> =
+        wire.v === 1
+          ? [{ serialized: wire.serialized, kind: "transfer", fees: Option.none(), signedAt: 0 }]
+          : recordedOf(wire.versions)
+      const payout = yield* readLeg(wire, recorded)
+      if (!named(payout)) return yield* invalid("hash differs")
+      return { _tag: "Payout", payout } satisfies Job
     }
-    const [first, ...rest] = versions
-    if (first === undefined) return yield* invalid("no version")
-    const payout: Payout = {
-      chainId: wire.chainId,
-      from: from as Address,
-      nonce: wire.nonce,
-      versions: [first, ...rest]
+    const transfer = yield* readLeg({ chainId, ...wire.transfer }, recordedOf(wire.transfer.versions))
+    const topUp =
+      wire.topUp === null ? null : yield* readLeg({ chainId, ...wire.topUp }, recordedOf(wire.topUp.versions))
+    // the top-up's value and recipient are what the lookup books and a replacement copies
+    const topUpValue = topUp?.versions[0].value
+    const notTopUp = (v: Version) =>
+      v.kind !== "transfer" || v.to !== transfer.from || v.data !== "0x" || v.value !== topUpValue
+    if (transfer.versions.some((v) => v.kind !== "transfer") || topUp?.versions.some(notTopUp)) {
+      return yield* invalid("the sweep's legs differ from what a sweep signs")
     }
-    // the hash of any version names the payout: the latest while it is in flight, the mined one once settled
-    const hash = prepared.transactionHash.toLowerCase()
-    if (!payout.versions.some((version) => version.hash === hash)) return yield* invalid("hash differs")
-    return payout
+    if (!named(transfer)) return yield* invalid("hash differs")
+    return { _tag: "Sweep", sweep: { topUp, transfer } } satisfies Job
   })
 }
