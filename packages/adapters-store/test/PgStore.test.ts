@@ -887,12 +887,16 @@ const insertBeforeMarketData = (quote: Quote.QuoteRecord) =>
     yield* sql`INSERT INTO quotes ${sql.insert(row)}`
   })
 
-/** Writes a contract as the store did before migration 12: its quote accepted, no corridor counted. */
+/**
+ * Writes a contract as the store did before migration 12: its quote accepted, no corridor counted
+ * (and no funding index: migration 20).
+ */
 const insertBeforeLimits = (contract: Contract.ContractRecord) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE quotes SET accepted_at = ${contractRow(contract).created_at} WHERE id = ${contract.quoteId}`
-    yield* sql`INSERT INTO contracts ${sql.insert(contractRow(contract))}`
+    const { funding_index: _, ...row } = contractRow(contract)
+    yield* sql`UPDATE quotes SET accepted_at = ${row.created_at} WHERE id = ${contract.quoteId}`
+    yield* sql`INSERT INTO contracts ${sql.insert(row)}`
     const history = historyRows(contract.id, 1, contract.history)
     if (Arr.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
   })

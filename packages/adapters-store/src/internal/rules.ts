@@ -1,7 +1,7 @@
 /**
  * What both stores, SQL and memory, refuse as the caller's bug: ledger entries that do not
- * balance (core's `Ledger.imbalance`), and a nonce account no nonce can be handed out from; and
- * how both name what holds a hot wallet's nonce.
+ * balance (core's `Ledger.imbalance`; a treasury booking's, per source), and a nonce account no
+ * nonce can be handed out from; and how both name what holds a hot wallet's nonce.
  */
 import { type ChainGateway, Ledger, type Money } from "@ratelock/core"
 import { Effect } from "effect"
@@ -17,6 +17,17 @@ export const requireBalanced = (
     : Effect.die(new Error(`ledger entries of ${owner} do not balance: ${unbalanced.currency} ${unbalanced.total}`))
 }
 
+/** Dies (nothing written) unless the entries of each source balance per currency: each source is a booking. */
+export const requireBalancedBookings = (
+  entries: ReadonlyArray<{ readonly source: string; readonly currency: string; readonly amount: Money.Decimal }>
+): Effect.Effect<void> => {
+  const bySource = new Map<string, Array<(typeof entries)[number]>>()
+  for (const e of entries) bySource.set(e.source, [...(bySource.get(e.source) ?? []), e])
+  return Effect.forEach(bySource, ([source, booked]) => requireBalanced(booked, `treasury booking ${source}`), {
+    discard: true
+  })
+}
+
 /**
  * Dies (nothing signed, nothing written) unless the account's floor is a nonce (a non-negative
  * safe integer) and its signer a lowercase address: one wallet spelled two ways would be two
@@ -29,5 +40,8 @@ export const requireNonceAccount = (account: ChainGateway.NonceAccount): Effect.
       ? Effect.die(new Error(`nonce account signer ${account.signer} is not a lowercase address`))
       : Effect.void
 
-/** What holds a payout's nonce (`hot_wallet_nonces.holder`): sweeps and refunds will name theirs. */
-export const nonceHolder = (payoutId: string): string => `payout:${payoutId}`
+/** What holds a hot wallet's nonce: a payout or a movement (a sweep's gas top-up, a refund). */
+export type NonceHolder = "payout" | "movement"
+
+/** How a nonce's holder is named (`hot_wallet_nonces.holder`): `payout:<id>`, `movement:<id>`. */
+export const nonceHolder = (holder: NonceHolder, id: string): string => `${holder}:${id}`

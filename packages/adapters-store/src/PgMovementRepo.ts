@@ -1,0 +1,247 @@
+/**
+ * `MovementRepo` on Postgres: `movements` (one row per key, `movements_key_unique`; at most one
+ * sweep pending or prepared per funding address, `movements_sweeping`), written and signed as the
+ * payouts are (`internal/signing.ts`: the same compare-and-set, the same hot wallet nonces under the
+ * same lock), and the treasury ledger (`treasury_entries`, each source booked once through
+ * `treasury_bookings`: `internal/treasury.ts`). Migration 20.
+ */
+import { type Lease, MovementRepo, type Partner, type TreasuryLedger } from "@ratelock/core"
+import { Array, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlError, SqlSchema } from "effect/sql"
+import { FundingBalanceRow, WalletBalanceRow } from "./internal/rows/balances.ts"
+import { decimal, Numeric, timestamp } from "./internal/rows/columns.ts"
+import { MovementRow, movementRow } from "./internal/rows/movements.ts"
+import { TreasuryRow } from "./internal/rows/treasury.ts"
+import { requireBalancedBookings } from "./internal/rules.ts"
+import { signedJobs } from "./internal/signing.ts"
+import { claimJobs, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
+import { bookingCtes } from "./internal/treasury.ts"
+
+type ListQuery = Parameters<MovementRepo.MovementRepoShape["list"]>[0]
+type CommittedRail = Parameters<MovementRepo.MovementRepoShape["committed"]>[0]
+
+/** A second movement of a key, or a second sweep in flight of one funding address. */
+const refusedAsExisting = ["movements_key_unique", "movements_sweeping"]
+
+export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlClient> = Layer.effect(
+  MovementRepo.MovementRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = Effect.fn("PgMovementRepo.insert")(
+      function* (movement: MovementRepo.Movement) {
+        yield* sql`INSERT INTO movements ${sql.insert(movementRow(movement))}`
+      },
+      (effect, movement) =>
+        Effect.mapError(effect, (e) =>
+          SqlError.isSqlError(e) &&
+          Option.exists(uniqueConstraint(e), (constraint) => refusedAsExisting.includes(constraint))
+            ? new MovementRepo.MovementExists({ key: movement.key })
+            : storeError("PgMovementRepo.insert", e)
+        )
+    )
+
+    const byId = SqlSchema.findOneOption({
+      Request: Parameters<string>(),
+      Result: MovementRow,
+      execute: (id) => sql`SELECT * FROM movements WHERE id = ${id}`
+    })
+
+    const findById = Effect.fn("PgMovementRepo.findById")(function* (id: string) {
+      if (!isUuid(id)) return Option.none()
+      return yield* byId(id)
+    }, orStoreError("PgMovementRepo.findById"))
+
+    const byKey = SqlSchema.findOneOption({
+      Request: Parameters<string>(),
+      Result: MovementRow,
+      execute: (key) => sql`SELECT * FROM movements WHERE key = ${key}`
+    })
+
+    const findByKey = Effect.fn("PgMovementRepo.findByKey")(function* (key: string) {
+      return yield* byKey(key)
+    }, orStoreError("PgMovementRepo.findByKey"))
+
+    // the compare-and-set writes and the hot wallet's nonces, shared with the payouts
+    const { casUpdate, update, recordSigned } = signedJobs(sql, {
+      table: "movements",
+      holder: "movement",
+      row: movementRow,
+      signed: MovementRepo.signedMovement,
+      repository: "PgMovementRepo"
+    })
+
+    // one statement: the compare-and-set, and the entries booked only if it matched
+    const confirm = Effect.fn("PgMovementRepo.confirm")(function* (
+      movement: MovementRepo.Movement,
+      expected: MovementRepo.Expected,
+      entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>
+    ) {
+      yield* requireBalancedBookings(entries)
+      const moved = casUpdate(movement, expected)
+      const rows = Array.isReadonlyArrayNonEmpty(entries)
+        ? yield* sql`WITH moved AS (${moved}), ${bookingCtes(sql, entries, sql`EXISTS (SELECT 1 FROM moved)`)}
+            SELECT id FROM moved`
+        : yield* moved
+      return rows.length === 1
+    }, orStoreError("PgMovementRepo.confirm"))
+
+    const booked = SqlSchema.findOne({
+      Request: Parameters<Array.NonEmptyReadonlyArray<TreasuryLedger.TreasuryEntry>>(),
+      Result: Schema.Struct({ booked: Schema.Int }),
+      execute: (entries) => sql`WITH ${bookingCtes(sql, entries)} SELECT count(*)::int AS booked FROM claimed`
+    })
+
+    const book = Effect.fn("PgMovementRepo.book")(function* (entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>) {
+      yield* requireBalancedBookings(entries)
+      if (!Array.isReadonlyArrayNonEmpty(entries)) return 0
+      return (yield* booked(entries)).booked
+    }, orStoreError("PgMovementRepo.book"))
+
+    const claimed = claimJobs({
+      sql,
+      table: "movements",
+      Result: MovementRow,
+      due: (claim) => sql`status IN ('pending', 'prepared') AND next_attempt_at <= ${claim.now}`
+    })
+
+    const claimDue = Effect.fn("PgMovementRepo.claimDue")(function* (claim: Lease.Claim) {
+      return yield* claimed(claim)
+    }, orStoreError("PgMovementRepo.claimDue"))
+
+    const listed = SqlSchema.findAll({
+      Request: Parameters<ListQuery>(),
+      Result: MovementRow,
+      execute: (q) => sql`SELECT * FROM movements
+        WHERE ${sql.and([
+          ...(q.kinds === undefined ? [] : [sql`kind = ANY(${q.kinds}::text[])`]),
+          ...(q.statuses === undefined ? [] : [sql`status = ANY(${q.statuses}::text[])`]),
+          ...(q.environment === undefined ? [] : [sql`environment = ${q.environment}`]),
+          ...(q.since === undefined ? [] : [sql`created_at >= ${timestamp(q.since)}`])
+        ])}
+        ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`
+    })
+
+    const list = Effect.fn("PgMovementRepo.list")(function* (query: ListQuery) {
+      if (query.limit <= 0) return []
+      return yield* listed(query)
+    }, orStoreError("PgMovementRepo.list"))
+
+    // the refunds signed and not confirmed are few (those in flight): `movements_due` finds them
+    // (`prepared` is one of its statuses), and the sum is exact (`numeric`, as text)
+    const committedSum = SqlSchema.findOne({
+      Request: Parameters<CommittedRail>(),
+      Result: Schema.Struct({ committed: Numeric }),
+      execute: (r) => sql`SELECT COALESCE(SUM(amount), 0)::text AS committed FROM movements
+        WHERE status = 'prepared' AND kind = 'refund' AND environment = ${r.environment} AND chain = ${r.chain}
+          AND currency = ${r.currency}`
+    })
+
+    const committed = Effect.fn("PgMovementRepo.committed")(function* (rail: CommittedRail) {
+      const { environment, chain, currency } = rail
+      return decimal((yield* committedSum({ environment, chain, currency })).committed)
+    }, orStoreError("PgMovementRepo.committed"))
+
+    /*
+     * One statement over the rail's contracts: each contract's `funding_wallet` entries in its
+     * settlement currency (`ledger_entries_contract`, one probe per contract) plus the treasury's at
+     * its address (`treasury_entries_funding`, a partial index of the funding accounts' entries,
+     * read index-only), the zero balances dropped, and whether a sweep of the address is in flight
+     * (`movements_sweeping`). It reads every contract of the rail and each one's few entries:
+     * linear in the book (about 2 index probes per contract), measured at ~25 ms for 10 000
+     * contracts with 40 000 entries on a laptop's PostgreSQL 15; no write, no lock.
+     */
+    const balancesOfRail = SqlSchema.findAll({
+      Request: Parameters<MovementRepo.RailScope>(),
+      Result: FundingBalanceRow,
+      execute: (r) => sql`SELECT c.id AS contract_id, c.partner_id, c.funding_wallet_address AS address,
+          c.funding_index, c.settlement_currency AS currency, c.status, b.balance::text AS balance,
+          EXISTS (SELECT 1 FROM movements m WHERE m.kind = 'sweep' AND m.status IN ('pending', 'prepared')
+            AND m.chain = c.chain AND m.source = c.funding_wallet_address) AS sweeping
+        FROM contracts c
+        CROSS JOIN LATERAL (SELECT
+            COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.contract_id = c.id
+              AND e.account = 'funding_wallet' AND e.currency = c.settlement_currency), 0)
+            + COALESCE((SELECT SUM(t.amount) FROM treasury_entries t WHERE t.account = 'funding_wallet'
+              AND t.chain = c.chain AND t.address = c.funding_wallet_address
+              AND t.currency = c.settlement_currency), 0) AS balance) b
+        WHERE c.environment = ${r.environment} AND c.chain = ${r.chain} AND b.balance <> 0
+        ORDER BY c.created_at, c.id`
+    })
+
+    const fundingBalances = Effect.fn("PgMovementRepo.fundingBalances")(function* (rail: MovementRepo.RailScope) {
+      return yield* balancesOfRail({ environment: rail.environment, chain: rail.chain })
+    }, orStoreError("PgMovementRepo.fundingBalances"))
+
+    /*
+     * The hot wallet: what the contracts' ledger booked to `payout_wallet` (the payouts it paid, of
+     * the rail's contracts) and what the treasury ledger booked to it (sweeps in, refunds and fees
+     * out); the treasury: per address, what the treasury ledger booked to `treasury`.
+     */
+    const balancesOfWallets = SqlSchema.findAll({
+      Request: Parameters<MovementRepo.RailScope>(),
+      Result: WalletBalanceRow,
+      execute: (r) => sql`SELECT * FROM (
+          SELECT 'payout_wallet' AS account, NULL::text AS address, w.currency, SUM(w.amount)::text AS balance
+          FROM (
+            SELECT e.currency, e.amount FROM ledger_entries e JOIN contracts c ON c.id = e.contract_id
+            WHERE e.account = 'payout_wallet' AND c.environment = ${r.environment} AND c.chain = ${r.chain}
+            UNION ALL
+            SELECT t.currency, t.amount FROM treasury_entries t
+            WHERE t.account = 'payout_wallet' AND t.environment = ${r.environment} AND t.chain = ${r.chain}
+          ) w
+          GROUP BY w.currency HAVING SUM(w.amount) <> 0
+          UNION ALL
+          SELECT 'treasury', t.address, t.currency, SUM(t.amount)::text FROM treasury_entries t
+          WHERE t.account = 'treasury' AND t.environment = ${r.environment} AND t.chain = ${r.chain}
+          GROUP BY t.address, t.currency HAVING SUM(t.amount) <> 0
+        ) b
+        ORDER BY b.account, b.address COLLATE "C" NULLS FIRST, b.currency COLLATE "C"`
+    })
+
+    const walletBalances = Effect.fn("PgMovementRepo.walletBalances")(function* (rail: MovementRepo.RailScope) {
+      return yield* balancesOfWallets({ environment: rail.environment, chain: rail.chain })
+    }, orStoreError("PgMovementRepo.walletBalances"))
+
+    const ofSource = SqlSchema.findAll({
+      Request: Parameters<string>(),
+      Result: TreasuryRow,
+      execute: (source) => sql`SELECT * FROM treasury_entries WHERE source = ${source} ORDER BY id`
+    })
+
+    const entriesOf = Effect.fn("PgMovementRepo.entriesOf")(function* (source: string) {
+      return yield* ofSource(source)
+    }, orStoreError("PgMovementRepo.entriesOf"))
+
+    const since = SqlSchema.findAll({
+      Request: Parameters<{ readonly since: Date; readonly environment: Partner.Environment | undefined }>(),
+      Result: TreasuryRow,
+      execute: (q) => sql`SELECT * FROM treasury_entries WHERE at >= ${q.since}${
+        q.environment === undefined ? sql`` : sql` AND environment = ${q.environment}`
+      } ORDER BY id`
+    })
+
+    const entriesSince = Effect.fn("PgMovementRepo.entriesSince")(function* (
+      query: Parameters<MovementRepo.MovementRepoShape["entriesSince"]>[0]
+    ) {
+      return yield* since({ since: timestamp(query.since), environment: query.environment })
+    }, orStoreError("PgMovementRepo.entriesSince"))
+
+    return MovementRepo.MovementRepo.of({
+      insert,
+      findById,
+      findByKey,
+      update,
+      recordSigned,
+      confirm,
+      book,
+      claimDue,
+      list,
+      committed,
+      fundingBalances,
+      walletBalances,
+      entriesOf,
+      entriesSince
+    })
+  })
+)
