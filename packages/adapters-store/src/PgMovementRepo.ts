@@ -143,30 +143,38 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
     }, orStoreError("PgMovementRepo.committed"))
 
     /*
-     * One statement over the rail's contracts: each contract's `funding_wallet` entries in its
-     * settlement currency (`ledger_entries_contract`, one probe per contract) plus the treasury's at
-     * its address (`treasury_entries_funding`, a partial index of the funding accounts' entries,
-     * read index-only), the zero balances dropped, and whether a sweep of the address is in flight
-     * (`movements_sweeping`). It reads every contract of the rail and each one's few entries:
-     * linear in the book (about 2 index probes per contract), measured at ~25 ms for 10 000
-     * contracts with 40 000 entries on a laptop's PostgreSQL 15; no write, no lock.
+     * One statement, set-based: the rail's contracts (a scan of `contracts`), the `funding_wallet`
+     * entries of their settlement currency in the contracts' ledger (an index-only scan of
+     * `ledger_entries_funding`, the funding accounts' entries alone) and in the treasury's at their
+     * addresses (`treasury_entries_funding`), hash-joined and summed per contract, the zero
+     * balances dropped, then whether a sweep of the address is in flight (`movements_sweeping`).
+     * It reads every contract of the rail and every funding entry once, no write, no lock: linear
+     * in the book. Measured at ~100 ms on a busy 2-core machine's PostgreSQL 15 for a rail of
+     * 10 000 contracts (30 000 in all, 240 000 ledger and 75 000 treasury entries); the same sums
+     * as correlated subqueries per contract took twice that, and ten times that once JIT set in.
      */
     const balancesOfRail = SqlSchema.findAll({
       Request: Parameters<MovementRepo.RailScope>(),
       Result: FundingBalanceRow,
-      execute: (r) => sql`SELECT c.id AS contract_id, c.partner_id, c.funding_wallet_address AS address,
-          c.funding_index, c.settlement_currency AS currency, c.status, b.balance::text AS balance,
+      execute: (r) => sql`WITH rail AS MATERIALIZED (
+          SELECT id, partner_id, funding_wallet_address, funding_index, settlement_currency, status, chain, created_at
+          FROM contracts WHERE environment = ${r.environment} AND chain = ${r.chain}
+        ), booked AS (
+          SELECT r.id, e.amount FROM rail r JOIN ledger_entries e ON e.contract_id = r.id
+          WHERE e.account = 'funding_wallet' AND e.currency = r.settlement_currency
+          UNION ALL
+          SELECT r.id, t.amount FROM rail r JOIN treasury_entries t
+            ON t.chain = r.chain AND t.address = r.funding_wallet_address AND t.currency = r.settlement_currency
+          WHERE t.account = 'funding_wallet'
+        ), balances AS (
+          SELECT id, SUM(amount) AS balance FROM booked GROUP BY id HAVING SUM(amount) <> 0
+        )
+        SELECT r.id AS contract_id, r.partner_id, r.funding_wallet_address AS address, r.funding_index,
+          r.settlement_currency AS currency, r.status, b.balance::text AS balance,
           EXISTS (SELECT 1 FROM movements m WHERE m.kind = 'sweep' AND m.status IN ('pending', 'prepared')
-            AND m.chain = c.chain AND m.source = c.funding_wallet_address) AS sweeping
-        FROM contracts c
-        CROSS JOIN LATERAL (SELECT
-            COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.contract_id = c.id
-              AND e.account = 'funding_wallet' AND e.currency = c.settlement_currency), 0)
-            + COALESCE((SELECT SUM(t.amount) FROM treasury_entries t WHERE t.account = 'funding_wallet'
-              AND t.chain = c.chain AND t.address = c.funding_wallet_address
-              AND t.currency = c.settlement_currency), 0) AS balance) b
-        WHERE c.environment = ${r.environment} AND c.chain = ${r.chain} AND b.balance <> 0
-        ORDER BY c.created_at, c.id`
+            AND m.chain = r.chain AND m.source = r.funding_wallet_address) AS sweeping
+        FROM balances b JOIN rail r ON r.id = b.id
+        ORDER BY r.created_at, r.id`
     })
 
     const fundingBalances = Effect.fn("PgMovementRepo.fundingBalances")(function* (rail: MovementRepo.RailScope) {
@@ -176,7 +184,9 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
     /*
      * The hot wallet: what the contracts' ledger booked to `payout_wallet` (the payouts it paid, of
      * the rail's contracts) and what the treasury ledger booked to it (sweeps in, refunds and fees
-     * out); the treasury: per address, what the treasury ledger booked to `treasury`.
+     * out); the treasury: per address, what the treasury ledger booked to `treasury`
+     * (`treasury_entries_wallets`). The contracts' part reads the whole ledger (a reconciliation's
+     * read, not a pass's): ~60 ms for the 240 000 entries of the measurement above.
      */
     const balancesOfWallets = SqlSchema.findAll({
       Request: Parameters<MovementRepo.RailScope>(),

@@ -4,7 +4,8 @@
  * - `contracts.funding_index`: the HD index a contract's funding address derives from, which a
  *   sweep signs with; null on the contracts made before it was kept.
  * - `ledger_entries.account` gains `refunds_payable`: a forward's released deposit is owed back to
- *   the partner (refunded from the hot wallet), no longer taken off its funding address.
+ *   the partner (refunded from the hot wallet), no longer taken off its funding address; and
+ *   `ledger_entries_funding` indexes the `funding_wallet` entries alone, which the sweep pass sums.
  * - `movements`: sweeps of funding addresses and refunds to partners, one row per `key`
  *   (`movements_key_unique`), at most one sweep pending or prepared per funding address
  *   (`movements_sweeping`), claimed with a lease as payouts are (`movements_due`).
@@ -45,6 +46,10 @@ export const moneyLoop = statements([
   `ALTER DOMAIN ratelock_ledger_account ADD CONSTRAINT ratelock_ledger_account_check CHECK (VALUE IN ${ledgerAccounts})`,
   // the deposit is now refunded from the hot wallet: the funding address keeps it until it is swept
   `UPDATE ledger_entries SET account = 'refunds_payable' WHERE kind = 'deposit_released' AND account = 'funding_wallet'`,
+  // the funding addresses' books, read by every sweep pass: the funding accounts' entries alone
+  // (one a funding commit), so the pass does not read the whole ledger
+  `CREATE INDEX ledger_entries_funding ON ledger_entries (contract_id, currency) INCLUDE (amount)
+    WHERE account = 'funding_wallet'`,
 
   `CREATE DOMAIN ratelock_movement_kind AS text CHECK (VALUE IN ('sweep', 'refund'))`,
   `CREATE DOMAIN ratelock_movement_purpose AS text CHECK (VALUE IN ('hot_wallet', 'treasury', 'deposit', 'surplus', 'unmatched'))`,
