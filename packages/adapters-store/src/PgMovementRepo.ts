@@ -9,7 +9,7 @@ import { type Lease, MovementRepo, type Partner, type TreasuryLedger } from "@ra
 import { Array, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
 import { FundingBalanceRow, WalletBalanceRow } from "./internal/rows/balances.ts"
-import { decimal, Numeric, timestamp } from "./internal/rows/columns.ts"
+import { timestamp } from "./internal/rows/columns.ts"
 import { MovementRow, movementRow } from "./internal/rows/movements.ts"
 import { TreasuryRow } from "./internal/rows/treasury.ts"
 import { requireBalancedBookings } from "./internal/rules.ts"
@@ -18,7 +18,6 @@ import { claimJobs, isUuid, orStoreError, Parameters, storeError, uniqueConstrai
 import { bookingCtes } from "./internal/treasury.ts"
 
 type ListQuery = Parameters<MovementRepo.MovementRepoShape["list"]>[0]
-type CommittedRail = Parameters<MovementRepo.MovementRepoShape["committed"]>[0]
 
 /** A second movement of a key, or a second sweep in flight of one funding address. */
 const refusedAsExisting = ["movements_key_unique", "movements_sweeping"]
@@ -62,13 +61,15 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
       return yield* byKey(key)
     }, orStoreError("PgMovementRepo.findByKey"))
 
-    // the compare-and-set writes and the hot wallet's nonces, shared with the payouts
-    const { casUpdate, update, recordSigned } = signedJobs(sql, {
+    // the compare-and-set writes and the hot wallet's nonces, shared with the payouts; a sweep draws
+    // on no wallet (its gas top-up is the hot wallet's fee, not its tokens): refunds alone are committed
+    const { casUpdate, update, recordSigned, committed } = signedJobs(sql, {
       table: "movements",
       holder: "movement",
       row: movementRow,
       signed: MovementRepo.signedMovement,
-      repository: "PgMovementRepo"
+      repository: "PgMovementRepo",
+      committing: sql`kind = 'refund'`
     })
 
     // one statement: the compare-and-set, and the entries booked only if it matched
@@ -126,21 +127,6 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
       if (query.limit <= 0) return []
       return yield* listed(query)
     }, orStoreError("PgMovementRepo.list"))
-
-    // the refunds signed and not confirmed are few (those in flight): `movements_due` finds them
-    // (`prepared` is one of its statuses), and the sum is exact (`numeric`, as text)
-    const committedSum = SqlSchema.findOne({
-      Request: Parameters<CommittedRail>(),
-      Result: Schema.Struct({ committed: Numeric }),
-      execute: (r) => sql`SELECT COALESCE(SUM(amount), 0)::text AS committed FROM movements
-        WHERE status = 'prepared' AND kind = 'refund' AND environment = ${r.environment} AND chain = ${r.chain}
-          AND currency = ${r.currency}`
-    })
-
-    const committed = Effect.fn("PgMovementRepo.committed")(function* (rail: CommittedRail) {
-      const { environment, chain, currency } = rail
-      return decimal((yield* committedSum({ environment, chain, currency })).committed)
-    }, orStoreError("PgMovementRepo.committed"))
 
     /*
      * One statement, set-based: the rail's contracts (a scan of `contracts`), the `funding_wallet`
@@ -226,9 +212,10 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
     const since = SqlSchema.findAll({
       Request: Parameters<{ readonly since: Date; readonly environment: Partner.Environment | undefined }>(),
       Result: TreasuryRow,
-      execute: (q) => sql`SELECT * FROM treasury_entries WHERE at >= ${q.since}${
-        q.environment === undefined ? sql`` : sql` AND environment = ${q.environment}`
-      } ORDER BY id`
+      execute: (q) =>
+        sql`SELECT * FROM treasury_entries WHERE at >= ${q.since}${
+          q.environment === undefined ? sql`` : sql` AND environment = ${q.environment}`
+        } ORDER BY id`
     })
 
     const entriesSince = Effect.fn("PgMovementRepo.entriesSince")(function* (

@@ -7,15 +7,13 @@
  * turns and never hand out one nonce twice.
  */
 import { type Lease, PayoutRepo } from "@ratelock/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError, SqlSchema } from "effect/sql"
-import { decimal, Numeric } from "./internal/rows/columns.ts"
 import { PayoutRow, payoutRow } from "./internal/rows/payouts.ts"
 import { signedJobs } from "./internal/signing.ts"
 import { claimJobs, isUuid, orStoreError, Parameters, storeError, uniqueConstraint } from "./internal/sql.ts"
 
 type ListQuery = Parameters<PayoutRepo.PayoutRepoShape["list"]>[0]
-type CommittedRail = Parameters<PayoutRepo.PayoutRepoShape["committed"]>[0]
 
 export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClient> = Layer.effect(
   PayoutRepo.PayoutRepo,
@@ -58,7 +56,7 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
     }, orStoreError("PgPayoutRepo.findByContracts"))
 
     // the compare-and-set writes and the nonces, shared with the movements (`internal/signing.ts`)
-    const { update, recordSigned } = signedJobs(sql, {
+    const { update, recordSigned, committed } = signedJobs(sql, {
       table: "payouts",
       holder: "payout",
       row: payoutRow,
@@ -79,21 +77,6 @@ export const layer: Layer.Layer<PayoutRepo.PayoutRepo, never, SqlClient.SqlClien
       if (query.statuses.length === 0 || query.limit <= 0) return []
       return yield* byStatus(query)
     }, orStoreError("PgPayoutRepo.list"))
-
-    // the payouts signed and not yet confirmed are few (those in flight): `payouts_status` (migration
-    // 17) finds them, and the sum is exact (`numeric`, as text)
-    const committedSum = SqlSchema.findOne({
-      Request: Parameters<CommittedRail>(),
-      Result: Schema.Struct({ committed: Numeric }),
-      execute: (r) => sql`SELECT COALESCE(SUM(amount), 0)::text AS committed FROM payouts
-        WHERE status = 'prepared' AND environment = ${r.environment} AND chain = ${r.chain}
-          AND currency = ${r.currency}`
-    })
-
-    const committed = Effect.fn("PgPayoutRepo.committed")(function* (rail: CommittedRail) {
-      const { environment, chain, currency } = rail
-      return decimal((yield* committedSum({ environment, chain, currency })).committed)
-    }, orStoreError("PgPayoutRepo.committed"))
 
     const claimed = claimJobs({
       sql,

@@ -960,14 +960,22 @@ describe("PgStore migrations", () => {
           yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
           yield* insertBeforeMarketData(quote)
           yield* insertBeforeLimits(settled)
-          const ledger = [...funding.map((e) => ledgerRow(e, 2)), ...released("funding_wallet").map((e) => ledgerRow(e, 3))]
+          const ledger = [
+            ...funding.map((e) => ledgerRow(e, 2)),
+            ...released("funding_wallet").map((e) => ledgerRow(e, 3))
+          ]
           for (const row of ledger) yield* sql`INSERT INTO ledger_entries ${sql.insert(row)}`
           for (const t of [late, ...others]) yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(t))}`
         }).pipe(Effect.provide(PgPartnerRepo.layer))
 
         assert.deepStrictEqual(
           (yield* PgStore.migrate).map(([id]) => id),
-          [20, ...Object.keys(PgMigrations.migrations).map((key) => Number.parseInt(key, 10)).filter((id) => id > 20)]
+          [
+            20,
+            ...Object.keys(PgMigrations.migrations)
+              .map((key) => Number.parseInt(key, 10))
+              .filter((id) => id > 20)
+          ]
         )
         yield* Effect.gen(function* () {
           const contracts = yield* ContractRepo.ContractRepo

@@ -918,41 +918,43 @@ const unmatchedTests = (it: It) =>
       })
     )
 
-    it.effect("one of the settlement token is booked in the treasury ledger as it is recorded, once; another token is not", () =>
-      Effect.gen(function* () {
-        const contracts = yield* ContractRepo.ContractRepo
-        const movements = yield* MovementRepo.MovementRepo
-        const c = yield* seedContract(yield* newScope())
-        const late = unmatched(c, { amount: "1.500000", observedAt: R.plusMillis(R.base, 7) })
-        yield* contracts.recordUnmatchedTransfer(late)
-        yield* contracts.recordUnmatchedTransfer(late)
-        const source = `unmatched:${late.chain}:${late.transactionHash}:${late.index}`
-        const entry = {
-          source,
-          environment: c.environment,
-          chain: c.chain,
-          contractId: c.id,
-          partnerId: c.partnerId,
-          kind: "unmatched_received",
-          currency: "USDC",
-          at: late.observedAt
-        } as const
-        assert.deepStrictEqual(
-          R.plain(yield* movements.entriesOf(source)),
-          R.plain([
-            { ...entry, address: c.fundingWalletAddress, account: "funding_wallet", amount: R.dec("1.500000") },
-            { ...entry, address: null, account: "unmatched_funds", amount: R.dec("-1.500000") }
-          ])
-        )
-        // another token (raw base units), nothing at all: no booking
-        for (const other of [
-          unmatched(c, { index: 1, token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619", unit: "base_units" }),
-          unmatched(c, { index: 2, amount: "0.000000" })
-        ]) {
-          yield* contracts.recordUnmatchedTransfer(other)
-          assert.deepStrictEqual(yield* movements.entriesOf(TreasuryLedger.unmatchedSource(other)), [])
-        }
-      })
+    it.effect(
+      "one of the settlement token is booked in the treasury ledger as it is recorded, once; another token is not",
+      () =>
+        Effect.gen(function* () {
+          const contracts = yield* ContractRepo.ContractRepo
+          const movements = yield* MovementRepo.MovementRepo
+          const c = yield* seedContract(yield* newScope())
+          const late = unmatched(c, { amount: "1.500000", observedAt: R.plusMillis(R.base, 7) })
+          yield* contracts.recordUnmatchedTransfer(late)
+          yield* contracts.recordUnmatchedTransfer(late)
+          const source = `unmatched:${late.chain}:${late.transactionHash}:${late.index}`
+          const entry = {
+            source,
+            environment: c.environment,
+            chain: c.chain,
+            contractId: c.id,
+            partnerId: c.partnerId,
+            kind: "unmatched_received",
+            currency: "USDC",
+            at: late.observedAt
+          } as const
+          assert.deepStrictEqual(
+            R.plain(yield* movements.entriesOf(source)),
+            R.plain([
+              { ...entry, address: c.fundingWalletAddress, account: "funding_wallet", amount: R.dec("1.500000") },
+              { ...entry, address: null, account: "unmatched_funds", amount: R.dec("-1.500000") }
+            ])
+          )
+          // another token (raw base units), nothing at all: no booking
+          for (const other of [
+            unmatched(c, { index: 1, token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619", unit: "base_units" }),
+            unmatched(c, { index: 2, amount: "0.000000" })
+          ]) {
+            yield* contracts.recordUnmatchedTransfer(other)
+            assert.deepStrictEqual(yield* movements.entriesOf(TreasuryLedger.unmatchedSource(other)), [])
+          }
+        })
     )
 
     it.effect("a transfer a commit counted is funding, never recorded as unmatched; an unknown contract fails", () =>
@@ -1504,6 +1506,50 @@ const idempotencyTests = (it: It) =>
 // Payouts
 // ---------------------------------------------------------------------------------------------
 
+/** A job the hot wallet signs (a payout, a movement) in `status`: signed unless pending, mined if confirmed. */
+const signedAs = (status: PayoutRepo.PayoutStatus, id: string) => ({
+  status,
+  prepared: status === "pending" ? null : "AQID",
+  transactionHash: status === "pending" ? null : `0x${id.replaceAll("-", "")}`,
+  blockNumber: status === "confirmed" ? 7 : null
+})
+
+type Elsewhere = Partial<{
+  readonly environment: Partner.Environment
+  readonly chain: Rail.Chain
+  readonly currency: Rail.SettlementCurrency
+}>
+
+/**
+ * A rail's committed sum (`PayoutRepo.committed`, `MovementRepo.committed`) over the jobs `signed`
+ * stores on it (or `elsewhere`): nothing at first; the exact sum of those signed and not
+ * confirmed, none of those not signed, confirmed or failed, nor of another currency, chain or
+ * environment; the first left out once it is confirmed.
+ */
+const assertCommitted = <J, E>(jobs: {
+  readonly committed: Effect.Effect<Money.Decimal, StoreError.StoreError>
+  readonly signed: (
+    amount: string,
+    status: PayoutRepo.PayoutStatus,
+    elsewhere?: Elsewhere
+  ) => Effect.Effect<J, E, Repos>
+  readonly confirm: (job: J) => Effect.Effect<boolean, StoreError.StoreError>
+}) =>
+  Effect.gen(function* () {
+    const committed = Effect.map(jobs.committed, (sum) => Money.format(BigDecimal.normalize(sum)))
+    assert.strictEqual(yield* committed, "0")
+    const first = yield* jobs.signed("60.000001", "prepared")
+    yield* jobs.signed("0.000002", "prepared")
+    yield* jobs.signed("39.9", "prepared")
+    for (const status of ["pending", "confirmed", "failed"] as const) yield* jobs.signed("1000", status)
+    for (const elsewhere of [{ currency: "USDC" }, { chain: "polygon" }, { environment: "sandbox" }] as const) {
+      yield* jobs.signed("2000", "prepared", elsewhere)
+    }
+    assert.strictEqual(yield* committed, "99.900003")
+    assert.isTrue(yield* jobs.confirm(first))
+    assert.strictEqual(yield* committed, "39.900002")
+  })
+
 const payoutTests = (it: It) =>
   describe("PayoutRepo", () => {
     it.effect("insert, findByContract and update keep every field, decimals and nulls included", () =>
@@ -1561,43 +1607,19 @@ const payoutTests = (it: It) =>
         const payouts = yield* PayoutRepo.PayoutRepo
         // a rail no other test signs payouts on
         const rail = { environment: "production", chain: "solana", currency: "EURC" } as const
-        assert.isTrue(Money.isZero(yield* payouts.committed(rail)))
-
-        const production = yield* newScope("production")
-        const sandbox = yield* newScope("sandbox")
-        const signed = (amount: string, overrides: Partial<PayoutRepo.PayoutRecord> = {}) =>
-          Effect.gen(function* () {
-            const c = yield* seedContract(overrides.environment === "sandbox" ? sandbox : production)
-            const p = R.payout(c, {
-              chain: rail.chain,
-              currency: rail.currency,
-              amount: R.dec(amount),
-              status: "prepared",
-              prepared: "AQID",
-              transactionHash: `sig-${c.id}`,
-              ...overrides
-            })
-            yield* payouts.insert(p)
-            return p
-          })
-        const first = yield* signed("60.000001")
-        yield* signed("0.000002")
-        yield* signed("39.9")
-        // not committed: nothing signed yet, settled, given up on
-        yield* signed("1000", { status: "pending", prepared: null, transactionHash: null })
-        yield* signed("2000", { status: "confirmed", blockNumber: 7 })
-        yield* signed("3000", { status: "failed" })
-        // other rails: another currency, chain or environment
-        yield* signed("4000", { currency: "USDC" })
-        yield* signed("5000", { chain: "polygon" })
-        yield* signed("6000", { environment: "sandbox" })
-        const committed = Effect.map(payouts.committed(rail), (sum) => Money.format(BigDecimal.normalize(sum)))
-        assert.strictEqual(yield* committed, "99.900003")
-
-        // once confirmed, a payout no longer counts
-        const confirmed = { ...first, status: "confirmed" as const, updatedAt: R.plusMillis(first.updatedAt, 1) }
-        assert.isTrue(yield* payouts.update(confirmed, first))
-        assert.strictEqual(yield* committed, "39.900002")
+        const scopes = { production: yield* newScope("production"), sandbox: yield* newScope("sandbox") }
+        yield* assertCommitted({
+          committed: payouts.committed(rail),
+          signed: (amount, status, elsewhere) =>
+            Effect.gen(function* () {
+              const on = { ...rail, ...elsewhere }
+              const c = yield* seedContract(scopes[on.environment])
+              const p = R.payout(c, { ...on, amount: R.dec(amount), ...signedAs(status, c.id) })
+              yield* payouts.insert(p)
+              return p
+            }),
+          confirm: (p) => payouts.update({ ...p, status: "confirmed", updatedAt: R.plusMillis(p.updatedAt, 1) }, p)
+        })
       })
     )
 
@@ -2128,49 +2150,53 @@ const movementTests = (it: It) =>
         yield* movements.insert(R.sweep(yield* seedContract(scope)))
         yield* movements.insert(R.movement(c))
         // the sweep confirmed, the address is swept again; that one failed, again
-        assert.isTrue(yield* movements.confirm(movedOn(prepared, { status: "confirmed", blockNumber: 7 }), prepared, []))
+        assert.isTrue(
+          yield* movements.confirm(movedOn(prepared, { status: "confirmed", blockNumber: 7 }), prepared, [])
+        )
         yield* movements.insert(second)
         assert.isTrue(yield* movements.update(movedOn(second, { status: "failed" }), second))
         yield* movements.insert(R.sweep(c))
       })
     )
 
-    it.effect("claimDue: 8 concurrent claimers take each due movement once; oldest first, leased, released by update", () =>
-      Effect.gen(function* () {
-        const movements = yield* MovementRepo.MovementRepo
-        const scope = yield* newScope()
-        const t = R.workerEpoch()
-        const now = R.plus(t, Duration.hours(1))
-        const due: Array<MovementRepo.Movement> = []
-        for (let i = 0; i < 20; i++) {
-          const m = yield* storedMovement(scope, { createdAt: R.plusMillis(t, i), nextAttemptAt: R.plusMillis(t, i) })
-          // a third of them are signed, waiting for the chain
-          const signed = movedOn(m, { status: "prepared", prepared: "AQID", transactionHash: `0x${i}` })
-          due.push(i % 3 === 0 && (yield* movements.update(signed, m)) ? signed : m)
-        }
-        const notDue: Array<string> = []
-        for (const outcome of [
-          { nextAttemptAt: R.plus(now, Duration.days(1)) },
-          { status: "confirmed", blockNumber: 7 },
-          { status: "failed", attempts: 6 }
-        ] as const) {
-          const m = yield* storedMovement(scope, { createdAt: t, nextAttemptAt: t })
-          assert.isTrue(yield* movements.update(movedOn(m, outcome), m))
-          notDue.push(m.id)
-        }
-        const claimed = yield* claimConcurrently(movements.claimDue, now)
-        assertEachOnce(claimed, idsOf(due))
-        for (const id of notDue) assert.notInclude(claimed, id)
+    it.effect(
+      "claimDue: 8 concurrent claimers take each due movement once; oldest first, leased, released by update",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const scope = yield* newScope()
+          const t = R.workerEpoch()
+          const now = R.plus(t, Duration.hours(1))
+          const due: Array<MovementRepo.Movement> = []
+          for (let i = 0; i < 20; i++) {
+            const m = yield* storedMovement(scope, { createdAt: R.plusMillis(t, i), nextAttemptAt: R.plusMillis(t, i) })
+            // a third of them are signed, waiting for the chain
+            const signed = movedOn(m, { status: "prepared", prepared: "AQID", transactionHash: `0x${i}` })
+            due.push(i % 3 === 0 && (yield* movements.update(signed, m)) ? signed : m)
+          }
+          const notDue: Array<string> = []
+          for (const outcome of [
+            { nextAttemptAt: R.plus(now, Duration.days(1)) },
+            { status: "confirmed", blockNumber: 7 },
+            { status: "failed", attempts: 6 }
+          ] as const) {
+            const m = yield* storedMovement(scope, { createdAt: t, nextAttemptAt: t })
+            assert.isTrue(yield* movements.update(movedOn(m, outcome), m))
+            notDue.push(m.id)
+          }
+          const claimed = yield* claimConcurrently(movements.claimDue, now)
+          assertEachOnce(claimed, idsOf(due))
+          for (const id of notDue) assert.notInclude(claimed, id)
 
-        // the oldest first, each claimed once until its lease ends, free again once written
-        const later = R.plus(now, Duration.minutes(5))
-        assert.deepStrictEqual(idsOf(yield* movements.claimDue(claimAt(later, "a", 2))), idsOf(due.slice(0, 2)))
-        const oldest = due[0]!
-        yield* assertLeaseRules(movements.claimDue, due[2]!.id, later)
-        assert.notInclude(idsOf(yield* movements.claimDue(claimAt(later, "b"))), oldest.id)
-        assert.isTrue(yield* movements.update(movedOn(oldest, { attempts: 1, nextAttemptAt: later }), oldest))
-        assert.include(idsOf(yield* movements.claimDue(claimAt(later, "c"))), oldest.id)
-      })
+          // the oldest first, each claimed once until its lease ends, free again once written
+          const later = R.plus(now, Duration.minutes(5))
+          assert.deepStrictEqual(idsOf(yield* movements.claimDue(claimAt(later, "a", 2))), idsOf(due.slice(0, 2)))
+          const oldest = due[0]!
+          yield* assertLeaseRules(movements.claimDue, due[2]!.id, later)
+          assert.notInclude(idsOf(yield* movements.claimDue(claimAt(later, "b"))), oldest.id)
+          assert.isTrue(yield* movements.update(movedOn(oldest, { attempts: 1, nextAttemptAt: later }), oldest))
+          assert.include(idsOf(yield* movements.claimDue(claimAt(later, "c"))), oldest.id)
+        })
     )
 
     it.effect(
@@ -2222,41 +2248,43 @@ const movementTests = (it: It) =>
 
 const movementSigningTests = (it: It) =>
   describe("MovementRepo.recordSigned", () => {
-    it.effect("draws on the hot wallet's nonces with the payouts: never one nonce twice; a nonce freed is handed out again", () =>
-      Effect.gen(function* () {
-        const movements = yield* MovementRepo.MovementRepo
-        const scope = yield* newScope()
-        const wallet = walletAt(freshSigner(), 5)
-        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 5)
-        const refund = yield* storedMovement(scope)
-        assert.strictEqual(yield* signMovement(refund, wallet), 6)
-        assert.deepStrictEqual(yield* storedMovementOf(refund), R.plain(signedMovement(refund, 6)))
-        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 7)
+    it.effect(
+      "draws on the hot wallet's nonces with the payouts: never one nonce twice; a nonce freed is handed out again",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const scope = yield* newScope()
+          const wallet = walletAt(freshSigner(), 5)
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 5)
+          const refund = yield* storedMovement(scope)
+          assert.strictEqual(yield* signMovement(refund, wallet), 6)
+          assert.deepStrictEqual(yield* storedMovementOf(refund), R.plain(signedMovement(refund, 6)))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 7)
 
-        // started again without a nonce: the nonce it held is free, and a payout takes it
-        const signed = signedMovement(refund, 6)
-        const restarted = movedOn(signed, { status: "pending", prepared: null, transactionHash: null, nonce: null })
-        assert.isTrue(yield* movements.update(restarted, signed))
-        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 6)
-        assert.strictEqual(yield* signMovement(restarted, wallet), 8)
+          // started again without a nonce: the nonce it held is free, and a payout takes it
+          const signed = signedMovement(refund, 6)
+          const restarted = movedOn(signed, { status: "pending", prepared: null, transactionHash: null, nonce: null })
+          assert.isTrue(yield* movements.update(restarted, signed))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 6)
+          assert.strictEqual(yield* signMovement(restarted, wallet), 8)
 
-        // over a row that moved on, or a signing that fails: nothing written, no nonce kept
-        const other = yield* storedMovement(scope)
-        const stale = { ...other, updatedAt: R.plusMillis(other.updatedAt, -1) }
-        const sign = (nonce: number | null) => Effect.succeed(signedAt(other, nonce))
-        assert.isTrue(Option.isNone(yield* movements.recordSigned(movedOn(other), stale, wallet, sign)))
-        const refused = yield* Effect.flip(
-          movements.recordSigned(movedOn(other), other, wallet, () => Effect.fail(new SigningRefused()))
-        )
-        assert.strictEqual(refused._tag, "SigningRefused")
-        assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(other))
-        assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 9)
+          // over a row that moved on, or a signing that fails: nothing written, no nonce kept
+          const other = yield* storedMovement(scope)
+          const stale = { ...other, updatedAt: R.plusMillis(other.updatedAt, -1) }
+          const sign = (nonce: number | null) => Effect.succeed(signedAt(other, nonce))
+          assert.isTrue(Option.isNone(yield* movements.recordSigned(movedOn(other), stale, wallet, sign)))
+          const refused = yield* Effect.flip(
+            movements.recordSigned(movedOn(other), other, wallet, () => Effect.fail(new SigningRefused()))
+          )
+          assert.strictEqual(refused._tag, "SigningRefused")
+          assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(other))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 9)
 
-        // without a nonce account (Solana): signed at null, no nonce moves
-        assert.isNull(yield* signMovement(other, null))
-        assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(signedMovement(other, null)))
-        assert.strictEqual(yield* signMovement(yield* storedMovement(scope), wallet), 10)
-      })
+          // without a nonce account (Solana): signed at null, no nonce moves
+          assert.isNull(yield* signMovement(other, null))
+          assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(signedMovement(other, null)))
+          assert.strictEqual(yield* signMovement(yield* storedMovement(scope), wallet), 10)
+        })
     )
 
     it.effect("4 payouts and 4 movements of one wallet signed at once get 8 distinct nonces", () =>
@@ -2345,33 +2373,35 @@ const sourceOf = (entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>) => entri
 
 const treasuryTests = (it: It) =>
   describe("MovementRepo: the treasury ledger", () => {
-    it.effect("confirm marks the movement confirmed and books its entries in one write; a moved row books nothing", () =>
-      Effect.gen(function* () {
-        const movements = yield* MovementRepo.MovementRepo
-        const c = yield* seedContract(yield* newScope())
-        const sweep = R.sweep(c)
-        yield* movements.insert(sweep)
-        const prepared = movedOn(sweep, { status: "prepared", prepared: "AQID", transactionHash: "0x02" })
-        assert.isTrue(yield* movements.update(prepared, sweep))
-        const confirmed = movedOn(prepared, { status: "confirmed", blockNumber: 42 })
-        const entries = sweepEntries(c, confirmed)
-        const source = sourceOf(entries)
+    it.effect(
+      "confirm marks the movement confirmed and books its entries in one write; a moved row books nothing",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const c = yield* seedContract(yield* newScope())
+          const sweep = R.sweep(c)
+          yield* movements.insert(sweep)
+          const prepared = movedOn(sweep, { status: "prepared", prepared: "AQID", transactionHash: "0x02" })
+          assert.isTrue(yield* movements.update(prepared, sweep))
+          const confirmed = movedOn(prepared, { status: "confirmed", blockNumber: 42 })
+          const entries = sweepEntries(c, confirmed)
+          const source = sourceOf(entries)
 
-        // over the row as it was before it was signed: refused, nothing booked
-        assert.isFalse(yield* movements.confirm(confirmed, sweep, entries))
-        assert.deepStrictEqual(yield* movements.entriesOf(source), [])
-        // entries that do not balance: a defect, nothing written
-        assert.isTrue(Exit.hasDies(yield* Effect.exit(movements.confirm(confirmed, prepared, entries.slice(1)))))
-        assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(prepared))
-        assert.deepStrictEqual(yield* movements.entriesOf(source), [])
+          // over the row as it was before it was signed: refused, nothing booked
+          assert.isFalse(yield* movements.confirm(confirmed, sweep, entries))
+          assert.deepStrictEqual(yield* movements.entriesOf(source), [])
+          // entries that do not balance: a defect, nothing written
+          assert.isTrue(Exit.hasDies(yield* Effect.exit(movements.confirm(confirmed, prepared, entries.slice(1)))))
+          assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(prepared))
+          assert.deepStrictEqual(yield* movements.entriesOf(source), [])
 
-        assert.isTrue(yield* movements.confirm(confirmed, prepared, entries))
-        assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(confirmed))
-        assert.deepStrictEqual(R.plain(yield* movements.entriesOf(source)), R.plain(entries))
-        // confirmed again over the same row: it moved, nothing is booked twice
-        assert.isFalse(yield* movements.confirm(movedOn(confirmed), prepared, entries))
-        assert.strictEqual((yield* movements.entriesOf(source)).length, entries.length)
-      })
+          assert.isTrue(yield* movements.confirm(confirmed, prepared, entries))
+          assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(confirmed))
+          assert.deepStrictEqual(R.plain(yield* movements.entriesOf(source)), R.plain(entries))
+          // confirmed again over the same row: it moved, nothing is booked twice
+          assert.isFalse(yield* movements.confirm(movedOn(confirmed), prepared, entries))
+          assert.strictEqual((yield* movements.entriesOf(source)).length, entries.length)
+        })
     )
 
     it.effect("book: each source once whoever books it again, 8 at once too; how many sources it booked", () =>
@@ -2401,7 +2431,8 @@ const treasuryTests = (it: It) =>
         const [plus, minus] = [half("1.000000"), half("-1.000000")]
         const lone = treasuryTransfer(c, "owner_funding", "payout_wallet", "3.000000")
         assert.isTrue(Exit.hasDies(yield* Effect.exit(movements.book([...lone, ...plus, ...minus]))))
-        for (const entries of [lone, plus, minus]) assert.deepStrictEqual(yield* movements.entriesOf(sourceOf(entries)), [])
+        for (const entries of [lone, plus, minus])
+          assert.deepStrictEqual(yield* movements.entriesOf(sourceOf(entries)), [])
 
         // 8 callers booking one source at once: one of them books it
         const once = treasuryTransfer(c, "owner_funding", "payout_wallet", "7.000000")
@@ -2433,8 +2464,12 @@ const treasuryTests = (it: It) =>
         const t = R.at("2091-01-01T00:00:00.000Z")
         const sandbox = yield* seedContract(yield* newScope())
         const production = yield* seedContract(yield* newScope("production"))
-        const early = treasuryTransfer(sandbox, "owner_funding", "payout_wallet", "1.000000", { at: R.plusMillis(t, -1) })
-        const late = treasuryTransfer(production, "owner_funding", "payout_wallet", "2.000000", { at: R.plusMillis(t, 5) })
+        const early = treasuryTransfer(sandbox, "owner_funding", "payout_wallet", "1.000000", {
+          at: R.plusMillis(t, -1)
+        })
+        const late = treasuryTransfer(production, "owner_funding", "payout_wallet", "2.000000", {
+          at: R.plusMillis(t, 5)
+        })
         const exact = treasuryTransfer(sandbox, "owner_funding", "payout_wallet", "3.000000", { at: t })
         yield* movements.book(early)
         yield* movements.book(late)
@@ -2520,7 +2555,11 @@ const balanceTests = (it: It) =>
           // funds after it was active, and another token's (which books nothing)
           yield* contracts.recordUnmatchedTransfer(unmatched(late, { amount: "1.500000" }))
           yield* contracts.recordUnmatchedTransfer(
-            unmatched(unfunded, { token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619", amount: "1", unit: "base_units" })
+            unmatched(unfunded, {
+              token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619",
+              amount: "1",
+              unit: "base_units"
+            })
           )
           const mine = [funded, unfunded, forward, late, elsewhere]
           const expected = [
@@ -2570,12 +2609,18 @@ const balanceTests = (it: It) =>
             })
           )
           const [vault, other] = [freshSigner(), freshSigner()]
-          yield* movements.book(treasuryTransfer(c, ["funding_wallet", c.fundingWalletAddress], "payout_wallet", "112.345678"))
+          yield* movements.book(
+            treasuryTransfer(c, ["funding_wallet", c.fundingWalletAddress], "payout_wallet", "112.345678")
+          )
           yield* movements.book(treasuryTransfer(c, "payout_wallet", ["treasury", vault], "50.000000"))
           yield* movements.book(treasuryTransfer(c, "owner_funding", ["treasury", vault], "0.5", { currency: "POL" }))
           // in and out again: zero, not listed
-          yield* movements.book(treasuryTransfer(c, "owner_funding", ["treasury", other], "1.000000", { currency: "EURC" }))
-          yield* movements.book(treasuryTransfer(c, ["treasury", other], "owner_funding", "1.000000", { currency: "EURC" }))
+          yield* movements.book(
+            treasuryTransfer(c, "owner_funding", ["treasury", other], "1.000000", { currency: "EURC" })
+          )
+          yield* movements.book(
+            treasuryTransfer(c, ["treasury", other], "owner_funding", "1.000000", { currency: "EURC" })
+          )
           // another rail's hot wallet
           const production = yield* seedContract(yield* newScope("production"))
           yield* movements.book(treasuryTransfer(production, "owner_funding", "payout_wallet", "1000.000000"))
@@ -2607,41 +2652,22 @@ const balanceTests = (it: It) =>
         const movements = yield* MovementRepo.MovementRepo
         // a rail no other test moves funds on
         const rail = { environment: "production", chain: "ethereum", currency: "USDT" } as const
-        assert.isTrue(Money.isZero(yield* movements.committed(rail)))
-        const production = yield* newScope("production")
-        const sandbox = yield* newScope("sandbox")
-        const signed = (amount: string, overrides: Partial<MovementRepo.Movement> = {}, make = R.movement) =>
+        const scopes = { production: yield* newScope("production"), sandbox: yield* newScope("sandbox") }
+        const signed = (amount: string, status: MovementRepo.MovementStatus, elsewhere = {}, make = R.movement) =>
           Effect.gen(function* () {
-            const c = yield* seedContract(overrides.environment === "sandbox" ? sandbox : production, {
-              chain: rail.chain,
-              settlementCurrency: rail.currency
-            })
-            const m = make(c, {
-              amount: R.dec(amount),
-              status: "prepared",
-              prepared: "AQID",
-              transactionHash: `0x${c.id}`,
-              ...overrides
-            })
+            const on = { ...rail, ...elsewhere }
+            const c = yield* seedContract(scopes[on.environment], { chain: on.chain, settlementCurrency: on.currency })
+            const m = make(c, { amount: R.dec(amount), ...signedAs(status, c.id) })
             yield* movements.insert(m)
             return m
           })
-        const first = yield* signed("60.000001")
-        yield* signed("0.000002")
-        yield* signed("39.9")
-        // not committed: nothing signed yet, confirmed, failed, a sweep (it draws on no wallet)
-        yield* signed("1000", { status: "pending", prepared: null, transactionHash: null })
-        yield* signed("2000", { status: "confirmed", blockNumber: 7 })
-        yield* signed("3000", { status: "failed" })
-        yield* signed("4000", {}, R.sweep)
-        // other rails: another currency, chain or environment
-        yield* signed("5000", { currency: "USDC" })
-        yield* signed("6000", { chain: "polygon" })
-        yield* signed("7000", { environment: "sandbox" })
-        const committed = Effect.map(movements.committed(rail), (sum) => Money.format(BigDecimal.normalize(sum)))
-        assert.strictEqual(yield* committed, "99.900003")
-        assert.isTrue(yield* movements.confirm(movedOn(first, { status: "confirmed" }), first, []))
-        assert.strictEqual(yield* committed, "39.900002")
+        // a sweep draws on no wallet
+        yield* signed("4000", "prepared", {}, R.sweep)
+        yield* assertCommitted({
+          committed: movements.committed(rail),
+          signed,
+          confirm: (m) => movements.confirm(movedOn(m, { status: "confirmed" }), m, [])
+        })
       })
     )
   })

@@ -1,10 +1,11 @@
 /**
  * What both stores, SQL and memory, refuse as the caller's bug: ledger entries that do not
  * balance (core's `Ledger.imbalance`; a treasury booking's, per source), and a nonce account no
- * nonce can be handed out from; and how both name what holds a hot wallet's nonce.
+ * nonce can be handed out from; and what both read of a job the hot wallet signs and how they
+ * name what holds a hot wallet's nonce.
  */
-import { type ChainGateway, Ledger, type Money } from "@ratelock/core"
-import { Effect } from "effect"
+import { type ChainGateway, Ledger, type Money, type Partner, type Rail } from "@ratelock/core"
+import { type DateTime, Effect } from "effect"
 
 /** Dies (the caller's bug, nothing written) unless the entries of `owner` balance per currency. */
 export const requireBalanced = (
@@ -39,6 +40,31 @@ export const requireNonceAccount = (account: ChainGateway.NonceAccount): Effect.
     : account.signer === "" || account.signer !== account.signer.toLowerCase()
       ? Effect.die(new Error(`nonce account signer ${account.signer} is not a lowercase address`))
       : Effect.void
+
+/**
+ * What the stores read of a job the hot wallets sign (a payout, a movement): its key, its wallet's
+ * rail and currency, its nonce, and what a compare-and-set expects of it.
+ */
+export interface SignedJob {
+  readonly id: string
+  readonly environment: Partner.Environment
+  readonly chain: Rail.Chain
+  readonly currency: string
+  readonly amount: Money.Decimal
+  readonly status: string
+  readonly nonce: number | null
+  readonly updatedAt: DateTime.Utc
+}
+
+/** What a compare-and-set write expects to find. */
+export type Expected<J extends SignedJob> = Pick<J, "status" | "updatedAt">
+
+/** A rail and currency whose signed jobs' amounts are summed (`committed`). */
+export interface CommittedRail {
+  readonly environment: Partner.Environment
+  readonly chain: Rail.Chain
+  readonly currency: string
+}
 
 /** What holds a hot wallet's nonce: a payout or a movement (a sweep's gas top-up, a refund). */
 export type NonceHolder = "payout" | "movement"

@@ -5,27 +5,22 @@
  * (migration 17) in the transaction that records the signed job, under a transaction-scoped
  * advisory lock per wallet: allocators of one wallet take turns, whatever job they sign, and never
  * hand out one nonce twice. One implementation for both tables, so a payout and a movement of one
- * wallet draw on the same nonces under the same lock.
+ * wallet draw on the same nonces under the same lock; and what the signed jobs of a rail promise
+ * (`committed`).
  */
 import type { ChainGateway, Partner, Rail, StoreError } from "@ratelock/core"
-import { type DateTime, Effect, Option, Schema } from "effect"
-import { type SqlClient, SqlSchema } from "effect/sql"
-import { Int8, int, timestamp } from "./rows/columns.ts"
-import { type NonceHolder, nonceHolder, requireNonceAccount } from "./rules.ts"
+import { Effect, Option, Schema } from "effect"
+import { type SqlClient, SqlSchema, type Statement } from "effect/sql"
+import { decimal, Int8, int, Numeric, timestamp } from "./rows/columns.ts"
+import {
+  type CommittedRail,
+  type Expected,
+  type NonceHolder,
+  nonceHolder,
+  requireNonceAccount,
+  type SignedJob
+} from "./rules.ts"
 import { orStoreError, Parameters } from "./sql.ts"
-
-/** What the writes read of a job: its key, its wallet's rail, what a compare-and-set expects. */
-export interface SignedJob {
-  readonly id: string
-  readonly environment: Partner.Environment
-  readonly chain: Rail.Chain
-  readonly status: string
-  readonly nonce: number | null
-  readonly updatedAt: DateTime.Utc
-}
-
-/** What a compare-and-set write expects to find. */
-export type Expected<J extends SignedJob> = Pick<J, "status" | "updatedAt">
 
 export interface JobTable<J extends SignedJob> {
   readonly table: "payouts" | "movements"
@@ -36,6 +31,8 @@ export interface JobTable<J extends SignedJob> {
   readonly signed: (job: J, prepared: ChainGateway.PreparedPayout, nonce: number | null) => J
   /** The repository, naming spans and errors (`PgPayoutRepo`). */
   readonly repository: string
+  /** Which of the prepared jobs draw on the hot wallet (`committed`), when not all of them. */
+  readonly committing?: Statement.Fragment
 }
 
 /** A hot wallet and the floor of its nonces. */
@@ -87,17 +84,20 @@ export const signedJobs = <J extends SignedJob>(sql: SqlClient.SqlClient, jobs: 
   // a job written without a nonce (started again: its versions failed for good, or its
   // cancellation was mined) holds none: the nonce it held is free again, in the same statement,
   // so the wallet's next signing fills the gap instead of waiting behind it forever
-  const update = Effect.fn(`${jobs.repository}.update`)(function* (job: J, expected: Expected<J>) {
-    const moved = casUpdate(job, expected)
-    const rows =
-      job.nonce !== null
-        ? yield* moved
-        : yield* sql`WITH moved AS (${moved}), released AS (
+  const update = Effect.fn(`${jobs.repository}.update`)(
+    function* (job: J, expected: Expected<J>) {
+      const moved = casUpdate(job, expected)
+      const rows =
+        job.nonce !== null
+          ? yield* moved
+          : yield* sql`WITH moved AS (${moved}), released AS (
               DELETE FROM hot_wallet_nonces WHERE holder = ${holderOf(job)} AND EXISTS (SELECT 1 FROM moved)
             )
             SELECT id FROM moved`
-    return rows.length === 1
-  }, orStoreError(`${jobs.repository}.update`))
+      return rows.length === 1
+    },
+    orStoreError(`${jobs.repository}.update`)
+  )
 
   // the lowest nonce at or above the floor that no row holds: the floor itself, or one past a held
   // nonce (at or above the floor) where the next is free. Run after the wallet's lock is taken, in
@@ -162,5 +162,23 @@ export const signedJobs = <J extends SignedJob>(sql: SqlClient.SqlClient, jobs: 
     )
   }
 
-  return { casUpdate, update, recordSigned }
+  // the jobs signed and not yet confirmed are few (those in flight): the table's due index finds
+  // them (`prepared` is one of its statuses), and the sum is exact (`numeric`, as text)
+  const committedSum = SqlSchema.findOne({
+    Request: Parameters<CommittedRail>(),
+    Result: Schema.Struct({ committed: Numeric }),
+    execute: (r) => sql`SELECT COALESCE(SUM(amount), 0)::text AS committed FROM ${sql(jobs.table)}
+      WHERE status = 'prepared' AND environment = ${r.environment} AND chain = ${r.chain}
+        AND currency = ${r.currency}${jobs.committing === undefined ? sql`` : sql` AND ${jobs.committing}`}`
+  })
+
+  const committed = Effect.fn(`${jobs.repository}.committed`)(
+    function* (rail: CommittedRail) {
+      const { environment, chain, currency } = rail
+      return decimal((yield* committedSum({ environment, chain, currency })).committed)
+    },
+    orStoreError(`${jobs.repository}.committed`)
+  )
+
+  return { casUpdate, update, recordSigned, committed }
 }

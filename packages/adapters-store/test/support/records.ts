@@ -301,6 +301,22 @@ export const ledgerPair = (
   ]
 }
 
+/** What a job the hot wallet signs (a payout, a movement) holds before anything is signed: pending, due at creation. */
+const unsigned = (createdAt: DateTime.Utc) => ({
+  status: "pending" as const,
+  prepared: null,
+  transactionHash: null,
+  nonce: null,
+  waiting: null,
+  replacements: 0,
+  blockNumber: null,
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: createdAt,
+  createdAt,
+  updatedAt: createdAt
+})
+
 /** A payout of the contract, pending and due at creation. */
 export const payout = (
   of: Contract.ContractRecord,
@@ -317,18 +333,7 @@ export const payout = (
     destination: "0x00000000000000000000000000000000000000aa",
     amount: dec("5.440000"),
     fxDeltaInQuoteCurrency: dec("29.6000000000"),
-    status: "pending",
-    prepared: null,
-    transactionHash: null,
-    nonce: null,
-    waiting: null,
-    replacements: 0,
-    blockNumber: null,
-    attempts: 0,
-    lastError: null,
-    nextAttemptAt: createdAt,
-    createdAt,
-    updatedAt: createdAt,
+    ...unsigned(createdAt),
     ...overrides
   }
 }
@@ -353,19 +358,8 @@ export const movement = (
     fundingIndex: null,
     destination: "0x00000000000000000000000000000000000000bb",
     amount: dec("100.000000"),
-    status: "pending",
-    prepared: null,
-    transactionHash: null,
-    nonce: null,
-    waiting: null,
-    replacements: 0,
-    blockNumber: null,
-    attempts: 0,
-    lastError: null,
     requestedBy: "worker",
-    nextAttemptAt: createdAt,
-    createdAt,
-    updatedAt: createdAt,
+    ...unsigned(createdAt),
     ...overrides
   }
 }

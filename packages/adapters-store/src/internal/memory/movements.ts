@@ -110,12 +110,15 @@ const walletBalancesOf = (state: State, rail: MovementRepo.RailScope): Array<Mov
       treasury.set(key, { ...e, account: "treasury", balance: Money.sum(held, e.amount) })
     }
   }
-  const hot = Array.from(hotWallet, ([currency, balance]): MovementRepo.WalletBalance => ({
-    account: "payout_wallet",
-    address: null,
-    currency,
-    balance
-  }))
+  const hot = Array.from(
+    hotWallet,
+    ([currency, balance]): MovementRepo.WalletBalance => ({
+      account: "payout_wallet",
+      address: null,
+      currency,
+      balance
+    })
+  )
   return [...hot, ...treasury.values()]
     .filter((b) => !Money.isZero(b.balance))
     .map(({ account, address, currency, balance }) => ({ account, address, currency, balance }))
@@ -143,13 +146,15 @@ export const makeMovementRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Mo
     )
   })
 
-  // the compare-and-set writes and the hot wallet's nonces, shared with the payouts
-  const { written, update, recordSigned } = signedJobs(ref, nonces, {
+  // the compare-and-set writes and the hot wallet's nonces, shared with the payouts; refunds alone
+  // draw on the hot wallet's tokens
+  const { written, update, recordSigned, committed } = signedJobs(ref, nonces, {
     holder: "movement",
     rows: (state) => state.movements,
     withRows: (state, movements) => ({ ...state, movements }),
     signed: MovementRepo.signedMovement,
-    repository: "MemoryStore.movements"
+    repository: "MemoryStore.movements",
+    committing: (m) => m.kind === "refund"
   })
 
   const confirm = Effect.fn("MemoryStore.movements.confirm")(function* (
@@ -164,7 +169,9 @@ export const makeMovementRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Mo
     })
   })
 
-  const book = Effect.fn("MemoryStore.movements.book")(function* (entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>) {
+  const book = Effect.fn("MemoryStore.movements.book")(function* (
+    entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>
+  ) {
     yield* requireBalancedBookings(entries)
     return yield* atomically(ref, (state) => {
       const [booked, next] = bookEntries(state, entries)
@@ -194,26 +201,6 @@ export const makeMovementRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Mo
         { limit: query.limit }
       )
     )
-  })
-
-  const committed = Effect.fn("MemoryStore.movements.committed")(function* (
-    rail: Parameters<MovementRepo.MovementRepoShape["committed"]>[0]
-  ) {
-    return yield* read(ref, (state) => {
-      let total = Money.zero
-      for (const { row } of HashMap.values(state.movements)) {
-        if (
-          row.kind === "refund" &&
-          row.status === "prepared" &&
-          row.environment === rail.environment &&
-          row.chain === rail.chain &&
-          row.currency === rail.currency
-        ) {
-          total = Money.sum(total, row.amount)
-        }
-      }
-      return total
-    })
   })
 
   const fundingBalances = Effect.fn("MemoryStore.movements.fundingBalances")(function* (rail: MovementRepo.RailScope) {

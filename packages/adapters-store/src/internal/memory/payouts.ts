@@ -5,7 +5,7 @@
  * signed at, and written with the payout in one atomic step.
  */
 import { Effect, Exit, HashMap, Option, type Semaphore } from "effect"
-import { Money, PayoutRepo, StoreError } from "@ratelock/core"
+import { PayoutRepo, StoreError } from "@ratelock/core"
 import type { Lease } from "@ratelock/core"
 import { oldestFirst, self } from "./keyset.ts"
 import { dueAt, take, unleased } from "./lease.ts"
@@ -69,7 +69,7 @@ export const makePayoutRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Payo
   })
 
   // the compare-and-set writes and the hot wallet's nonces, shared with the movements
-  const { update, recordSigned } = signedJobs(ref, nonces, {
+  const { update, recordSigned, committed } = signedJobs(ref, nonces, {
     holder: "payout",
     rows: (state) => state.payouts,
     withRows: (state, payouts) => ({ ...state, payouts }),
@@ -94,25 +94,6 @@ export const makePayoutRepo = (ref: StateRef, nonces: Semaphore.Semaphore): Payo
         { limit: query.limit }
       )
     )
-  })
-
-  const committed = Effect.fn("MemoryStore.payouts.committed")(function* (
-    rail: Parameters<PayoutRepo.PayoutRepoShape["committed"]>[0]
-  ) {
-    return yield* read(ref, (state) => {
-      let total = Money.zero
-      for (const { row } of HashMap.values(state.payouts)) {
-        if (
-          row.status === "prepared" &&
-          row.environment === rail.environment &&
-          row.chain === rail.chain &&
-          row.currency === rail.currency
-        ) {
-          total = Money.sum(total, row.amount)
-        }
-      }
-      return total
-    })
   })
 
   const claimDue = Effect.fn("MemoryStore.payouts.claimDue")(function* (claim: Lease.Claim) {

@@ -4,26 +4,21 @@
  * frees the nonce of a job started again, and `recordSigned`, which hands out a hot wallet's nonces
  * one signing at a time (the store's one semaphore, shared by both repositories as the SQL store's
  * lock per wallet is): the lowest free one is read, signed at, and written with the job in one
- * atomic step. One table of nonces (`hotWalletNonces`) for every job of a wallet.
+ * atomic step. One table of nonces (`hotWalletNonces`) for every job of a wallet. And what the
+ * signed jobs of a rail promise (`committed`).
  */
-import { type DateTime, Effect, Exit, HashMap, Option, type Semaphore } from "effect"
-import { type ChainGateway, type Partner, type Rail, StoreError } from "@ratelock/core"
-import { type NonceHolder, nonceHolder, requireNonceAccount } from "../rules.ts"
+import { Effect, Exit, HashMap, Option, type Semaphore } from "effect"
+import { type ChainGateway, Money, StoreError } from "@ratelock/core"
+import {
+  type CommittedRail,
+  type Expected,
+  type NonceHolder,
+  nonceHolder,
+  requireNonceAccount,
+  type SignedJob
+} from "../rules.ts"
 import { type Leased, unleased } from "./lease.ts"
 import { atomically, done, read, type State, type StateRef, type Step } from "./state.ts"
-
-/** What the writes read of a job: its key, its wallet's rail, what a compare-and-set expects. */
-export interface SignedJob {
-  readonly id: string
-  readonly environment: Partner.Environment
-  readonly chain: Rail.Chain
-  readonly status: string
-  readonly nonce: number | null
-  readonly updatedAt: DateTime.Utc
-}
-
-/** What a compare-and-set write expects to find. */
-export type Expected<J extends SignedJob> = Pick<J, "status" | "updatedAt">
 
 export interface JobTable<J extends SignedJob> {
   /** What a nonce's holder is named after (`payout:<id>`, `movement:<id>`). */
@@ -34,6 +29,8 @@ export interface JobTable<J extends SignedJob> {
   readonly signed: (job: J, prepared: ChainGateway.PreparedPayout, nonce: number | null) => J
   /** The repository, naming spans (`MemoryStore.payouts`). */
   readonly repository: string
+  /** Which of the prepared jobs draw on the hot wallet (`committed`), when not all of them. */
+  readonly committing?: (job: J) => boolean
 }
 
 /** A hot wallet's key in `hotWalletNonces`. */
@@ -128,5 +125,23 @@ export const signedJobs = <J extends SignedJob>(ref: StateRef, nonces: Semaphore
     )
   }
 
-  return { written, update, recordSigned }
+  const committed = Effect.fn(`${jobs.repository}.committed`)(function* (rail: CommittedRail) {
+    return yield* read(ref, (state) => {
+      let total = Money.zero
+      for (const { row } of HashMap.values(jobs.rows(state))) {
+        if (
+          row.status === "prepared" &&
+          row.environment === rail.environment &&
+          row.chain === rail.chain &&
+          row.currency === rail.currency &&
+          (jobs.committing === undefined || jobs.committing(row))
+        ) {
+          total = Money.sum(total, row.amount)
+        }
+      }
+      return total
+    })
+  })
+
+  return { written, update, recordSigned, committed }
 }
