@@ -16,10 +16,12 @@ import {
   HotWalletRepo,
   IdempotencyRepo,
   MarketSnapshotRepo,
+  MovementRepo,
   OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   QuoteRepo,
+  ReconciliationRepo,
   RiskRevaluationRepo,
   RiskScenarioRepo,
   WebhookInboxRepo,
@@ -34,9 +36,11 @@ import { makeIdempotencyRepo } from "./internal/memory/idempotency.ts"
 import { makeMarketSnapshotRepo } from "./internal/memory/snapshots.ts"
 import { makeWebhookInboxRepo } from "./internal/memory/inbox.ts"
 import { makeBacklogRepo, makeOperatorTokenRepo, makeWorkerHeartbeatRepo } from "./internal/memory/operator.ts"
+import { makeMovementRepo } from "./internal/memory/movements.ts"
 import { makePartnerRepo } from "./internal/memory/partners.ts"
 import { makePayoutRepo } from "./internal/memory/payouts.ts"
 import { makeQuoteRepo } from "./internal/memory/quotes.ts"
+import { makeReconciliationRepo } from "./internal/memory/reconciliation.ts"
 import { makeRiskRevaluationRepo, makeRiskScenarioRepo } from "./internal/memory/risk.ts"
 import * as State from "./internal/memory/state.ts"
 import type { Repos } from "./internal/repos.ts"
@@ -45,13 +49,15 @@ import type { Repos } from "./internal/repos.ts"
 export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
   Effect.gen(function* () {
     const ref = yield* Ref.make(State.empty)
-    // hot wallet nonces are handed out one signing at a time (`PayoutRepo.recordSigned`)
+    // hot wallet nonces are handed out one signing at a time, payouts' and movements' alike (`recordSigned`)
     const nonces = yield* Semaphore.make(1)
     return Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(
       Context.add(ContractRepo.ContractRepo, makeContractRepo(ref)),
       Context.add(EventRepo.EventRepo, makeEventRepo(ref)),
       Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
       Context.add(PayoutRepo.PayoutRepo, makePayoutRepo(ref, nonces)),
+      Context.add(MovementRepo.MovementRepo, makeMovementRepo(ref, nonces)),
+      Context.add(ReconciliationRepo.ReconciliationRepo, makeReconciliationRepo(ref)),
       Context.add(PartnerRepo.PartnerRepo, makePartnerRepo(ref)),
       Context.add(WebhookInboxRepo.WebhookInboxRepo, makeWebhookInboxRepo(ref)),
       Context.add(MarketSnapshotRepo.MarketSnapshotRepo, makeMarketSnapshotRepo(ref)),

@@ -12,8 +12,9 @@ import {
   type Cursor,
   type Lease,
   type Partner,
-  type Rail,
-  StoreError
+  Rail,
+  StoreError,
+  TreasuryLedger
 } from "@ratelock/core"
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
@@ -41,6 +42,7 @@ import {
   storeError,
   uniqueConstraint
 } from "./internal/sql.ts"
+import { bookingCtes } from "./internal/treasury.ts"
 
 const alreadyAccepted = (quoteId: string) =>
   new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
@@ -323,17 +325,41 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return Option.flatMap(yield* cursorOf(contractId), (row) => Option.fromNullishOr(row.funding_cursor))
     }, orStoreError("PgContractRepo.fundingCursor"))
 
+    const unmatchedOf = SqlSchema.findOneOption({
+      Request: Parameters<ContractRepo.UnmatchedTransfer>(),
+      Result: Schema.Struct({
+        funding_wallet_address: Schema.String,
+        settlement_currency: Rail.SettlementCurrency,
+        counted: Schema.Boolean
+      }),
+      execute: (t) => sql`SELECT c.funding_wallet_address, c.settlement_currency, EXISTS (
+          SELECT 1 FROM funding_transfers f
+          WHERE f.chain = ${t.chain} AND f.transaction_hash = ${t.transactionHash} AND f.log_index = ${t.index}
+        ) AS counted
+        FROM contracts c WHERE c.id = ${t.contractId}`
+    })
+
     // a transfer a commit counted is funding (seen again after its contract moved on), not unmatched;
-    // nothing counts it later: a contract that refuses funds never takes them again
+    // nothing counts it later: a contract that refuses funds never takes them again. One of the
+    // settlement token is booked in the treasury ledger by the statement that records it
+    // (`TreasuryLedger.unmatchedEntries`), its source once whoever records it again
     const recordUnmatchedTransfer = Effect.fn("PgContractRepo.recordUnmatchedTransfer")(function* (
       transfer: ContractRepo.UnmatchedTransfer
     ) {
-      const counted = yield* sql`SELECT 1 FROM funding_transfers
-        WHERE chain = ${transfer.chain} AND transaction_hash = ${transfer.transactionHash}
-          AND log_index = ${transfer.index}`
-      if (counted.length > 0) return
-      yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(transfer))}
+      const found = isUuid(transfer.contractId) ? yield* unmatchedOf(transfer) : Option.none()
+      if (Option.isNone(found)) {
+        return yield* new StoreError.StoreError({ message: `contract ${transfer.contractId} does not exist` })
+      }
+      if (found.value.counted) return
+      const entries = TreasuryLedger.unmatchedEntries(transfer, {
+        fundingWalletAddress: found.value.funding_wallet_address,
+        settlementCurrency: found.value.settlement_currency
+      })
+      const recorded = sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(transfer))}
         ON CONFLICT (chain, transaction_hash, log_index) DO NOTHING`
+      yield* Array.isReadonlyArrayNonEmpty(entries)
+        ? sql`WITH recorded AS (${recorded}), ${bookingCtes(sql, entries)} SELECT 1`
+        : recorded
     }, orStoreError("PgContractRepo.recordUnmatchedTransfer"))
 
     const unmatchedRows = SqlSchema.findAll({

@@ -17,10 +17,12 @@ import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
 import * as PgHotWalletRepo from "./PgHotWalletRepo.ts"
 import * as PgIdempotencyRepo from "./PgIdempotencyRepo.ts"
 import * as PgMarketSnapshotRepo from "./PgMarketSnapshotRepo.ts"
+import * as PgMovementRepo from "./PgMovementRepo.ts"
 import * as PgOperatorTokenRepo from "./PgOperatorTokenRepo.ts"
 import * as PgPartnerRepo from "./PgPartnerRepo.ts"
 import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
+import * as PgReconciliationRepo from "./PgReconciliationRepo.ts"
 import * as PgRiskRepos from "./PgRiskRepos.ts"
 import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
 import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
@@ -52,6 +54,8 @@ export const layer: Layer.Layer<
   PgEventRepo.layer,
   PgIdempotencyRepo.layer,
   PgPayoutRepo.layer,
+  PgMovementRepo.layer,
+  PgReconciliationRepo.layer,
   PgPartnerRepo.layer,
   PgWebhookInboxRepo.layer,
   PgMarketSnapshotRepo.layer,

@@ -16,20 +16,23 @@ import {
   MarketSnapshot,
   MarketSnapshotRepo,
   Money,
+  MovementRepo,
   type Partner,
   PartnerRepo,
   PayoutRepo,
   type Quote,
-  QuoteRepo
+  QuoteRepo,
+  TreasuryLedger
 } from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
 import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
 import { SqlClient } from "effect/sql"
-import { contractRow, historyRows } from "../src/internal/rows/contracts.ts"
+import { contractRow, historyRows, ledgerRow } from "../src/internal/rows/contracts.ts"
 import { payoutRow } from "../src/internal/rows/payouts.ts"
 import { quoteRow } from "../src/internal/rows/quotes.ts"
+import { unmatchedRow } from "../src/internal/rows/unmatched.ts"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
 import * as PgContractRepo from "../src/PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "../src/PgCorridorLimitRepo.ts"
@@ -37,6 +40,7 @@ import * as PgPartnerRepo from "../src/PgPartnerRepo.ts"
 import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
 import * as PgMarketSnapshotRepo from "../src/PgMarketSnapshotRepo.ts"
+import * as PgMovementRepo from "../src/PgMovementRepo.ts"
 import * as PgPayoutRepo from "../src/PgPayoutRepo.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
@@ -887,12 +891,16 @@ const insertBeforeMarketData = (quote: Quote.QuoteRecord) =>
     yield* sql`INSERT INTO quotes ${sql.insert(row)}`
   })
 
-/** Writes a contract as the store did before migration 12: its quote accepted, no corridor counted. */
+/**
+ * Writes a contract as the store did before migration 12: its quote accepted, no corridor counted
+ * (and no funding index: migration 20).
+ */
 const insertBeforeLimits = (contract: Contract.ContractRecord) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE quotes SET accepted_at = ${contractRow(contract).created_at} WHERE id = ${contract.quoteId}`
-    yield* sql`INSERT INTO contracts ${sql.insert(contractRow(contract))}`
+    const { funding_index: _, ...row } = contractRow(contract)
+    yield* sql`UPDATE quotes SET accepted_at = ${row.created_at} WHERE id = ${contract.quoteId}`
+    yield* sql`INSERT INTO contracts ${sql.insert(row)}`
     const history = historyRows(contract.id, 1, contract.history)
     if (Arr.isReadonlyArrayNonEmpty(history)) yield* sql`INSERT INTO contract_history ${sql.insert(history)}`
   })
@@ -907,6 +915,122 @@ const migrateBefore = (id: number) =>
   })
 
 describe("PgStore migrations", () => {
+  it.effect(
+    "migration 20: a released deposit is owed back, not taken off its funding address; unmatched tokens are booked once",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(20)
+        const sql = yield* SqlClient.SqlClient
+        const scope = R.freshScope()
+        const quote = R.quote(scope, { contractType: "forward", depositAmount: R.dec("100.000000") })
+        const t1 = R.plus(R.base, Duration.minutes(1))
+        const t2 = R.plus(t1, Duration.days(2))
+        const active = R.moved(R.contract(quote), "active", t1, { fundedAmount: R.dec("112.345678") })
+        const settled = R.moved(active, "settled", t2)
+        const funding = [
+          ...R.ledgerPair(active, "funds_received", "funding_wallet", "partner_prepayment", "112.345678", t1),
+          ...R.ledgerPair(active, "deposit_held", "partner_prepayment", "deposits_held", "100.000000", t1)
+        ]
+        // as a forward's settlement booked its deposit before: taken off the funding address
+        const released = (account: "funding_wallet" | "refunds_payable") =>
+          R.ledgerPair(settled, "deposit_released", "deposits_held", account, "100.000000", t2)
+        const transfer = (index: number, overrides: Partial<ContractRepo.UnmatchedTransfer> = {}) => ({
+          contractId: settled.id,
+          partnerId: settled.partnerId,
+          environment: settled.environment,
+          chain: settled.chain,
+          transactionHash: `0x${"12".repeat(32)}`,
+          index,
+          blockNumber: 9_000 + index,
+          token: settled.settlementCurrency,
+          amount: "1.500000",
+          unit: "token" as const,
+          reason: "not_awaiting_funds" as const,
+          contractStatus: "settled" as const,
+          observedAt: R.plus(t2, Duration.minutes(index)),
+          ...overrides
+        })
+        const late = transfer(0)
+        const others = [
+          transfer(1, { token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619", amount: "15", unit: "base_units" }),
+          transfer(2, { token: "USDT" }),
+          transfer(3, { amount: "0.000000" })
+        ]
+        yield* Effect.gen(function* () {
+          yield* (yield* PartnerRepo.PartnerRepo).insertPartner({ id: scope.partnerId, name: "Old", createdAt: R.base })
+          yield* insertBeforeMarketData(quote)
+          yield* insertBeforeLimits(settled)
+          const ledger = [
+            ...funding.map((e) => ledgerRow(e, 2)),
+            ...released("funding_wallet").map((e) => ledgerRow(e, 3))
+          ]
+          for (const row of ledger) yield* sql`INSERT INTO ledger_entries ${sql.insert(row)}`
+          for (const t of [late, ...others]) yield* sql`INSERT INTO unmatched_transfers ${sql.insert(unmatchedRow(t))}`
+        }).pipe(Effect.provide(PgPartnerRepo.layer))
+
+        assert.deepStrictEqual(
+          (yield* PgStore.migrate).map(([id]) => id),
+          [
+            20,
+            ...Object.keys(PgMigrations.migrations)
+              .map((key) => Number.parseInt(key, 10))
+              .filter((id) => id > 20)
+          ]
+        )
+        yield* Effect.gen(function* () {
+          const contracts = yield* ContractRepo.ContractRepo
+          const movements = yield* MovementRepo.MovementRepo
+          // the contract reads back, with no funding index; its deposit is owed back now
+          assert.deepStrictEqual(R.plain(Option.getOrThrow(yield* contracts.findById(settled.id))), R.plain(settled))
+          assert.deepStrictEqual(
+            R.plain(yield* contracts.ledgerEntries(settled.id)),
+            R.plain([...funding, ...released("refunds_payable")])
+          )
+          // the unmatched tokens booked as core books them; another token, or nothing, not
+          const source = TreasuryLedger.unmatchedSource(late)
+          const booked = TreasuryLedger.unmatchedEntries(late, settled)
+          assert.strictEqual(booked.length, 2)
+          assert.deepStrictEqual(R.plain(yield* movements.entriesOf(source)), R.plain(booked))
+          for (const other of others) {
+            assert.deepStrictEqual(yield* movements.entriesOf(TreasuryLedger.unmatchedSource(other)), [])
+          }
+          // recorded again, it is booked no more
+          yield* contracts.recordUnmatchedTransfer(late)
+          assert.deepStrictEqual(R.plain(yield* movements.entriesOf(source)), R.plain(booked))
+          // by the books, the funding address holds the funds, the deposit and the late tokens
+          const balances = yield* movements.fundingBalances({ environment: settled.environment, chain: settled.chain })
+          assert.deepStrictEqual(
+            balances.map((b) => [b.contractId, Money.format(b.balance), b.status, b.fundingIndex]),
+            [[settled.id, "113.845678", "settled", null]]
+          )
+          // a movement's nonce is held in the payouts' table, under its own name
+          const refund = R.movement(settled)
+          yield* movements.insert(refund)
+          const signer = `0x${"ef".repeat(20)}`
+          yield* movements.recordSigned(
+            { ...refund, status: "prepared", updatedAt: R.plusMillis(refund.updatedAt, 1) },
+            refund,
+            { signer, floor: 3, pending: 3 },
+            (nonce) => Effect.succeed({ transactionHash: "0x1", persisted: `signed at ${nonce}` })
+          )
+          const held = yield* sql<{ readonly holder: string; readonly nonce: string }>`
+            SELECT holder, nonce::text AS nonce FROM hot_wallet_nonces WHERE signer = ${signer}`
+          assert.deepStrictEqual(held, [{ holder: `movement:${refund.id}`, nonce: "3" }])
+        }).pipe(Effect.provide(Layer.mergeAll(PgContractRepo.layer, PgMovementRepo.layer)))
+
+        // the new rules hold: an account, kind or currency the treasury does not know; a second sweep in flight
+        for (const refused of [
+          sql`UPDATE ledger_entries SET account = 'treasury' WHERE contract_id = ${settled.id}`,
+          sql`UPDATE treasury_entries SET currency = 'BTC'`,
+          sql`UPDATE treasury_entries SET kind = 'gift'`,
+          sql`UPDATE movements SET waiting = 'stuck'`
+        ]) {
+          assert.strictEqual((yield* Effect.flip(refused)).reason._tag, "ConstraintError")
+        }
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
   it.effect(
     "payouts stored before migration 17 read back unchanged, an EVM one in flight keeps its nonce, and new ones sign past it",
     () =>

@@ -14,6 +14,7 @@ import {
   HotWalletRepo,
   InboundEvent,
   Ledger,
+  MovementRepo,
   OutboundEvent,
   Partner,
   PayoutRepo,
@@ -21,6 +22,7 @@ import {
   Quote,
   QuoteRequest,
   Rail,
+  TreasuryLedger,
   WebhookEventRecord
 } from "@ratelock/core"
 import { Effect } from "effect"
@@ -42,7 +44,14 @@ const domains: Record<string, ReadonlyArray<string>> = {
   ratelock_payout_wait: PayoutWait.PayoutWait.literals,
   ratelock_ledger_kind: Ledger.EntryKind.literals,
   ratelock_ledger_account: Ledger.Account.literals,
-  ratelock_hot_wallet_asset: HotWalletRepo.HotWalletAsset.literals
+  ratelock_hot_wallet_asset: HotWalletRepo.HotWalletAsset.literals,
+  ratelock_movement_kind: MovementRepo.MovementKind.literals,
+  ratelock_movement_purpose: MovementRepo.MovementPurpose.literals,
+  ratelock_movement_status: MovementRepo.MovementStatus.literals,
+  ratelock_movement_wait: MovementRepo.MovementWait.members.flatMap((m) => m.literals),
+  ratelock_treasury_kind: TreasuryLedger.TreasuryEntryKind.literals,
+  ratelock_treasury_account: TreasuryLedger.TreasuryAccount.literals,
+  ratelock_treasury_currency: TreasuryLedger.TreasuryCurrency.members.flatMap((m) => m.literals)
 }
 
 const quoted = (definition: string) => [...definition.matchAll(/'([^']*)'/g)].map((m) => m[1]!).sort()

@@ -32,6 +32,7 @@ import {
   MarketSnapshot,
   MarketSnapshotRepo,
   Money,
+  MovementRepo,
   OperatorTokenRepo,
   type Partner,
   PartnerRepo,
@@ -39,11 +40,13 @@ import {
   type Quote,
   QuoteRepo,
   type Rail,
+  ReconciliationRepo,
   Risk,
   RiskRevaluationRepo,
   RiskScenario,
   RiskScenarioRepo,
   type StoreError,
+  TreasuryLedger,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
@@ -58,6 +61,8 @@ export type Repos =
   | EventRepo.EventRepo
   | IdempotencyRepo.IdempotencyRepo
   | PayoutRepo.PayoutRepo
+  | MovementRepo.MovementRepo
+  | ReconciliationRepo.ReconciliationRepo
   | PartnerRepo.PartnerRepo
   | WebhookInboxRepo.WebhookInboxRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
@@ -736,7 +741,7 @@ const commitTests = (it: It) =>
         const settled = R.moved(active, "settled", t2)
         const settlement = [
           ...R.ledgerPair(settled, "payout_paid", "payout_expense", "payout_wallet", "29.600000", t2, "BRLA"),
-          ...R.ledgerPair(settled, "deposit_released", "deposits_held", "funding_wallet", "100.000000", t2)
+          ...R.ledgerPair(settled, "deposit_released", "deposits_held", "refunds_payable", "100.000000", t2)
         ]
         yield* contracts.commit(R.change(active, settled, { ledger: settlement }))
 
@@ -911,6 +916,45 @@ const unmatchedTests = (it: It) =>
         )
         assert.deepStrictEqual(yield* contracts.unmatchedTransfers({ contractId: R.uuid(), limit: 10 }), [])
       })
+    )
+
+    it.effect(
+      "one of the settlement token is booked in the treasury ledger as it is recorded, once; another token is not",
+      () =>
+        Effect.gen(function* () {
+          const contracts = yield* ContractRepo.ContractRepo
+          const movements = yield* MovementRepo.MovementRepo
+          const c = yield* seedContract(yield* newScope())
+          const late = unmatched(c, { amount: "1.500000", observedAt: R.plusMillis(R.base, 7) })
+          yield* contracts.recordUnmatchedTransfer(late)
+          yield* contracts.recordUnmatchedTransfer(late)
+          const source = `unmatched:${late.chain}:${late.transactionHash}:${late.index}`
+          const entry = {
+            source,
+            environment: c.environment,
+            chain: c.chain,
+            contractId: c.id,
+            partnerId: c.partnerId,
+            kind: "unmatched_received",
+            currency: "USDC",
+            at: late.observedAt
+          } as const
+          assert.deepStrictEqual(
+            R.plain(yield* movements.entriesOf(source)),
+            R.plain([
+              { ...entry, address: c.fundingWalletAddress, account: "funding_wallet", amount: R.dec("1.500000") },
+              { ...entry, address: null, account: "unmatched_funds", amount: R.dec("-1.500000") }
+            ])
+          )
+          // another token (raw base units), nothing at all: no booking
+          for (const other of [
+            unmatched(c, { index: 1, token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619", unit: "base_units" }),
+            unmatched(c, { index: 2, amount: "0.000000" })
+          ]) {
+            yield* contracts.recordUnmatchedTransfer(other)
+            assert.deepStrictEqual(yield* movements.entriesOf(TreasuryLedger.unmatchedSource(other)), [])
+          }
+        })
     )
 
     it.effect("a transfer a commit counted is funding, never recorded as unmatched; an unknown contract fails", () =>
@@ -1462,6 +1506,50 @@ const idempotencyTests = (it: It) =>
 // Payouts
 // ---------------------------------------------------------------------------------------------
 
+/** A job the hot wallet signs (a payout, a movement) in `status`: signed unless pending, mined if confirmed. */
+const signedAs = (status: PayoutRepo.PayoutStatus, id: string) => ({
+  status,
+  prepared: status === "pending" ? null : "AQID",
+  transactionHash: status === "pending" ? null : `0x${id.replaceAll("-", "")}`,
+  blockNumber: status === "confirmed" ? 7 : null
+})
+
+type Elsewhere = Partial<{
+  readonly environment: Partner.Environment
+  readonly chain: Rail.Chain
+  readonly currency: Rail.SettlementCurrency
+}>
+
+/**
+ * A rail's committed sum (`PayoutRepo.committed`, `MovementRepo.committed`) over the jobs `signed`
+ * stores on it (or `elsewhere`): nothing at first; the exact sum of those signed and not
+ * confirmed, none of those not signed, confirmed or failed, nor of another currency, chain or
+ * environment; the first left out once it is confirmed.
+ */
+const assertCommitted = <J, E>(jobs: {
+  readonly committed: Effect.Effect<Money.Decimal, StoreError.StoreError>
+  readonly signed: (
+    amount: string,
+    status: PayoutRepo.PayoutStatus,
+    elsewhere?: Elsewhere
+  ) => Effect.Effect<J, E, Repos>
+  readonly confirm: (job: J) => Effect.Effect<boolean, StoreError.StoreError>
+}) =>
+  Effect.gen(function* () {
+    const committed = Effect.map(jobs.committed, (sum) => Money.format(BigDecimal.normalize(sum)))
+    assert.strictEqual(yield* committed, "0")
+    const first = yield* jobs.signed("60.000001", "prepared")
+    yield* jobs.signed("0.000002", "prepared")
+    yield* jobs.signed("39.9", "prepared")
+    for (const status of ["pending", "confirmed", "failed"] as const) yield* jobs.signed("1000", status)
+    for (const elsewhere of [{ currency: "USDC" }, { chain: "polygon" }, { environment: "sandbox" }] as const) {
+      yield* jobs.signed("2000", "prepared", elsewhere)
+    }
+    assert.strictEqual(yield* committed, "99.900003")
+    assert.isTrue(yield* jobs.confirm(first))
+    assert.strictEqual(yield* committed, "39.900002")
+  })
+
 const payoutTests = (it: It) =>
   describe("PayoutRepo", () => {
     it.effect("insert, findByContract and update keep every field, decimals and nulls included", () =>
@@ -1519,43 +1607,19 @@ const payoutTests = (it: It) =>
         const payouts = yield* PayoutRepo.PayoutRepo
         // a rail no other test signs payouts on
         const rail = { environment: "production", chain: "solana", currency: "EURC" } as const
-        assert.isTrue(Money.isZero(yield* payouts.committed(rail)))
-
-        const production = yield* newScope("production")
-        const sandbox = yield* newScope("sandbox")
-        const signed = (amount: string, overrides: Partial<PayoutRepo.PayoutRecord> = {}) =>
-          Effect.gen(function* () {
-            const c = yield* seedContract(overrides.environment === "sandbox" ? sandbox : production)
-            const p = R.payout(c, {
-              chain: rail.chain,
-              currency: rail.currency,
-              amount: R.dec(amount),
-              status: "prepared",
-              prepared: "AQID",
-              transactionHash: `sig-${c.id}`,
-              ...overrides
-            })
-            yield* payouts.insert(p)
-            return p
-          })
-        const first = yield* signed("60.000001")
-        yield* signed("0.000002")
-        yield* signed("39.9")
-        // not committed: nothing signed yet, settled, given up on
-        yield* signed("1000", { status: "pending", prepared: null, transactionHash: null })
-        yield* signed("2000", { status: "confirmed", blockNumber: 7 })
-        yield* signed("3000", { status: "failed" })
-        // other rails: another currency, chain or environment
-        yield* signed("4000", { currency: "USDC" })
-        yield* signed("5000", { chain: "polygon" })
-        yield* signed("6000", { environment: "sandbox" })
-        const committed = Effect.map(payouts.committed(rail), (sum) => Money.format(BigDecimal.normalize(sum)))
-        assert.strictEqual(yield* committed, "99.900003")
-
-        // once confirmed, a payout no longer counts
-        const confirmed = { ...first, status: "confirmed" as const, updatedAt: R.plusMillis(first.updatedAt, 1) }
-        assert.isTrue(yield* payouts.update(confirmed, first))
-        assert.strictEqual(yield* committed, "39.900002")
+        const scopes = { production: yield* newScope("production"), sandbox: yield* newScope("sandbox") }
+        yield* assertCommitted({
+          committed: payouts.committed(rail),
+          signed: (amount, status, elsewhere) =>
+            Effect.gen(function* () {
+              const on = { ...rail, ...elsewhere }
+              const c = yield* seedContract(scopes[on.environment])
+              const p = R.payout(c, { ...on, amount: R.dec(amount), ...signedAs(status, c.id) })
+              yield* payouts.insert(p)
+              return p
+            }),
+          confirm: (p) => payouts.update({ ...p, status: "confirmed", updatedAt: R.plusMillis(p.updatedAt, 1) }, p)
+        })
       })
     )
 
@@ -1640,8 +1704,8 @@ const freshSigner = () => `0x${R.uuid().replaceAll("-", "")}00000000`
 
 const walletAt = (signer: string, floor: number): ChainGateway.NonceAccount => ({ signer, floor, pending: floor })
 
-/** What a gateway's signing of `payout` at `nonce` answers. */
-const signedAt = (payout: PayoutRepo.PayoutRecord, nonce: number | null): ChainGateway.PreparedPayout => ({
+/** What a gateway's signing of `payout` (or a movement) at `nonce` answers. */
+const signedAt = (payout: { readonly id: string }, nonce: number | null): ChainGateway.PreparedPayout => ({
   transactionHash: `0x${payout.id.replaceAll("-", "")}${nonce ?? "x"}`,
   persisted: JSON.stringify({ payout: payout.id, nonce })
 })
@@ -1972,6 +2036,703 @@ const nonceTests = (it: It) =>
             [mining.id]
           )
         })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Movements: sweeps and refunds, written and signed as payouts are
+// ---------------------------------------------------------------------------------------------
+
+/** A movement of a new contract of `scope` (`R.movement`, or `R.sweep`), stored. */
+const storedMovement = (
+  scope: Partner.PartnerScope,
+  overrides: Partial<MovementRepo.Movement> = {},
+  make: typeof R.movement = R.movement
+) =>
+  Effect.gen(function* () {
+    const movement = make(yield* seedContract(scope), overrides)
+    yield* (yield* MovementRepo.MovementRepo).insert(movement)
+    return movement
+  })
+
+/** The movement as a pass writes it over the row it read, a millisecond later. */
+const movedOn = (
+  movement: MovementRepo.Movement,
+  patch: Partial<MovementRepo.Movement> = {}
+): MovementRepo.Movement => ({ ...movement, ...patch, updatedAt: R.plusMillis(movement.updatedAt, 1) })
+
+/** What `recordSigned` stores for `movement` signed at `nonce`. */
+const signedMovement = (movement: MovementRepo.Movement, nonce: number | null): MovementRepo.Movement =>
+  MovementRepo.signedMovement(movedOn(movement, { status: "prepared" }), signedAt(movement, nonce), nonce)
+
+/** `recordSigned` of `movement` as read, in `wallet`, signing with `signedAt`: the nonce written. */
+const signMovement = (movement: MovementRepo.Movement, wallet: ChainGateway.NonceAccount | null) =>
+  Effect.flatMap(MovementRepo.MovementRepo, (movements) =>
+    movements.recordSigned(movedOn(movement, { status: "prepared" }), movement, wallet, (nonce) =>
+      Effect.succeed(signedAt(movement, nonce))
+    )
+  ).pipe(Effect.map((written) => Option.getOrThrow(written).nonce))
+
+const storedMovementOf = (movement: MovementRepo.Movement) =>
+  Effect.flatMap(MovementRepo.MovementRepo, (movements) => movements.findById(movement.id)).pipe(
+    Effect.map((found) => R.plain(Option.getOrNull(found)))
+  )
+
+const movementTests = (it: It) =>
+  describe("MovementRepo", () => {
+    it.effect("insert, findById, findByKey and update keep every field; a second movement of a key is refused", () =>
+      Effect.gen(function* () {
+        const movements = yield* MovementRepo.MovementRepo
+        const c = yield* seedContract(yield* newScope(), {}, { fundingIndex: 41 })
+        const refund = R.movement(c, {
+          amount: R.dec("0.000001"),
+          destination: null,
+          waiting: "no_refund_address",
+          requestedBy: "operator:ana"
+        })
+        const sweep = R.sweep(c, {
+          purpose: "treasury",
+          fundingIndex: 2_147_483_647,
+          destination: "0x00000000000000000000000000000000000000cc",
+          createdAt: R.plusMillis(c.updatedAt, 1)
+        })
+        yield* movements.insert(refund)
+        yield* movements.insert(sweep)
+        for (const m of [refund, sweep]) {
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* movements.findById(m.id))), R.plain(m))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* movements.findByKey(m.key))), R.plain(m))
+        }
+        assert.isTrue(Option.isNone(yield* movements.findById(R.uuid())))
+        assert.isTrue(Option.isNone(yield* movements.findById("not-a-uuid")))
+        assert.isTrue(Option.isNone(yield* movements.findByKey(`deposit:${R.uuid()}`)))
+
+        const prepared = movedOn(refund, {
+          status: "prepared",
+          destination: "0x00000000000000000000000000000000000000dd",
+          prepared: "AQIDBAUGBwg=",
+          transactionHash: `0x${"ab".repeat(32)}`,
+          nonce: 9_007_199_254_740_991,
+          waiting: "behind_nonce",
+          replacements: 2,
+          blockNumber: 19_000_001,
+          attempts: 2,
+          lastError: "rpc_unavailable: timeout",
+          nextAttemptAt: R.at("2024-05-02T00:05:00.321Z")
+        })
+        assert.isTrue(yield* movements.update(prepared, refund))
+        assert.deepStrictEqual(yield* storedMovementOf(refund), R.plain(prepared))
+        // compare-and-set: an update over a row that moved on is refused and writes nothing
+        assert.isFalse(yield* movements.update(movedOn(refund, { status: "failed" }), refund))
+        assert.deepStrictEqual(yield* storedMovementOf(refund), R.plain(prepared))
+
+        // a second movement of the key: refused, the first stands
+        const again = R.movement(c, { amount: R.dec("1.000000") })
+        assert.strictEqual((yield* Effect.flip(movements.insert(again)))._tag, "MovementExists")
+        assert.strictEqual(Option.getOrThrow(yield* movements.findByKey(refund.key)).id, refund.id)
+        assert.isTrue(Option.isNone(yield* movements.findById(again.id)))
+      })
+    )
+
+    it.effect("one sweep in flight per funding address: refused while one is pending or prepared, not after", () =>
+      Effect.gen(function* () {
+        const movements = yield* MovementRepo.MovementRepo
+        const scope = yield* newScope()
+        const c = yield* seedContract(scope)
+        const first = R.sweep(c)
+        yield* movements.insert(first)
+        const second = R.sweep(c, { amount: R.dec("1.000000") })
+        assert.strictEqual((yield* Effect.flip(movements.insert(second)))._tag, "MovementExists")
+        const prepared = movedOn(first, { status: "prepared", prepared: "AQID", transactionHash: "0x01" })
+        assert.isTrue(yield* movements.update(prepared, first))
+        assert.strictEqual((yield* Effect.flip(movements.insert(second)))._tag, "MovementExists")
+        assert.isTrue(Option.isNone(yield* movements.findById(second.id)))
+        // another address, or a refund of the same contract, is not held back
+        yield* movements.insert(R.sweep(yield* seedContract(scope)))
+        yield* movements.insert(R.movement(c))
+        // the sweep confirmed, the address is swept again; that one failed, again
+        assert.isTrue(
+          yield* movements.confirm(movedOn(prepared, { status: "confirmed", blockNumber: 7 }), prepared, [])
+        )
+        yield* movements.insert(second)
+        assert.isTrue(yield* movements.update(movedOn(second, { status: "failed" }), second))
+        yield* movements.insert(R.sweep(c))
+      })
+    )
+
+    it.effect(
+      "claimDue: 8 concurrent claimers take each due movement once; oldest first, leased, released by update",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const scope = yield* newScope()
+          const t = R.workerEpoch()
+          const now = R.plus(t, Duration.hours(1))
+          const due: Array<MovementRepo.Movement> = []
+          for (let i = 0; i < 20; i++) {
+            const m = yield* storedMovement(scope, { createdAt: R.plusMillis(t, i), nextAttemptAt: R.plusMillis(t, i) })
+            // a third of them are signed, waiting for the chain
+            const signed = movedOn(m, { status: "prepared", prepared: "AQID", transactionHash: `0x${i}` })
+            due.push(i % 3 === 0 && (yield* movements.update(signed, m)) ? signed : m)
+          }
+          const notDue: Array<string> = []
+          for (const outcome of [
+            { nextAttemptAt: R.plus(now, Duration.days(1)) },
+            { status: "confirmed", blockNumber: 7 },
+            { status: "failed", attempts: 6 }
+          ] as const) {
+            const m = yield* storedMovement(scope, { createdAt: t, nextAttemptAt: t })
+            assert.isTrue(yield* movements.update(movedOn(m, outcome), m))
+            notDue.push(m.id)
+          }
+          const claimed = yield* claimConcurrently(movements.claimDue, now)
+          assertEachOnce(claimed, idsOf(due))
+          for (const id of notDue) assert.notInclude(claimed, id)
+
+          // the oldest first, each claimed once until its lease ends, free again once written
+          const later = R.plus(now, Duration.minutes(5))
+          assert.deepStrictEqual(idsOf(yield* movements.claimDue(claimAt(later, "a", 2))), idsOf(due.slice(0, 2)))
+          const oldest = due[0]!
+          yield* assertLeaseRules(movements.claimDue, due[2]!.id, later)
+          assert.notInclude(idsOf(yield* movements.claimDue(claimAt(later, "b"))), oldest.id)
+          assert.isTrue(yield* movements.update(movedOn(oldest, { attempts: 1, nextAttemptAt: later }), oldest))
+          assert.include(idsOf(yield* movements.claimDue(claimAt(later, "c"))), oldest.id)
+        })
+    )
+
+    it.effect(
+      "list: newest first by (createdAt, id), by kinds, statuses, environment and creation time, at most limit",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const sandbox = yield* newScope()
+          const production = yield* newScope("production")
+          // the newest movements in the store: every other test writes before 2090
+          const t = R.at("2090-01-01T00:00:00.000Z")
+          const stored = (
+            scope: Partner.PartnerScope,
+            at: DateTime.Utc,
+            make: typeof R.movement,
+            status: MovementRepo.MovementStatus = "pending"
+          ) =>
+            Effect.gen(function* () {
+              const m = yield* storedMovement(scope, { createdAt: at, updatedAt: at, nextAttemptAt: at }, make)
+              if (status === "pending") return m
+              const moved = movedOn(m, { status })
+              assert.isTrue(yield* movements.update(moved, m))
+              return moved
+            })
+          const refundA = yield* stored(sandbox, t, R.movement)
+          const refundB = yield* stored(sandbox, t, R.movement, "failed")
+          const sweep = yield* stored(sandbox, R.plusMillis(t, 1), R.sweep, "prepared")
+          const confirmed = yield* stored(production, R.plusMillis(t, 2), R.movement, "confirmed")
+          const productionSweep = yield* stored(production, R.plusMillis(t, 3), R.sweep)
+          const all = [refundA, refundB, sweep, confirmed, productionSweep].sort(R.byNewest)
+          const since = { since: t }
+
+          assert.deepStrictEqual(R.plain(yield* movements.list({ ...since, limit: 10 })), R.plain(all))
+          assert.deepStrictEqual(idsOf(yield* movements.list({ limit: 2 })), idsOf(all.slice(0, 2)))
+          const listed = (query: Partial<Parameters<MovementRepo.MovementRepoShape["list"]>[0]>) =>
+            Effect.map(movements.list({ ...since, limit: 10, ...query }), idsOf)
+          assert.deepStrictEqual(yield* listed({ kinds: ["sweep"] }), idsOf([productionSweep, sweep]))
+          assert.deepStrictEqual(
+            yield* listed({ kinds: ["refund"], statuses: ["pending", "failed"] }),
+            idsOf([refundA, refundB].sort(R.byNewest))
+          )
+          assert.deepStrictEqual(yield* listed({ environment: "production" }), idsOf([productionSweep, confirmed]))
+          assert.deepStrictEqual(yield* listed({ since: R.plusMillis(t, 2) }), idsOf([productionSweep, confirmed]))
+          assert.deepStrictEqual(yield* listed({ statuses: [] }), [])
+          assert.deepStrictEqual(yield* listed({ limit: 0 }), [])
+        })
+    )
+  })
+
+const movementSigningTests = (it: It) =>
+  describe("MovementRepo.recordSigned", () => {
+    it.effect(
+      "draws on the hot wallet's nonces with the payouts: never one nonce twice; a nonce freed is handed out again",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const scope = yield* newScope()
+          const wallet = walletAt(freshSigner(), 5)
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 5)
+          const refund = yield* storedMovement(scope)
+          assert.strictEqual(yield* signMovement(refund, wallet), 6)
+          assert.deepStrictEqual(yield* storedMovementOf(refund), R.plain(signedMovement(refund, 6)))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 7)
+
+          // started again without a nonce: the nonce it held is free, and a payout takes it
+          const signed = signedMovement(refund, 6)
+          const restarted = movedOn(signed, { status: "pending", prepared: null, transactionHash: null, nonce: null })
+          assert.isTrue(yield* movements.update(restarted, signed))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 6)
+          assert.strictEqual(yield* signMovement(restarted, wallet), 8)
+
+          // over a row that moved on, or a signing that fails: nothing written, no nonce kept
+          const other = yield* storedMovement(scope)
+          const stale = { ...other, updatedAt: R.plusMillis(other.updatedAt, -1) }
+          const sign = (nonce: number | null) => Effect.succeed(signedAt(other, nonce))
+          assert.isTrue(Option.isNone(yield* movements.recordSigned(movedOn(other), stale, wallet, sign)))
+          const refused = yield* Effect.flip(
+            movements.recordSigned(movedOn(other), other, wallet, () => Effect.fail(new SigningRefused()))
+          )
+          assert.strictEqual(refused._tag, "SigningRefused")
+          assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(other))
+          assert.strictEqual(yield* signIn(yield* storedPayout(scope), wallet), 9)
+
+          // without a nonce account (Solana): signed at null, no nonce moves
+          assert.isNull(yield* signMovement(other, null))
+          assert.deepStrictEqual(yield* storedMovementOf(other), R.plain(signedMovement(other, null)))
+          assert.strictEqual(yield* signMovement(yield* storedMovement(scope), wallet), 10)
+        })
+    )
+
+    it.effect("4 payouts and 4 movements of one wallet signed at once get 8 distinct nonces", () =>
+      Effect.gen(function* () {
+        const scope = yield* newScope()
+        const wallet = walletAt(freshSigner(), 0)
+        const payouts = yield* Effect.forEach(Array.from({ length: 4 }), () => storedPayout(scope))
+        const refunds = yield* Effect.forEach(Array.from({ length: 4 }), () => storedMovement(scope))
+        const nonces = yield* Effect.all(
+          [...payouts.map((p) => signIn(p, wallet)), ...refunds.map((m) => signMovement(m, wallet))],
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(
+          nonces.map((n) => n!).sort((a, b) => a - b),
+          [0, 1, 2, 3, 4, 5, 6, 7]
+        )
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The treasury ledger: confirmations, bookings, and the balances by the books
+// ---------------------------------------------------------------------------------------------
+
+/** The booking of `source` for contract `c`'s rail at `at`. */
+const booking = (
+  c: Pick<Contract.ContractRecord, "id" | "partnerId" | "environment" | "chain">,
+  source: string,
+  kind: TreasuryLedger.TreasuryEntryKind,
+  at: DateTime.Utc = R.base
+): TreasuryLedger.Booking => ({
+  source,
+  kind,
+  environment: c.environment,
+  chain: c.chain,
+  contractId: c.id,
+  partnerId: c.partnerId,
+  at
+})
+
+/** `amount` of `currency` moved between two accounts (each at its address, or none), under a new source. */
+const treasuryTransfer = (
+  c: Contract.ContractRecord,
+  from: TreasuryLedger.TreasuryAccount | readonly [TreasuryLedger.TreasuryAccount, string],
+  to: TreasuryLedger.TreasuryAccount | readonly [TreasuryLedger.TreasuryAccount, string],
+  amount: string,
+  options: {
+    readonly currency?: TreasuryLedger.TreasuryCurrency
+    readonly kind?: TreasuryLedger.TreasuryEntryKind
+    readonly at?: DateTime.Utc
+    readonly source?: string
+  } = {}
+): ReadonlyArray<TreasuryLedger.TreasuryEntry> => {
+  const side = (account: typeof from) =>
+    typeof account === "string" ? { account, address: null } : { account: account[0], address: account[1] }
+  const kind = options.kind ?? "inflow_recorded"
+  return TreasuryLedger.entries(
+    booking(c, options.source ?? `${kind}:${R.uuid()}`, kind, options.at),
+    TreasuryLedger.transfer(side(from), side(to), options.currency ?? c.settlementCurrency, R.dec(amount))
+  )
+}
+
+/** What a confirmed sweep of `sweep` books: the tokens into the hot wallet, and the gas it took on Polygon. */
+const sweepEntries = (c: Contract.ContractRecord, sweep: MovementRepo.Movement) => {
+  const at = R.plusMillis(sweep.updatedAt, 1)
+  const source = `sweep:${sweep.id}`
+  return [
+    ...treasuryTransfer(c, ["funding_wallet", sweep.source!], "payout_wallet", Money.format(sweep.amount), {
+      kind: "sweep",
+      source,
+      at
+    }),
+    ...TreasuryLedger.entries(
+      booking(c, source, "sweep", at),
+      TreasuryLedger.nativeLines(c.chain, sweep.source, {
+        hotWallet: R.dec("-0.000210000000000001"),
+        fundingAddress: R.dec("0.000010000000000000"),
+        fees: R.dec("0.000200000000000001"),
+        rent: Money.zero
+      })
+    )
+  ]
+}
+
+const sourceOf = (entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>) => entries[0]!.source
+
+const treasuryTests = (it: It) =>
+  describe("MovementRepo: the treasury ledger", () => {
+    it.effect(
+      "confirm marks the movement confirmed and books its entries in one write; a moved row books nothing",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const c = yield* seedContract(yield* newScope())
+          const sweep = R.sweep(c)
+          yield* movements.insert(sweep)
+          const prepared = movedOn(sweep, { status: "prepared", prepared: "AQID", transactionHash: "0x02" })
+          assert.isTrue(yield* movements.update(prepared, sweep))
+          const confirmed = movedOn(prepared, { status: "confirmed", blockNumber: 42 })
+          const entries = sweepEntries(c, confirmed)
+          const source = sourceOf(entries)
+
+          // over the row as it was before it was signed: refused, nothing booked
+          assert.isFalse(yield* movements.confirm(confirmed, sweep, entries))
+          assert.deepStrictEqual(yield* movements.entriesOf(source), [])
+          // entries that do not balance: a defect, nothing written
+          assert.isTrue(Exit.hasDies(yield* Effect.exit(movements.confirm(confirmed, prepared, entries.slice(1)))))
+          assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(prepared))
+          assert.deepStrictEqual(yield* movements.entriesOf(source), [])
+
+          assert.isTrue(yield* movements.confirm(confirmed, prepared, entries))
+          assert.deepStrictEqual(yield* storedMovementOf(sweep), R.plain(confirmed))
+          assert.deepStrictEqual(R.plain(yield* movements.entriesOf(source)), R.plain(entries))
+          // confirmed again over the same row: it moved, nothing is booked twice
+          assert.isFalse(yield* movements.confirm(movedOn(confirmed), prepared, entries))
+          assert.strictEqual((yield* movements.entriesOf(source)).length, entries.length)
+        })
+    )
+
+    it.effect("book: each source once whoever books it again, 8 at once too; how many sources it booked", () =>
+      Effect.gen(function* () {
+        const movements = yield* MovementRepo.MovementRepo
+        const c = yield* seedContract(yield* newScope())
+        const inflow = treasuryTransfer(c, "owner_funding", "payout_wallet", "500.000000")
+        const fee = treasuryTransfer(c, "payout_wallet", "network_fees", "0.001234567890123456", {
+          currency: "POL",
+          kind: "network_fee"
+        })
+        const treasury = treasuryTransfer(c, "payout_wallet", ["treasury", freshSigner()], "20.00", { kind: "sweep" })
+        assert.strictEqual(yield* movements.book([...inflow, ...fee]), 2)
+        assert.strictEqual(yield* movements.book(fee), 0)
+        assert.strictEqual(yield* movements.book([...inflow, ...treasury]), 1)
+        assert.strictEqual(yield* movements.book([]), 0)
+        for (const entries of [inflow, fee, treasury]) {
+          assert.deepStrictEqual(R.plain(yield* movements.entriesOf(sourceOf(entries))), R.plain(entries))
+        }
+        assert.deepStrictEqual(yield* movements.entriesOf(`inflow:${R.uuid()}`), [])
+
+        // each source balances on its own: two that balance only together are a defect, and nothing is booked
+        const half = (amount: string) =>
+          TreasuryLedger.entries(booking(c, `inflow:${R.uuid()}`, "inflow_recorded"), [
+            { account: "payout_wallet", address: null, currency: "USDC", amount: R.dec(amount) }
+          ])
+        const [plus, minus] = [half("1.000000"), half("-1.000000")]
+        const lone = treasuryTransfer(c, "owner_funding", "payout_wallet", "3.000000")
+        assert.isTrue(Exit.hasDies(yield* Effect.exit(movements.book([...lone, ...plus, ...minus]))))
+        for (const entries of [lone, plus, minus])
+          assert.deepStrictEqual(yield* movements.entriesOf(sourceOf(entries)), [])
+
+        // 8 callers booking one source at once: one of them books it
+        const once = treasuryTransfer(c, "owner_funding", "payout_wallet", "7.000000")
+        const answers = yield* Effect.forEach(Array.from({ length: 8 }), () => movements.book(once), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(
+          answers.reduce((a, b) => a + b, 0),
+          1
+        )
+        assert.deepStrictEqual(R.plain(yield* movements.entriesOf(sourceOf(once))), R.plain(once))
+
+        // a confirmation whose source is booked already marks the movement and books nothing more
+        const refund = yield* storedMovement(yield* newScope())
+        const settled = treasuryTransfer(c, "payout_wallet", "refunds_payable", "100.000000", {
+          kind: "refund",
+          source: `refund:${refund.id}`
+        })
+        assert.strictEqual(yield* movements.book(settled), 1)
+        assert.isTrue(yield* movements.confirm(movedOn(refund, { status: "confirmed" }), refund, settled))
+        assert.deepStrictEqual(R.plain(yield* movements.entriesOf(sourceOf(settled))), R.plain(settled))
+      })
+    )
+
+    it.effect("entriesSince: the entries at or after an instant, one environment if asked, in booking order", () =>
+      Effect.gen(function* () {
+        const movements = yield* MovementRepo.MovementRepo
+        // after every other test's entries: they are booked before 2090
+        const t = R.at("2091-01-01T00:00:00.000Z")
+        const sandbox = yield* seedContract(yield* newScope())
+        const production = yield* seedContract(yield* newScope("production"))
+        const early = treasuryTransfer(sandbox, "owner_funding", "payout_wallet", "1.000000", {
+          at: R.plusMillis(t, -1)
+        })
+        const late = treasuryTransfer(production, "owner_funding", "payout_wallet", "2.000000", {
+          at: R.plusMillis(t, 5)
+        })
+        const exact = treasuryTransfer(sandbox, "owner_funding", "payout_wallet", "3.000000", { at: t })
+        yield* movements.book(early)
+        yield* movements.book(late)
+        yield* movements.book(exact)
+        assert.deepStrictEqual(R.plain(yield* movements.entriesSince({ since: t })), R.plain([...late, ...exact]))
+        assert.deepStrictEqual(
+          R.plain(yield* movements.entriesSince({ since: t, environment: "sandbox" })),
+          R.plain(exact)
+        )
+        assert.deepStrictEqual(yield* movements.entriesSince({ since: R.plusMillis(t, 6) }), [])
+      })
+    )
+  })
+
+/** The funding balances of `contracts` on their rail (sandbox, Polygon), by contract id. */
+const fundingBalancesOf = (contracts: ReadonlyArray<Contract.ContractRecord>) =>
+  Effect.gen(function* () {
+    const ids = new Set(idsOf(contracts))
+    const all = yield* (yield* MovementRepo.MovementRepo).fundingBalances({ environment: "sandbox", chain: "polygon" })
+    return R.plain(all.filter((b) => ids.has(b.contractId)).sort((a, b) => a.contractId.localeCompare(b.contractId)))
+  })
+
+const fundingBalance = (
+  c: Contract.ContractRecord,
+  balance: string,
+  status: Contract.ContractStatus,
+  sweeping = false
+): MovementRepo.FundingBalance => ({
+  contractId: c.id,
+  partnerId: c.partnerId,
+  address: c.fundingWalletAddress,
+  fundingIndex: c.fundingIndex,
+  currency: c.settlementCurrency,
+  status,
+  balance: R.dec(balance),
+  sweeping
+})
+
+/** Funds `c` with `amount` (its whole total) at `at`: active, the entries of a funding commit. */
+const fund = (c: Contract.ContractRecord, amount: string, at: DateTime.Utc) =>
+  Effect.gen(function* () {
+    const active = R.moved(c, "active", at, { fundedAmount: R.dec(amount) })
+    const deposit = c.depositAmount === null ? [] : [Money.format(c.depositAmount)]
+    const ledger = [
+      ...R.ledgerPair(active, "funds_received", "funding_wallet", "partner_prepayment", amount, at),
+      ...R.ledgerPair(active, "premium_received", "partner_prepayment", "premium_income", "12.345678", at),
+      ...deposit.flatMap((d) => R.ledgerPair(active, "deposit_held", "partner_prepayment", "deposits_held", d, at))
+    ]
+    yield* (yield* ContractRepo.ContractRepo).commit(R.change(c, active, { ledger, transfer: R.transfer(c.chain) }))
+    return active
+  })
+
+const balanceTests = (it: It) =>
+  describe("MovementRepo: balances by the books", () => {
+    it.effect(
+      "fundingBalances: funds received, unmatched funds booked, a released deposit kept; a booked sweep empties the address",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const contracts = yield* ContractRepo.ContractRepo
+          const scope = yield* newScope()
+          const t1 = R.plus(R.base, Duration.minutes(1))
+          const funded = yield* fund(yield* seedContract(scope, {}, { fundingIndex: 12 }), "112.345678", t1)
+          const unfunded = yield* seedContract(scope)
+          const forward = yield* fund(
+            yield* seedContract(scope, { contractType: "forward", depositAmount: R.dec("100.000000") }),
+            "112.345678",
+            t1
+          )
+          const late = yield* fund(yield* seedContract(scope), "12.345678", t1)
+          const elsewhere = yield* fund(yield* seedContract(yield* newScope("production")), "5.000000", t1)
+          // the forward settled: its deposit is owed back, and still on its funding address
+          const t2 = R.plus(t1, Duration.days(2))
+          const settled = R.moved(forward, "settled", t2)
+          yield* contracts.commit(
+            R.change(forward, settled, {
+              ledger: [
+                ...R.ledgerPair(settled, "payout_paid", "payout_expense", "payout_wallet", "29.600000", t2, "BRLA"),
+                ...R.ledgerPair(settled, "deposit_released", "deposits_held", "refunds_payable", "100.000000", t2)
+              ]
+            })
+          )
+          // funds after it was active, and another token's (which books nothing)
+          yield* contracts.recordUnmatchedTransfer(unmatched(late, { amount: "1.500000" }))
+          yield* contracts.recordUnmatchedTransfer(
+            unmatched(unfunded, {
+              token: "0x7ceb23fd6bc0add59e62ac25578270cff1b9f619",
+              amount: "1",
+              unit: "base_units"
+            })
+          )
+          const mine = [funded, unfunded, forward, late, elsewhere]
+          const expected = [
+            fundingBalance(funded, "112.345678", "active"),
+            fundingBalance(forward, "112.345678", "settled"),
+            fundingBalance(late, "13.845678", "active")
+          ].sort((a, b) => a.contractId.localeCompare(b.contractId))
+          assert.deepStrictEqual(yield* fundingBalancesOf(mine), R.plain(expected))
+
+          // a sweep of the funded address in flight, then booked: the address is empty by the books
+          const sweep = R.sweep(funded, { amount: R.dec("112.345678") })
+          yield* movements.insert(sweep)
+          const sweeping = expected.map((b) => (b.contractId === funded.id ? { ...b, sweeping: true } : b))
+          assert.deepStrictEqual(yield* fundingBalancesOf(mine), R.plain(sweeping))
+          const confirmed = movedOn(sweep, { status: "confirmed", blockNumber: 9 })
+          assert.isTrue(yield* movements.confirm(confirmed, sweep, sweepEntries(funded, confirmed)))
+          assert.deepStrictEqual(
+            yield* fundingBalancesOf(mine),
+            R.plain(expected.filter((b) => b.contractId !== funded.id))
+          )
+          const all = yield* movements.fundingBalances({ environment: "production", chain: "polygon" })
+          assert.deepStrictEqual(
+            R.plain(all.filter((b) => b.contractId === elsewhere.id)),
+            R.plain([fundingBalance(elsewhere, "5.000000", "active")])
+          )
+        })
+    )
+
+    it.effect(
+      "walletBalances: the hot wallet's by the payouts and the treasury ledger, the treasury's per address; zeros left out",
+      () =>
+        Effect.gen(function* () {
+          const movements = yield* MovementRepo.MovementRepo
+          const contracts = yield* ContractRepo.ContractRepo
+          const rail = { environment: "sandbox", chain: "polygon" } as const
+          const hotWallet = Effect.map(movements.walletBalances(rail), (balances) =>
+            balances.filter((b) => b.account === "payout_wallet")
+          )
+          const before = yield* hotWallet
+          const c = yield* fund(yield* seedContract(yield* newScope()), "112.345678", R.base)
+          // a payout of the contract, in BRLA
+          const t = R.plus(R.base, Duration.days(1))
+          const settled = R.moved(c, "settled", t)
+          yield* contracts.commit(
+            R.change(c, settled, {
+              ledger: R.ledgerPair(settled, "payout_paid", "payout_expense", "payout_wallet", "29.600000", t, "BRLA")
+            })
+          )
+          const [vault, other] = [freshSigner(), freshSigner()]
+          yield* movements.book(
+            treasuryTransfer(c, ["funding_wallet", c.fundingWalletAddress], "payout_wallet", "112.345678")
+          )
+          yield* movements.book(treasuryTransfer(c, "payout_wallet", ["treasury", vault], "50.000000"))
+          yield* movements.book(treasuryTransfer(c, "owner_funding", ["treasury", vault], "0.5", { currency: "POL" }))
+          // in and out again: zero, not listed
+          yield* movements.book(
+            treasuryTransfer(c, "owner_funding", ["treasury", other], "1.000000", { currency: "EURC" })
+          )
+          yield* movements.book(
+            treasuryTransfer(c, ["treasury", other], "owner_funding", "1.000000", { currency: "EURC" })
+          )
+          // another rail's hot wallet
+          const production = yield* seedContract(yield* newScope("production"))
+          yield* movements.book(treasuryTransfer(production, "owner_funding", "payout_wallet", "1000.000000"))
+
+          const after = yield* movements.walletBalances(rail)
+          const change = (currency: string) => {
+            const of = (balances: ReadonlyArray<MovementRepo.WalletBalance>) =>
+              balances.find((b) => b.account === "payout_wallet" && b.currency === currency)?.balance ?? Money.zero
+            return Money.format(BigDecimal.normalize(Money.subtract(of(after), of(before))))
+          }
+          assert.deepStrictEqual([change("USDC"), change("BRLA")], ["62.345678", "-29.6"])
+          assert.isTrue(after.every((b) => !Money.isZero(b.balance)))
+          assert.isTrue(after.filter((b) => b.account === "payout_wallet").every((b) => b.address === null))
+          assert.deepStrictEqual(
+            R.plain(after.filter((b) => b.address === vault || b.address === other)),
+            R.plain([
+              { account: "treasury", address: vault, currency: "POL", balance: R.dec("0.5") },
+              { account: "treasury", address: vault, currency: "USDC", balance: R.dec("50.000000") }
+            ])
+          )
+          // listed by account, then address, then currency
+          const keys = after.map((b) => `${b.account}|${b.address ?? ""}|${b.currency}`)
+          assert.deepStrictEqual(keys, [...keys].sort())
+        })
+    )
+
+    it.effect("committed: the exact sum of a rail's refunds signed and not yet confirmed, no other", () =>
+      Effect.gen(function* () {
+        const movements = yield* MovementRepo.MovementRepo
+        // a rail no other test moves funds on
+        const rail = { environment: "production", chain: "ethereum", currency: "USDT" } as const
+        const scopes = { production: yield* newScope("production"), sandbox: yield* newScope("sandbox") }
+        const signed = (amount: string, status: MovementRepo.MovementStatus, elsewhere = {}, make = R.movement) =>
+          Effect.gen(function* () {
+            const on = { ...rail, ...elsewhere }
+            const c = yield* seedContract(scopes[on.environment], { chain: on.chain, settlementCurrency: on.currency })
+            const m = make(c, { amount: R.dec(amount), ...signedAs(status, c.id) })
+            yield* movements.insert(m)
+            return m
+          })
+        // a sweep draws on no wallet
+        yield* signed("4000", "prepared", {}, R.sweep)
+        yield* assertCommitted({
+          committed: movements.committed(rail),
+          signed,
+          confirm: (m) => movements.confirm(movedOn(m, { status: "confirmed" }), m, [])
+        })
+      })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Reconciliation runs
+// ---------------------------------------------------------------------------------------------
+
+const run = (
+  environment: Partner.Environment,
+  chain: Rail.Chain,
+  at: DateTime.Utc,
+  overrides: Partial<ReconciliationRepo.ReconciliationRun> = {}
+): ReconciliationRepo.ReconciliationRun => ({
+  id: R.uuid(),
+  environment,
+  chain,
+  at,
+  checked: 3,
+  chainCalls: 1,
+  error: null,
+  differences: [],
+  ...overrides
+})
+
+const reconciliationTests = (it: It) =>
+  describe("ReconciliationRepo", () => {
+    it.effect("runs keep every field; latest is each environment and chain's newest, by environment then chain", () =>
+      Effect.gen(function* () {
+        const runs = yield* ReconciliationRepo.ReconciliationRepo
+        const t = R.at("2024-05-01T12:00:00.000Z")
+        const newest = run("sandbox", "polygon", R.plusMillis(t, 2), {
+          checked: 2_000,
+          chainCalls: 4,
+          differences: [
+            {
+              wallet: "funding_address",
+              address: "0x00000000000000000000000000000000000000ee",
+              contractId: R.uuid(),
+              currency: "USDC",
+              ledger: R.dec("112.345678"),
+              onChain: R.dec("113.845678"),
+              difference: R.dec("1.500000"),
+              since: R.at("2024-04-30T23:59:59.999Z")
+            },
+            {
+              wallet: "hot_wallet",
+              address: "0x00000000000000000000000000000000000000ff",
+              contractId: null,
+              currency: "POL",
+              ledger: R.dec("0.100000000000000000"),
+              onChain: R.dec("0.099999999999999999"),
+              difference: R.dec("-0.000000000000000001"),
+              since: R.plusMillis(t, 1)
+            }
+          ]
+        })
+        const older = run("sandbox", "polygon", R.plusMillis(t, 1))
+        const failed = run("production", "solana", t, { error: "rpc_unavailable: timeout", checked: 0, chainCalls: 2 })
+        const ethereum = run("sandbox", "ethereum", t)
+        for (const r of [older, newest, failed, ethereum]) yield* runs.save(r)
+        // saved after the newest, an older run does not take its place
+        yield* runs.save(run("sandbox", "polygon", t))
+        assert.deepStrictEqual(R.plain(yield* runs.latest()), R.plain([failed, ethereum, newest]))
+      })
     )
   })
 
@@ -3343,6 +4104,11 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     idempotencyTests(it)
     payoutTests(it)
     nonceTests(it)
+    movementTests(it)
+    movementSigningTests(it)
+    treasuryTests(it)
+    balanceTests(it)
+    reconciliationTests(it)
     partnerTests(it, store)
     inboxTests(it)
     snapshotTests(it)

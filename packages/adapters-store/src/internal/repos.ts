@@ -7,6 +7,8 @@ export type Repos =
   | Core.EventRepo.EventRepo
   | Core.IdempotencyRepo.IdempotencyRepo
   | Core.PayoutRepo.PayoutRepo
+  | Core.MovementRepo.MovementRepo
+  | Core.ReconciliationRepo.ReconciliationRepo
   | Core.PartnerRepo.PartnerRepo
   | Core.WebhookInboxRepo.WebhookInboxRepo
   | Core.MarketSnapshotRepo.MarketSnapshotRepo

@@ -34,6 +34,7 @@ import { revaluationLease } from "./16_revaluation_lease.ts"
 import { payoutNonces } from "./17_payout_nonces.ts"
 import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
 import { partnerRefundAddresses } from "./19_partner_refund_addresses.ts"
+import { moneyLoop } from "./20_money_loop.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -57,7 +58,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "16_revaluation_lease": revaluationLease,
   "17_payout_nonces": payoutNonces,
   "18_hot_wallet_readings": hotWalletReadings,
-  "19_partner_refund_addresses": partnerRefundAddresses
+  "19_partner_refund_addresses": partnerRefundAddresses,
+  "20_money_loop": moneyLoop
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

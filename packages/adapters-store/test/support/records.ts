@@ -6,7 +6,7 @@
 import { BigDecimal, DateTime, Duration } from "effect"
 import { type Contract, type ContractRepo, type EventRepo, type Ledger, MarketSnapshot, Money } from "@ratelock/core"
 import { MarketSnapshotRepo } from "@ratelock/core"
-import type { Partner, PayoutRepo, PricingInputs, Quote, Rail } from "@ratelock/core"
+import type { MovementRepo, Partner, PayoutRepo, PricingInputs, Quote, Rail } from "@ratelock/core"
 import { Effect, Schema } from "effect"
 import { Digest } from "effect/crypto"
 
@@ -301,6 +301,22 @@ export const ledgerPair = (
   ]
 }
 
+/** What a job the hot wallet signs (a payout, a movement) holds before anything is signed: pending, due at creation. */
+const unsigned = (createdAt: DateTime.Utc) => ({
+  status: "pending" as const,
+  prepared: null,
+  transactionHash: null,
+  nonce: null,
+  waiting: null,
+  replacements: 0,
+  blockNumber: null,
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: createdAt,
+  createdAt,
+  updatedAt: createdAt
+})
+
 /** A payout of the contract, pending and due at creation. */
 export const payout = (
   of: Contract.ContractRecord,
@@ -317,20 +333,54 @@ export const payout = (
     destination: "0x00000000000000000000000000000000000000aa",
     amount: dec("5.440000"),
     fxDeltaInQuoteCurrency: dec("29.6000000000"),
-    status: "pending",
-    prepared: null,
-    transactionHash: null,
-    nonce: null,
-    waiting: null,
-    replacements: 0,
-    blockNumber: null,
-    attempts: 0,
-    lastError: null,
-    nextAttemptAt: createdAt,
-    createdAt,
-    updatedAt: createdAt,
+    ...unsigned(createdAt),
     ...overrides
   }
+}
+
+/** A movement of the contract: by default the refund of its deposit, pending and due at creation. */
+export const movement = (
+  of: Contract.ContractRecord,
+  overrides: Partial<MovementRepo.Movement> = {}
+): MovementRepo.Movement => {
+  const createdAt = overrides.createdAt ?? of.updatedAt
+  return {
+    id: uuid(),
+    kind: "refund",
+    purpose: "deposit",
+    key: `deposit:${of.id}`,
+    contractId: of.id,
+    partnerId: of.partnerId,
+    environment: of.environment,
+    chain: of.chain,
+    currency: of.settlementCurrency,
+    source: null,
+    fundingIndex: null,
+    destination: "0x00000000000000000000000000000000000000bb",
+    amount: dec("100.000000"),
+    requestedBy: "worker",
+    ...unsigned(createdAt),
+    ...overrides
+  }
+}
+
+/** A sweep of the contract's funding address into the hot wallet, pending and due at creation. */
+export const sweep = (
+  of: Contract.ContractRecord,
+  overrides: Partial<MovementRepo.Movement> = {}
+): MovementRepo.Movement => {
+  const id = overrides.id ?? uuid()
+  return movement(of, {
+    id,
+    kind: "sweep",
+    purpose: "hot_wallet",
+    key: `sweep:${id}`,
+    source: of.fundingWalletAddress,
+    fundingIndex: 7,
+    destination: null,
+    amount: dec("12.345678"),
+    ...overrides
+  })
 }
 
 /**

@@ -89,7 +89,10 @@ export const signedMovement = (movement: Movement, prepared: PreparedPayout, non
   nonce
 })
 
-/** A second movement with the same key: the first one stands. */
+/**
+ * A second movement with the same key, or a second sweep in flight (pending or prepared) of one
+ * funding address: the first one stands.
+ */
 export class MovementExists extends Schema.TaggedError<MovementExists>()("MovementExists", { key: Schema.String }) {}
 
 /**

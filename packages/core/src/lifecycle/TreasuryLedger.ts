@@ -19,7 +19,9 @@ import { Schema } from "effect"
 import type { DateTime } from "effect"
 import * as Money from "../kernel/Money.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
+import type { ContractRecord } from "../terms/Contract.ts"
 import { Environment } from "../terms/Partner.ts"
+import type { UnmatchedTransfer } from "./ContractRepo.ts"
 import { entryFields } from "./Ledger.ts"
 
 export const TreasuryAccount = Schema.Literals([
@@ -139,4 +141,39 @@ export const nativeLines = (chain: Chain, fundingAddress: string | null, n: Nati
     { account: "network_fees", address: null, currency, amount: n.fees },
     { account: "account_rent", address: null, currency, amount: Money.subtract(Money.zero, n.rent) }
   ]
+}
+
+/** The source an unmatched transfer's booking is kept under: one per transfer on its chain. */
+export const unmatchedSource = (transfer: Pick<UnmatchedTransfer, "chain" | "transactionHash" | "index">): string =>
+  `unmatched:${transfer.chain}:${transfer.transactionHash}:${transfer.index}`
+
+/**
+ * What a transfer that funded nothing books, when it is of the contract's settlement token: the
+ * tokens sit on the funding address (`funding_wallet` there, so a sweep takes them) and are owed
+ * back (`unmatched_funds`, until a refund settles it). Another token (raw base units, decimals
+ * unknown) books nothing: the treasury keeps the settlement and native currencies only.
+ */
+export const unmatchedEntries = (
+  received: UnmatchedTransfer,
+  contract: Pick<ContractRecord, "fundingWalletAddress" | "settlementCurrency">
+): ReadonlyArray<TreasuryEntry> => {
+  if (received.unit !== "token" || received.token !== contract.settlementCurrency) return []
+  const booking: Booking = {
+    source: unmatchedSource(received),
+    kind: "unmatched_received",
+    environment: received.environment,
+    chain: received.chain,
+    contractId: received.contractId,
+    partnerId: received.partnerId,
+    at: received.observedAt
+  }
+  return entries(
+    booking,
+    transfer(
+      { account: "unmatched_funds", address: null },
+      { account: "funding_wallet", address: contract.fundingWalletAddress },
+      contract.settlementCurrency,
+      Money.unsafe(received.amount)
+    )
+  )
 }

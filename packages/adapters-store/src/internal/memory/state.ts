@@ -16,12 +16,15 @@ import type {
   HedgeLedger,
   Ledger,
   MarketSnapshotRepo,
+  MovementRepo,
   OperatorTokenRepo,
   PartnerRepo,
   PayoutRepo,
   RiskRevaluationRepo,
   RiskScenarioRepo,
   Quote,
+  ReconciliationRepo,
+  TreasuryLedger,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
@@ -32,6 +35,12 @@ export interface IdempotencyRow {
   readonly response: IdempotencyRepo.StoredResponse | null
   /** Epoch milliseconds: from then on the key is free again. */
   readonly expiresAt: number
+}
+
+/** One source's booking in the treasury ledger: its entries, and its place among all bookings. */
+export interface TreasuryBooking {
+  readonly seq: number
+  readonly entries: ReadonlyArray<TreasuryLedger.TreasuryEntry>
 }
 
 export interface State {
@@ -57,9 +66,16 @@ export interface State {
   readonly payoutByContract: HashMap.HashMap<string, string>
   /**
    * `environment|chain|signer` → the hot wallet's nonces handed out, each to what holds it
-   * (`payout:<id>`): no nonce twice, as `hot_wallet_nonces`'s primary key.
+   * (`payout:<id>`, `movement:<id>`): no nonce twice, as `hot_wallet_nonces`'s primary key.
    */
   readonly hotWalletNonces: HashMap.HashMap<string, HashMap.HashMap<number, string>>
+  readonly movements: HashMap.HashMap<string, Leased<MovementRepo.Movement>>
+  /** key → movement id: one movement per key. */
+  readonly movementByKey: HashMap.HashMap<string, string>
+  /** source → its booking: each source booked once. */
+  readonly treasury: HashMap.HashMap<string, TreasuryBooking>
+  /** `environment|chain` → its latest reconciliation run. */
+  readonly reconciliations: HashMap.HashMap<string, ReconciliationRepo.ReconciliationRun>
   /** `partner|environment|key` → the claimed key. */
   readonly idempotency: HashMap.HashMap<string, IdempotencyRow>
   readonly partners: HashMap.HashMap<string, PartnerRepo.PartnerRecord>
@@ -108,6 +124,10 @@ export const empty: State = {
   payouts: HashMap.empty(),
   payoutByContract: HashMap.empty(),
   hotWalletNonces: HashMap.empty(),
+  movements: HashMap.empty(),
+  movementByKey: HashMap.empty(),
+  treasury: HashMap.empty(),
+  reconciliations: HashMap.empty(),
   idempotency: HashMap.empty(),
   partners: HashMap.empty(),
   apiKeys: HashMap.empty(),

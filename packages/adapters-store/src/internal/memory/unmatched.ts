@@ -1,11 +1,14 @@
 /**
  * Unmatched transfers in memory: funds into a contract's address that did not fund it, one row
- * per chain identity (the first record wins), never for a transfer a commit counted.
+ * per chain identity (the first record wins), never for a transfer a commit counted; one of the
+ * settlement token is booked in the treasury ledger in the same step
+ * (`TreasuryLedger.unmatchedEntries`).
  */
-import { Effect, Exit, HashMap, HashSet } from "effect"
-import { type ContractRepo, StoreError } from "@ratelock/core"
+import { Effect, Exit, HashMap, HashSet, Option } from "effect"
+import { type ContractRepo, StoreError, TreasuryLedger } from "@ratelock/core"
 import { transferKey } from "./commit.ts"
 import { atomically, read, type State, type StateRef, type Step, write } from "./state.ts"
+import { bookEntries } from "./treasury.ts"
 
 type Unmatched = Pick<ContractRepo.ContractRepoShape, "recordUnmatchedTransfer" | "unmatchedTransfers">
 
@@ -19,12 +22,14 @@ const compare = (a: ContractRepo.UnmatchedTransfer, b: ContractRepo.UnmatchedTra
 const recordStep =
   (transfer: ContractRepo.UnmatchedTransfer) =>
   (state: State): Step<void, StoreError.StoreError> => {
-    if (!HashMap.has(state.contracts, transfer.contractId)) {
+    const contract = HashMap.get(state.contracts, transfer.contractId)
+    if (Option.isNone(contract)) {
       return Exit.fail(new StoreError.StoreError({ message: `contract ${transfer.contractId} does not exist` }))
     }
     const key = transferKey(transfer)
     if (HashMap.has(state.unmatched, key) || HashSet.has(state.transfers, key)) return write(state)
-    return write({ ...state, unmatched: HashMap.set(state.unmatched, key, transfer) })
+    const [, booked] = bookEntries(state, TreasuryLedger.unmatchedEntries(transfer, contract.value.row))
+    return write({ ...booked, unmatched: HashMap.set(state.unmatched, key, transfer) })
   }
 
 export const makeUnmatched = (ref: StateRef): Unmatched => {

@@ -4,18 +4,8 @@
  */
 import { Partner, PayoutRepo, PayoutWait, Rail } from "@ratelock/core"
 import { Schema } from "effect"
-import {
-  decimal,
-  Int8,
-  int8OrNull,
-  intOrNull,
-  Numeric,
-  numeric,
-  rowSchema,
-  Timestamp,
-  timestamp,
-  utc
-} from "./columns.ts"
+import { decimal, Numeric, numeric, rowSchema } from "./columns.ts"
+import { SignedJobColumns, signedJobOf, signedJobRow } from "./signedJobs.ts"
 
 const PayoutColumns = Schema.Struct({
   id: Schema.String,
@@ -28,17 +18,8 @@ const PayoutColumns = Schema.Struct({
   amount: Numeric,
   fx_delta_in_quote_currency: Numeric,
   status: PayoutRepo.PayoutStatus,
-  prepared: Schema.NullOr(Schema.String),
-  transaction_hash: Schema.NullOr(Schema.String),
-  nonce: Schema.NullOr(Int8),
   waiting: Schema.NullOr(PayoutWait.PayoutWait),
-  replacements: Schema.Int,
-  block_number: Schema.NullOr(Int8),
-  attempts: Schema.Int,
-  last_error: Schema.NullOr(Schema.String),
-  next_attempt_at: Timestamp,
-  created_at: Timestamp,
-  updated_at: Timestamp
+  ...SignedJobColumns.fields
 })
 
 /** The row a payout is written as. */
@@ -53,17 +34,8 @@ export const payoutRow = (p: PayoutRepo.PayoutRecord): typeof PayoutColumns.Type
   amount: numeric(p.amount),
   fx_delta_in_quote_currency: numeric(p.fxDeltaInQuoteCurrency),
   status: p.status,
-  prepared: p.prepared,
-  transaction_hash: p.transactionHash,
-  nonce: int8OrNull(p.nonce),
   waiting: p.waiting,
-  replacements: p.replacements,
-  block_number: int8OrNull(p.blockNumber),
-  attempts: p.attempts,
-  last_error: p.lastError,
-  next_attempt_at: timestamp(p.nextAttemptAt),
-  created_at: timestamp(p.createdAt),
-  updated_at: timestamp(p.updatedAt)
+  ...signedJobRow(p)
 })
 
 /** A `payouts` row → `PayoutRecord`. */
@@ -78,15 +50,6 @@ export const PayoutRow = rowSchema("PayoutRow", PayoutColumns, PayoutRepo.Payout
   amount: decimal(r.amount),
   fxDeltaInQuoteCurrency: decimal(r.fx_delta_in_quote_currency),
   status: r.status,
-  prepared: r.prepared,
-  transactionHash: r.transaction_hash,
-  nonce: intOrNull(r.nonce),
   waiting: r.waiting,
-  replacements: r.replacements,
-  blockNumber: intOrNull(r.block_number),
-  attempts: r.attempts,
-  lastError: r.last_error,
-  nextAttemptAt: utc(r.next_attempt_at),
-  createdAt: utc(r.created_at),
-  updatedAt: utc(r.updated_at)
+  ...signedJobOf(r)
 }))
