@@ -19,8 +19,10 @@ import {
   MarketSnapshotRepo,
   Metrics as CoreMetrics,
   Money,
+  type MovementRepo,
   OperatorStatus,
   type PayoutRepo,
+  type ReconciliationRepo,
   RiskRevaluationRepo,
   type StoreError,
   Treasury
@@ -254,6 +256,8 @@ export type SampleRequirements =
   | CorridorLimitRepo.CorridorLimitRepo
   | HotWalletRepo.HotWalletRepo
   | PayoutRepo.PayoutRepo
+  | MovementRepo.MovementRepo
+  | ReconciliationRepo.ReconciliationRepo
 
 export const sample: Effect.Effect<void, StoreError.StoreError, SampleRequirements> = Effect.gen(function* () {
   const backlog = yield* (yield* BacklogRepo.BacklogRepo).backlog()

@@ -14,7 +14,7 @@ import { MovementRepo } from "../lifecycle/MovementRepo.ts"
 import { SettlementRails } from "../lifecycle/SettlementRails.ts"
 import type { TreasuryEntry } from "../lifecycle/TreasuryLedger.ts"
 import type { Environment } from "../terms/Partner.ts"
-import { ReconciliationRepo, type ReconciliationRun } from "./ReconciliationRepo.ts"
+import { type ReconciledWallet, ReconciliationRepo, type ReconciliationRun } from "./ReconciliationRepo.ts"
 import { isCandidate, minimumOf, SweepSettings } from "./Sweeps.ts"
 
 export interface SweepRow {
@@ -66,7 +66,7 @@ export interface ReconciliationRow {
   readonly chain_calls: number
   readonly error: string | null
   readonly differences: ReadonlyArray<{
-    readonly wallet: string
+    readonly wallet: ReconciledWallet
     readonly address: string
     readonly contract_id: string | null
     readonly currency: string

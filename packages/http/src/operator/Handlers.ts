@@ -15,7 +15,9 @@ import {
   type HedgeOrderRepo,
   type HedgePolicyRepo,
   type HotWalletRepo,
+  type MovementRepo,
   type PayoutRepo,
+  type ReconciliationRepo,
   RiskDesk,
   type RiskRevaluationRepo,
   type RiskScenarioRepo,
@@ -91,6 +93,8 @@ export type Requirements =
   | RiskRevaluationRepo.RiskRevaluationRepo
   | ChainGateway.ChainGateway
   | HotWalletRepo.HotWalletRepo
+  | MovementRepo.MovementRepo
+  | ReconciliationRepo.ReconciliationRepo
 
 /** One payout, or 404 `payout_not_found`. */
 const payout = (contractId: string) =>
