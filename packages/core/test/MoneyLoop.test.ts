@@ -81,13 +81,13 @@ const treasuryBalances = MovementRepo.MovementRepo.use((repo) => repo.entriesSin
 )
 
 const setRefundAddress = PartnerRepo.PartnerRepo.use((repo) =>
-  repo.saveRefundAddress({
+  Effect.andThen(repo.insertPartner({ id: alice.partnerId, name: "Alice", createdAt: at(0) }), repo.saveRefundAddress({
     partnerId: alice.partnerId,
     environment: "sandbox",
     chain: "polygon",
     address: refundAddress,
     updatedAt: at(0)
-  })
+  }))
 ).pipe(Effect.orDie)
 
 describe("the money loop", () => {
@@ -260,7 +260,9 @@ describe("the money loop", () => {
       chain.watchOnly.add("sandbox|polygon")
       yield* round
       assert.deepStrictEqual(yield* movements, [])
-      const row = (yield* Treasury.view()).sweeps.find((s) => s.chain === "polygon" && s.token === "USDC")!
+      const row = (yield* Treasury.view()).sweeps.find(
+        (s) => s.environment === "sandbox" && s.chain === "polygon" && s.token === "USDC"
+      )!
       assert.strictEqual(row.funding_keys, "watch_only")
       assert.strictEqual(row.awaiting_sweep, 1)
       assert.strictEqual(row.awaiting_sweep_amount, Money.format(contract.total_amount))
@@ -294,7 +296,7 @@ describe("the money loop", () => {
       const found = yield* Reconciliation.reconcileRail("sandbox", "polygon")
       assert.deepStrictEqual(
         found.differences.map((d) => [d.wallet, d.currency, Money.format(d.difference)]),
-        [["hot_wallet", "USDC", "7.25"]]
+        [["hot_wallet", "USDC", "7.250000"]]
       )
       const alerts = Treasury.alerts(yield* Treasury.view())
       assert.isTrue(alerts.some((a) => a.kind === "reconciliation_differences"))
