@@ -89,6 +89,9 @@ layer(world, { excludeTestServices: true, timeout: "120 seconds" })("the money l
         })
       }
       yield* PartnerRepo.PartnerRepo.use((r) =>
+        r.insertPartner({ id: scope.partnerId, name: "Sol Pay", createdAt: DateTime.makeUnsafe(Date.now()) })
+      )
+      yield* PartnerRepo.PartnerRepo.use((r) =>
         r.saveRefundAddress({
           partnerId: scope.partnerId,
           environment: "sandbox",
