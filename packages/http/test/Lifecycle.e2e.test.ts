@@ -204,7 +204,7 @@ layer(Lifecycle.layer({ confirmDelay: "300 millis" }), { excludeTestServices: tr
           assert.lengthOf(released, 2)
           assert.deepStrictEqual(
             released.map((e) => e.account),
-            ["deposits_held", "funding_wallet"]
+            ["deposits_held", "refunds_payable"]
           )
           // debited from the deposits held, credited back to the funding wallet
           assert.isTrue(Money.equals(released[0]!.amount, amount(contract.deposit_amount)))

@@ -249,7 +249,10 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("/metrics", (
           "late-funds",
           "revaluation",
           "hedging",
-          "hot-wallets"
+          "hot-wallets",
+          "sweeps",
+          "movements",
+          "reconciliation"
         ]
       )
       for (const pass of status.passes) assert.isTrue(pass.ok, pass.pass)

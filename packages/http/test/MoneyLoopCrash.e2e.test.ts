@@ -10,11 +10,20 @@
 import * as Erc20 from "@ratelock/test-support/Erc20"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { Effect } from "effect"
-import { type Address, formatEther, parseAbiItem } from "viem"
+import { type Address, parseAbiItem } from "viem"
 import { assert, describe, it } from "vitest"
 import type { Readable } from "./support/cluster/database.ts"
 import { openEmbedded } from "./support/crash/embeddedDatabase.ts"
-import { type Common, freshDestination, sleep, usdcUnits, waitFor, withDeployment, withEmbeddedDeployment } from "./support/onChain.ts"
+import {
+  type Common,
+  freshDestination,
+  openTreasury,
+  sleep,
+  usdcUnits,
+  waitFor,
+  withDeployment,
+  withEmbeddedDeployment
+} from "./support/onChain.ts"
 
 const contracts = 30
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)")
@@ -23,42 +32,6 @@ interface Run {
   readonly chain: string
   readonly error: string | null
   readonly differences: ReadonlyArray<unknown>
-}
-
-/** The hot wallet's opening balances recorded as the operator's, and the partner's refund address set. */
-const prepare = async (d: Common, refundAddress: Address) => {
-  const eth = await d.anvil.client.getBalance({ address: d.hotWallet })
-  for (const [currency, amount] of [
-    ["USDC", "1000000"],
-    ["ETH", formatEther(eth)]
-  ] as const) {
-    await d.ratelock(
-      "treasury",
-      "record-inflow",
-      "--environment",
-      "production",
-      "--chain",
-      "ethereum",
-      "--currency",
-      currency,
-      "--amount",
-      amount,
-      "--as",
-      "topup"
-    )
-  }
-  await d.ratelock(
-    "partner",
-    "refund-address",
-    "set",
-    d.partnerId,
-    "--environment",
-    "production",
-    "--chain",
-    "ethereum",
-    "--address",
-    refundAddress
-  )
 }
 
 /**
@@ -138,7 +111,7 @@ describe("the money loop SIGKILLed at random (anvil)", () => {
   it.skipIf(databaseUrl === undefined)("on PostgreSQL: two workers, one killed and replaced at once, six times", { timeout: 600_000 }, () =>
     withDeployment(databaseUrl!, { prefix: "ratelock_money_crash" }, async (d) => {
       const refundAddress = freshDestination()
-      await prepare(d, refundAddress)
+      await openTreasury(d, refundAddress)
       const workers = [await d.cluster.startWorker("worker-0"), await d.cluster.startWorker("worker-1")]
       let next = 2
       await underCrashes(d, refundAddress, async () => {
@@ -171,7 +144,7 @@ describe("the money loop SIGKILLed at random (anvil)", () => {
   it("on the embedded store: the one service killed and started again at once, six times", { timeout: 600_000 }, () =>
     withEmbeddedDeployment({}, async (d) => {
       const refundAddress = freshDestination()
-      await prepare(d, refundAddress)
+      await openTreasury(d, refundAddress)
       await d.start()
       const sold = await underCrashes(d, refundAddress, async () => {
         await d.kill()

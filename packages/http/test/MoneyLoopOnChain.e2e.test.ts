@@ -10,9 +10,17 @@
 import * as Erc20 from "@ratelock/test-support/Erc20"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { Effect } from "effect"
-import { type Address, formatEther } from "viem"
+import type { Address } from "viem"
 import { assert, describe, it } from "vitest"
-import { freshDestination, mineUntil, paidOnce, usdcUnits, withDeployment } from "./support/onChain.ts"
+import {
+  freshDestination,
+  mineUntil,
+  openTreasury,
+  paidOnce,
+  recordInflow,
+  usdcUnits,
+  withDeployment
+} from "./support/onChain.ts"
 
 interface Run {
   readonly environment: string
@@ -45,37 +53,7 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
               (r) => r.chain === "ethereum"
             )
 
-          // the hot wallet's opening balances are the operator's money, recorded before anything moves
-          const eth = await d.anvil.client.getBalance({ address: d.hotWallet })
-          const inflow = (currency: string, amount: string, as: string) =>
-            d.ratelock(
-              "treasury",
-              "record-inflow",
-              "--environment",
-              "production",
-              "--chain",
-              "ethereum",
-              "--currency",
-              currency,
-              "--amount",
-              amount,
-              "--as",
-              as
-            )
-          await inflow("USDC", "1000000", "topup")
-          await inflow("ETH", formatEther(eth), "topup")
-          await d.ratelock(
-            "partner",
-            "refund-address",
-            "set",
-            d.partnerId,
-            "--environment",
-            "production",
-            "--chain",
-            "ethereum",
-            "--address",
-            refundAddress
-          )
+          await openTreasury(d, refundAddress)
           await d.cluster.startWorker("worker")
 
           const [first, second] = await d.activeContracts(2, { contractType: "forward" })
@@ -125,7 +103,7 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
           const status = (await d.operator("/operator/v1/status")).json
           assert.isTrue(status.degraded)
           assert.isTrue(status.alerts.some((a: { kind: string }) => a.kind === "reconciliation_differences"))
-          await inflow("USDC", "5", "unmatched")
+          await recordInflow(d, "USDC", "5", "unmatched")
           const [clean] = await reconcile()
           assert.deepStrictEqual(clean!.differences, [])
 

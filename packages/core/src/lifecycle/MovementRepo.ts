@@ -19,6 +19,7 @@ import { ContractStatus } from "../terms/Contract.ts"
 import { Environment } from "../terms/Partner.ts"
 import { PayoutWait } from "../terms/PayoutWait.ts"
 import type { NonceAccount, PreparedPayout } from "./ChainGateway.ts"
+import { unsigned } from "./PayoutRepo.ts"
 import type { TreasuryAccount, TreasuryCurrency, TreasuryEntry } from "./TreasuryLedger.ts"
 
 export const MovementKind = Schema.Literals(["sweep", "refund"])
@@ -77,6 +78,12 @@ export const Movement = Schema.Struct({
   updatedAt: Schema.DateTimeUtc
 }).annotate({ identifier: "Movement" })
 export type Movement = typeof Movement.Type
+
+/** A movement to record, nothing signed yet, due at `now`. */
+export const newMovement = (
+  fields: Omit<Movement, keyof typeof unsigned | "nextAttemptAt" | "createdAt" | "updatedAt">,
+  now: DateTime.Utc
+): Movement => ({ ...fields, ...unsigned, nextAttemptAt: now, createdAt: now, updatedAt: now })
 
 /** What a compare-and-set write expects to find. */
 export type Expected = Pick<Movement, "status" | "updatedAt">

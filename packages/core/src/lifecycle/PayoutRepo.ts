@@ -52,6 +52,22 @@ export const PayoutRecord = Schema.Struct({
 }).annotate({ identifier: "PayoutRecord" })
 export type PayoutRecord = typeof PayoutRecord.Type
 
+/**
+ * A chain job nothing was signed for yet (a payout, a sweep, a refund): no transaction, no nonce,
+ * no attempt, nothing it waits for.
+ */
+export const unsigned = {
+  status: "pending",
+  prepared: null,
+  transactionHash: null,
+  nonce: null,
+  waiting: null,
+  replacements: 0,
+  blockNumber: null,
+  attempts: 0,
+  lastError: null
+} as const
+
 /** The payout as `recordSigned` writes it once `sign` answered `prepared` at `nonce`. */
 export const signedRecord = (payout: PayoutRecord, prepared: PreparedPayout, nonce: number | null): PayoutRecord => ({
   ...payout,

@@ -31,7 +31,7 @@ import * as Metrics from "./Metrics.ts"
 import * as Money from "../kernel/Money.ts"
 import type { PayoutFailureCode } from "../terms/OutboundEvent.ts"
 import { MovementRepo } from "./MovementRepo.ts"
-import { PayoutRepo, type PayoutRecord, signedRecord } from "./PayoutRepo.ts"
+import { PayoutRepo, type PayoutRecord, signedRecord, unsigned } from "./PayoutRepo.ts"
 import { fiatOf } from "../kernel/Rail.ts"
 import * as Settlement from "../terms/Settlement.ts"
 import { retryStale } from "../kernel/StoreError.ts"
@@ -167,16 +167,9 @@ const create = Effect.fnUntraced(function* (contract: ContractRecord) {
       onNone: () => Money.zero,
       onSome: (p) => p.fxDeltaInQuoteCurrency
     }),
+    ...unsigned,
     // nothing goes on-chain for a zero payout: it is never a job for the chain worker
     status: computed.pipe(Option.exists((p) => Money.isZero(p.amount))) ? "confirmed" : "pending",
-    prepared: null,
-    transactionHash: null,
-    nonce: null,
-    waiting: null,
-    replacements: 0,
-    blockNumber: null,
-    attempts: 0,
-    lastError: null,
     nextAttemptAt: now,
     createdAt: now,
     updatedAt: now

@@ -16,7 +16,7 @@ import * as Money from "../kernel/Money.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ChainGateway } from "./ChainGateway.ts"
 import { ContractRepo } from "./ContractRepo.ts"
-import { type Movement, MovementRepo, type MovementPurpose } from "./MovementRepo.ts"
+import { MovementRepo, type MovementPurpose, newMovement } from "./MovementRepo.ts"
 
 /** The movement that refunds `amount` of a contract's money, not yet signed. */
 const refundOf = Effect.fnUntraced(function* (
@@ -27,36 +27,25 @@ const refundOf = Effect.fnUntraced(function* (
   destination: string | null,
   requestedBy: string
 ) {
-  const now = yield* DateTime.now
-  const movement: Movement = {
-    id: yield* (yield* IdGenerator).uuid,
-    kind: "refund",
-    purpose,
-    key,
-    contractId: contract.id,
-    partnerId: contract.partnerId,
-    environment: contract.environment,
-    chain: contract.chain,
-    currency: contract.settlementCurrency,
-    source: null,
-    fundingIndex: null,
-    destination,
-    amount,
-    status: "pending",
-    prepared: null,
-    transactionHash: null,
-    nonce: null,
-    waiting: null,
-    replacements: 0,
-    blockNumber: null,
-    attempts: 0,
-    lastError: null,
-    requestedBy,
-    nextAttemptAt: now,
-    createdAt: now,
-    updatedAt: now
-  }
-  return movement
+  return newMovement(
+    {
+      id: yield* (yield* IdGenerator).uuid,
+      kind: "refund",
+      purpose,
+      key,
+      contractId: contract.id,
+      partnerId: contract.partnerId,
+      environment: contract.environment,
+      chain: contract.chain,
+      currency: contract.settlementCurrency,
+      source: null,
+      fundingIndex: null,
+      destination,
+      amount,
+      requestedBy
+    },
+    yield* DateTime.now
+  )
 })
 
 /** The key of a forward's deposit refund: one per contract. */

@@ -20,7 +20,7 @@ import { HotWalletRepo } from "./HotWalletRepo.ts"
 import { isAwaitingFunds } from "../terms/Contract.ts"
 import type { Environment } from "../terms/Partner.ts"
 import { ChainGateway } from "../lifecycle/ChainGateway.ts"
-import { type FundingBalance, type Movement, MovementRepo } from "../lifecycle/MovementRepo.ts"
+import { type FundingBalance, MovementRepo, newMovement } from "../lifecycle/MovementRepo.ts"
 import { SettlementRails } from "../lifecycle/SettlementRails.ts"
 
 type PerToken = Readonly<Partial<Record<SettlementCurrency, Money.Decimal>>>
@@ -121,34 +121,25 @@ const sweepRail = Effect.fnUntraced(function* (environment: Environment, chain: 
     )
     for (const [i, { candidate, amount }] of due.entries()) {
       const id = yield* ids.uuid
-      const sweep: Movement = {
-        id,
-        kind: "sweep",
-        purpose: to[i] === null ? "hot_wallet" : "treasury",
-        key: `sweep:${id}`,
-        contractId: candidate.contractId,
-        partnerId: candidate.partnerId,
-        environment,
-        chain,
-        currency: token,
-        source: candidate.address,
-        fundingIndex: candidate.fundingIndex,
-        destination: to[i] ?? null,
-        amount,
-        status: "pending",
-        prepared: null,
-        transactionHash: null,
-        nonce: null,
-        waiting: null,
-        replacements: 0,
-        blockNumber: null,
-        attempts: 0,
-        lastError: null,
-        requestedBy: "worker",
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now
-      }
+      const sweep = newMovement(
+        {
+          id,
+          kind: "sweep",
+          purpose: to[i] === null ? "hot_wallet" : "treasury",
+          key: `sweep:${id}`,
+          contractId: candidate.contractId,
+          partnerId: candidate.partnerId,
+          environment,
+          chain,
+          currency: token,
+          source: candidate.address,
+          fundingIndex: candidate.fundingIndex,
+          destination: to[i] ?? null,
+          amount,
+          requestedBy: "worker"
+        },
+        now
+      )
       // a sweep of the address already pending or prepared (another worker's) stands
       const inserted = yield* repo.insert(sweep).pipe(
         Effect.as(1),

@@ -19,7 +19,7 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Address, type Hash, parseAbiItem, parseGwei, parseUnits } from "viem"
+import { type Address, formatEther, type Hash, parseAbiItem, parseGwei, parseUnits } from "viem"
 import { assert } from "vitest"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { type Database, freshDatabase } from "./cluster/database.ts"
@@ -602,6 +602,46 @@ export const mineUntil = async <A>(
     what,
     { everyMs: options.everyMs ?? 300, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }
   )
+
+/** `ratelock treasury record-inflow` into the production ethereum hot wallet. */
+export const recordInflow = (d: Common, currency: string, amount: string, as: "topup" | "unmatched") =>
+  d.ratelock(
+    "treasury",
+    "record-inflow",
+    "--environment",
+    "production",
+    "--chain",
+    "ethereum",
+    "--currency",
+    currency,
+    "--amount",
+    amount,
+    "--as",
+    as
+  )
+
+/**
+ * The hot wallet's opening balances (the USDC it was minted, its ether) recorded as the operator's
+ * money, and the partner's refund address set: before anything moves, so the books start equal to
+ * the chain.
+ */
+export const openTreasury = async (d: Common, refundAddress: Address) => {
+  const eth = await d.anvil.client.getBalance({ address: d.hotWallet })
+  await recordInflow(d, "USDC", "1000000", "topup")
+  await recordInflow(d, "ETH", formatEther(eth), "topup")
+  await d.ratelock(
+    "partner",
+    "refund-address",
+    "set",
+    d.partnerId,
+    "--environment",
+    "production",
+    "--chain",
+    "ethereum",
+    "--address",
+    refundAddress
+  )
+}
 
 /** Paid exactly once: the destination holds the payout's amount, brought by one Transfer. */
 export const paidOnce = async (d: Common, destination: Address, amount: string) => {
