@@ -109,7 +109,7 @@ const reconciledClean = async (d: Common) => {
 
 describe("the money loop SIGKILLed at random (anvil)", () => {
   it.skipIf(databaseUrl === undefined)("on PostgreSQL: two workers, one killed and replaced at once, six times", { timeout: 600_000 }, () =>
-    withDeployment(databaseUrl!, { prefix: "ratelock_money_crash" }, async (d) => {
+    withDeployment(databaseUrl!, { prefix: "ratelock_money_crash", sweeps: true }, async (d) => {
       const refundAddress = freshDestination()
       await openTreasury(d, refundAddress)
       const workers = [await d.cluster.startWorker("worker-0"), await d.cluster.startWorker("worker-1")]
@@ -142,7 +142,7 @@ describe("the money loop SIGKILLed at random (anvil)", () => {
   )
 
   it("on the embedded store: the one service killed and started again at once, six times", { timeout: 600_000 }, () =>
-    withEmbeddedDeployment({}, async (d) => {
+    withEmbeddedDeployment({ sweeps: true }, async (d) => {
       const refundAddress = freshDestination()
       await openTreasury(d, refundAddress)
       await d.start()

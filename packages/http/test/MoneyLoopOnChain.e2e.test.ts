@@ -38,6 +38,7 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
         databaseUrl!,
         {
           prefix: "ratelock_money_loop",
+          sweeps: true,
           env: {
             // the hot wallet starts with 1,000,000 USDC: one sweep fills it past this float
             RATELOCK_ETHEREUM_HOT_WALLET_FLOAT_USDC: "1000000.01",

@@ -199,6 +199,11 @@ export interface DeployOptions {
   readonly prefix: string
   readonly confirmations?: number
   readonly env?: Record<string, string>
+  /**
+   * Whether the workers sweep funding addresses (off unless asked: a sweep's gas top-up is a hot
+   * wallet transaction, and the payout tests count the hot wallet's transactions as payouts).
+   */
+  readonly sweeps?: boolean
 }
 
 /** What a store brings to a deployment, set up once the chain is. */
@@ -260,6 +265,8 @@ const setUp = async <S extends StoreSide>(
       RATELOCK_ETHEREUM_USDC: usdc,
       RATELOCK_ETHEREUM_USDT: "none",
       RATELOCK_ETHEREUM_EURC: "none",
+      // sweeps off: no balance reaches this minimum
+      ...(options.sweeps === true ? {} : { RATELOCK_ETHEREUM_SWEEP_MIN_USDC: "1000000000000" }),
       ...options.env
     }
     const side = await store(env, cleanups)
