@@ -75,19 +75,24 @@ const round = Effect.gen(function* () {
 })
 
 /** Every treasury entry booked so far, per currency: each must be zero. */
-const treasuryBalances = MovementRepo.MovementRepo.use((repo) => repo.entriesSince({ since: DateTime.makeUnsafe(0) })).pipe(
+const treasuryBalances = MovementRepo.MovementRepo.use((repo) =>
+  repo.entriesSince({ since: DateTime.makeUnsafe(0) })
+).pipe(
   Effect.map((entries) => Ledger.balances(entries)),
   Effect.orDie
 )
 
 const setRefundAddress = PartnerRepo.PartnerRepo.use((repo) =>
-  Effect.andThen(repo.insertPartner({ id: alice.partnerId, name: "Alice", createdAt: at(0) }), repo.saveRefundAddress({
-    partnerId: alice.partnerId,
-    environment: "sandbox",
-    chain: "polygon",
-    address: refundAddress,
-    updatedAt: at(0)
-  }))
+  Effect.andThen(
+    repo.insertPartner({ id: alice.partnerId, name: "Alice", createdAt: at(0) }),
+    repo.saveRefundAddress({
+      partnerId: alice.partnerId,
+      environment: "sandbox",
+      chain: "polygon",
+      address: refundAddress,
+      updatedAt: at(0)
+    })
+  )
 ).pipe(Effect.orDie)
 
 describe("the money loop", () => {
@@ -110,7 +115,9 @@ describe("the money loop", () => {
         Money.format(contract.total_amount)
       )
       // nothing left to sweep by the books, and the treasury ledger balances per currency
-      const left = yield* MovementRepo.MovementRepo.use((r) => r.fundingBalances({ environment: "sandbox", chain: "polygon" }))
+      const left = yield* MovementRepo.MovementRepo.use((r) =>
+        r.fundingBalances({ environment: "sandbox", chain: "polygon" })
+      )
       assert.deepStrictEqual(left, [])
       for (const [, total] of yield* treasuryBalances) assert.isTrue(Money.isZero(total))
       const entries = yield* MovementRepo.MovementRepo.use((r) => r.entriesOf(Movements.bookingSource(sweep!)))
@@ -202,7 +209,10 @@ describe("the money loop", () => {
       assert.strictEqual(Money.format(refund.amount), Money.format(contract.deposit_amount!))
       // the treasury view lists it, and why it waits
       const waiting = (yield* Treasury.view()).refunds_waiting
-      assert.deepStrictEqual(waiting.map((r) => [r.contract_id, r.waiting]), [[contract.id, "no_refund_address"]])
+      assert.deepStrictEqual(
+        waiting.map((r) => [r.contract_id, r.waiting]),
+        [[contract.id, "no_refund_address"]]
+      )
       yield* setRefundAddress
       yield* TestClock.adjust("2 minutes")
       yield* round
@@ -269,50 +279,53 @@ describe("the money loop", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("reconciliation: clean after a sweep; a token sent to the hot wallet is one difference until recorded", () => {
-    const { chain, layer } = harness()
-    return Effect.gen(function* () {
-      yield* TestClock.setTime(start)
-      yield* fundedForward(chain)
-      yield* round
-      yield* round
-      chain.hotWallets.set("sandbox|polygon", {
-        address: "hot",
-        balances: [{ asset: "USDC", amount: chain.addressBalances.get(FakeChain.hotWalletAddress)! }]
-      })
-      const clean = yield* Reconciliation.reconcileRail("sandbox", "polygon")
-      assert.strictEqual(clean.error, null)
-      assert.deepStrictEqual(clean.differences, [])
-      // 7.25 USDC straight into the hot wallet, unrecorded
-      chain.hotWallets.set("sandbox|polygon", {
-        address: "hot",
-        balances: [
-          {
-            asset: "USDC",
-            amount: Money.sum(chain.addressBalances.get(FakeChain.hotWalletAddress)!, Money.unsafe("7.25"))
-          }
-        ]
-      })
-      const found = yield* Reconciliation.reconcileRail("sandbox", "polygon")
-      assert.deepStrictEqual(
-        found.differences.map((d) => [d.wallet, d.currency, Money.format(d.difference)]),
-        [["hot_wallet", "USDC", "7.250000"]]
-      )
-      const alerts = Treasury.alerts(yield* Treasury.view())
-      assert.isTrue(alerts.some((a) => a.kind === "reconciliation_differences"))
-      yield* TestClock.adjust("1 minute")
-      const still = yield* Reconciliation.reconcileRail("sandbox", "polygon")
-      // first seen at the earlier run
-      assert.strictEqual(still.differences[0]!.since.epochMilliseconds, found.at.epochMilliseconds)
-      yield* Reconciliation.recordInflow({
-        environment: "sandbox",
-        chain: "polygon",
-        wallet: "hot_wallet",
-        currency: "USDC",
-        amount: Money.unsafe("7.25"),
-        as: "topup"
-      })
-      assert.deepStrictEqual((yield* Reconciliation.reconcileRail("sandbox", "polygon")).differences, [])
-    }).pipe(Effect.provide(layer))
-  })
+  it.effect(
+    "reconciliation: clean after a sweep; a token sent to the hot wallet is one difference until recorded",
+    () => {
+      const { chain, layer } = harness()
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(start)
+        yield* fundedForward(chain)
+        yield* round
+        yield* round
+        chain.hotWallets.set("sandbox|polygon", {
+          address: "hot",
+          balances: [{ asset: "USDC", amount: chain.addressBalances.get(FakeChain.hotWalletAddress)! }]
+        })
+        const clean = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+        assert.strictEqual(clean.error, null)
+        assert.deepStrictEqual(clean.differences, [])
+        // 7.25 USDC straight into the hot wallet, unrecorded
+        chain.hotWallets.set("sandbox|polygon", {
+          address: "hot",
+          balances: [
+            {
+              asset: "USDC",
+              amount: Money.sum(chain.addressBalances.get(FakeChain.hotWalletAddress)!, Money.unsafe("7.25"))
+            }
+          ]
+        })
+        const found = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+        assert.deepStrictEqual(
+          found.differences.map((d) => [d.wallet, d.currency, Money.format(d.difference)]),
+          [["hot_wallet", "USDC", "7.250000"]]
+        )
+        const alerts = Treasury.alerts(yield* Treasury.view())
+        assert.isTrue(alerts.some((a) => a.kind === "reconciliation_differences"))
+        yield* TestClock.adjust("1 minute")
+        const still = yield* Reconciliation.reconcileRail("sandbox", "polygon")
+        // first seen at the earlier run
+        assert.strictEqual(still.differences[0]!.since.epochMilliseconds, found.at.epochMilliseconds)
+        yield* Reconciliation.recordInflow({
+          environment: "sandbox",
+          chain: "polygon",
+          wallet: "hot_wallet",
+          currency: "USDC",
+          amount: Money.unsafe("7.25"),
+          as: "topup"
+        })
+        assert.deepStrictEqual((yield* Reconciliation.reconcileRail("sandbox", "polygon")).differences, [])
+      }).pipe(Effect.provide(layer))
+    }
+  )
 })

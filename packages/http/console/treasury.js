@@ -104,14 +104,19 @@ const sweeps = (t, environment) =>
         { head: "Token", cell: (w) => w.token },
         {
           head: "Keys",
-          cell: (w) => (w.funding_keys === "watch_only" ? h("span", { class: "flag" }, "watch only") : (w.funding_keys ?? "—"))
+          cell: (w) =>
+            w.funding_keys === "watch_only" ? h("span", { class: "flag" }, "watch only") : (w.funding_keys ?? "—")
         },
         {
           head: "Awaiting sweep",
           numeric: true,
           cell: (w, i) => figure(source, `sweeps.${i}.awaiting_sweep`, w.awaiting_sweep, "count")
         },
-        { head: "Amount", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.awaiting_sweep_amount`, w.awaiting_sweep_amount) },
+        {
+          head: "Amount",
+          numeric: true,
+          cell: (w, i) => figure(source, `sweeps.${i}.awaiting_sweep_amount`, w.awaiting_sweep_amount)
+        },
         { head: "Float", numeric: true, cell: (w) => w.hot_wallet_float ?? "—" },
         {
           head: "Treasury",
@@ -119,10 +124,22 @@ const sweeps = (t, environment) =>
           cell: (w, i) =>
             w.treasury_address === null
               ? "—"
-              : h("span", { title: w.treasury_address }, figure(source, `sweeps.${i}.treasury_balance`, w.treasury_balance))
+              : h(
+                  "span",
+                  { title: w.treasury_address },
+                  figure(source, `sweeps.${i}.treasury_balance`, w.treasury_balance)
+                )
         },
-        { head: "Swept today", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.swept_today`, w.swept_today) },
-        { head: "Refunded today", numeric: true, cell: (w, i) => figure(source, `sweeps.${i}.refunded_today`, w.refunded_today) }
+        {
+          head: "Swept today",
+          numeric: true,
+          cell: (w, i) => figure(source, `sweeps.${i}.swept_today`, w.swept_today)
+        },
+        {
+          head: "Refunded today",
+          numeric: true,
+          cell: (w, i) => figure(source, `sweeps.${i}.refunded_today`, w.refunded_today)
+        }
       ],
       t.sweeps,
       { id: "sweeps", empty: "no chain is served in this environment." }

@@ -130,7 +130,8 @@ const perChain = <K extends string>(keys: ReadonlyArray<K>, variable: (chain: Ra
     Config.map((found) => {
       const table: Partial<Record<Rail.Chain, Partial<Record<K, Money.Decimal>>>> = {}
       for (const { chain, key, amount } of found) {
-        if (Option.isSome(amount)) table[chain] = { ...table[chain], [key]: amount.value } as Partial<Record<K, Money.Decimal>>
+        if (Option.isSome(amount))
+          table[chain] = { ...table[chain], [key]: amount.value } as Partial<Record<K, Money.Decimal>>
       }
       return table
     })

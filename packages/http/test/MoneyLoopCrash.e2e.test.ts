@@ -108,37 +108,43 @@ const reconciledClean = async (d: Common) => {
 }
 
 describe("the money loop SIGKILLed at random (anvil)", () => {
-  it.skipIf(databaseUrl === undefined)("on PostgreSQL: two workers, one killed and replaced at once, six times", { timeout: 600_000 }, () =>
-    withDeployment(databaseUrl!, { prefix: "ratelock_money_crash", sweeps: true }, async (d) => {
-      const refundAddress = freshDestination()
-      await openTreasury(d, refundAddress)
-      const workers = [await d.cluster.startWorker("worker-0"), await d.cluster.startWorker("worker-1")]
-      let next = 2
-      await underCrashes(d, refundAddress, async () => {
-        const i = Math.floor(Math.random() * workers.length)
-        await d.cluster.kill(workers[i]!)
-        workers[i] = await d.cluster.startWorker(`worker-${next++}`)
+  it.skipIf(databaseUrl === undefined)(
+    "on PostgreSQL: two workers, one killed and replaced at once, six times",
+    { timeout: 600_000 },
+    () =>
+      withDeployment(databaseUrl!, { prefix: "ratelock_money_crash", sweeps: true }, async (d) => {
+        const refundAddress = freshDestination()
+        await openTreasury(d, refundAddress)
+        const workers = [await d.cluster.startWorker("worker-0"), await d.cluster.startWorker("worker-1")]
+        let next = 2
+        await underCrashes(d, refundAddress, async () => {
+          const i = Math.floor(Math.random() * workers.length)
+          await d.cluster.kill(workers[i]!)
+          workers[i] = await d.cluster.startWorker(`worker-${next++}`)
+        })
+        // the movements all confirmed before the books are read
+        await waitFor(
+          () =>
+            d.db.query<{ readonly n: string }>(
+              (sql) => sql`SELECT count(*)::text AS n FROM movements WHERE status <> 'confirmed'`
+            ),
+          (rows) => rows[0]!.n === "0",
+          "every movement confirmed",
+          { timeoutMs: 120_000 }
+        )
+        await ledgersAtZero(d.db)
+        const movements = await d.db.query<{ readonly kind: string; readonly n: string }>(
+          (sql) => sql`SELECT kind, count(*)::text AS n FROM movements GROUP BY kind ORDER BY kind`
+        )
+        assert.deepStrictEqual(
+          movements.map((m) => [m.kind, m.n]),
+          [
+            ["refund", String(contracts)],
+            ["sweep", String(contracts)]
+          ]
+        )
+        await reconciledClean(d)
       })
-      // the movements all confirmed before the books are read
-      await waitFor(
-        () => d.db.query<{ readonly n: string }>((sql) => sql`SELECT count(*)::text AS n FROM movements WHERE status <> 'confirmed'`),
-        (rows) => rows[0]!.n === "0",
-        "every movement confirmed",
-        { timeoutMs: 120_000 }
-      )
-      await ledgersAtZero(d.db)
-      const movements = await d.db.query<{ readonly kind: string; readonly n: string }>(
-        (sql) => sql`SELECT kind, count(*)::text AS n FROM movements GROUP BY kind ORDER BY kind`
-      )
-      assert.deepStrictEqual(
-        movements.map((m) => [m.kind, m.n]),
-        [
-          ["refund", String(contracts)],
-          ["sweep", String(contracts)]
-        ]
-      )
-      await reconciledClean(d)
-    })
   )
 
   it("on the embedded store: the one service killed and started again at once, six times", { timeout: 600_000 }, () =>

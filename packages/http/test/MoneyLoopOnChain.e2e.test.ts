@@ -26,7 +26,11 @@ interface Run {
   readonly environment: string
   readonly chain: string
   readonly error: string | null
-  readonly differences: ReadonlyArray<{ readonly wallet: string; readonly currency: string; readonly difference: string }>
+  readonly differences: ReadonlyArray<{
+    readonly wallet: string
+    readonly currency: string
+    readonly difference: string
+  }>
 }
 
 describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)", () => {
@@ -81,20 +85,35 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
             (b) => b === usdcUnits(first!.deposit_amount!),
             "the deposit at the refund address"
           )
-          await mineUntil(d, () => d.contractStatus(first!.id), (s) => s === "settled", "the payout settled")
+          await mineUntil(
+            d,
+            () => d.contractStatus(first!.id),
+            (s) => s === "settled",
+            "the payout settled"
+          )
           await paidOnce(d, refundAddress, first!.deposit_amount!)
 
           // every movement confirmed and booked at depth: the books and the chain agree
           const settled = async () => {
             const view = (await d.operator("/operator/v1/treasury?environment=production")).json
-            return view.refunds_waiting.length === 0 && view.sweeps.every((s: { awaiting_sweep: number }) => s.awaiting_sweep === 0)
+            return (
+              view.refunds_waiting.length === 0 &&
+              view.sweeps.every((s: { awaiting_sweep: number }) => s.awaiting_sweep === 0)
+            )
           }
           await mineUntil(d, settled, (done) => done, "every movement confirmed")
           await d.anvil.client.mine({ blocks: d.confirmations + 1 })
-          await mineUntil(d, reconcile, (runs) => runs.length === 1 && runs[0]!.error === null && runs[0]!.differences.length === 0, "a clean reconciliation")
+          await mineUntil(
+            d,
+            reconcile,
+            (runs) => runs.length === 1 && runs[0]!.error === null && runs[0]!.differences.length === 0,
+            "a clean reconciliation"
+          )
 
           // 5 USDC straight into the hot wallet: one difference of exactly that, until recorded
-          await Effect.runPromise(Erc20.transfer(d.anvil.client, d.anvil.account(1), d.usdc, d.hotWallet, usdcUnits("5")))
+          await Effect.runPromise(
+            Erc20.transfer(d.anvil.client, d.anvil.account(1), d.usdc, d.hotWallet, usdcUnits("5"))
+          )
           await d.anvil.client.mine({ blocks: d.confirmations + 1 })
           const [run] = await reconcile()
           assert.deepStrictEqual(
@@ -110,7 +129,9 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
 
           // the treasury view: today's sweeps and the refund
           const view = (await d.operator("/operator/v1/treasury?environment=production")).json
-          const row = view.sweeps.find((s: { chain: string; token: string }) => s.chain === "ethereum" && s.token === "USDC")
+          const row = view.sweeps.find(
+            (s: { chain: string; token: string }) => s.chain === "ethereum" && s.token === "USDC"
+          )
           assert.strictEqual(usdcUnits(row.swept_today), totals[0]! + totals[1]!)
           assert.strictEqual(usdcUnits(row.refunded_today), usdcUnits(first!.deposit_amount!))
           assert.strictEqual(usdcUnits(row.treasury_balance), cold)

@@ -377,11 +377,24 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           const fresh = Schema.decodeUnknownSync(TreasuryView)(empty.json)
           assert.deepStrictEqual(
             { ...fresh, checked_at: "", sweeps: [] },
-            { checked_at: "", wallets: [], stuck_payouts: [], sweeps: [], fees: [], refunds_waiting: [], reconciliation: [] }
+            {
+              checked_at: "",
+              wallets: [],
+              stuck_payouts: [],
+              sweeps: [],
+              fees: [],
+              refunds_waiting: [],
+              reconciliation: []
+            }
           )
           // a row per rail served, nothing awaiting a sweep, nothing swept or refunded yet
           for (const row of fresh.sweeps) {
-            assert.deepInclude(row, { awaiting_sweep: 0, awaiting_sweep_amount: "0", swept_today: "0", refunded_today: "0" })
+            assert.deepInclude(row, {
+              awaiting_sweep: 0,
+              awaiting_sweep_amount: "0",
+              swept_today: "0",
+              refunded_today: "0"
+            })
           }
           const healthy = Schema.decodeUnknownSync(Status)((yield* operator("GET", "/operator/v1/status")).json)
           assert.deepStrictEqual([healthy.degraded, healthy.alerts], [false, []])

@@ -46,7 +46,7 @@ const world = Layer.mergeAll(
 )
 
 /** Every pass that moves money, with a slot between each, until `done` holds (or 40 rounds). */
-const roundsUntil = (done: Effect.Effect<boolean, unknown, any>) =>
+const roundsUntil = <E, R>(done: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function* () {
     const chain = yield* SolanaChain
     for (let i = 0; i < 40; i++) {
@@ -60,8 +60,10 @@ const roundsUntil = (done: Effect.Effect<boolean, unknown, any>) =>
     assert.fail("the money loop did not finish in 40 rounds")
   })
 
-const lamportsOf = (chain: { readonly rpc: { readonly svm: { getBalance: (a: never) => bigint | null } } }, key: string) =>
-  chain.rpc.svm.getBalance(key as never) ?? 0n
+const lamportsOf = (
+  chain: { readonly rpc: { readonly svm: { getBalance: (a: never) => bigint | null } } },
+  key: string
+) => chain.rpc.svm.getBalance(key as never) ?? 0n
 
 const contractOf = (id: string) =>
   ContractRepo.ContractRepo.use((r) => r.findById(id)).pipe(Effect.map(Option.getOrThrow))
@@ -145,7 +147,11 @@ layer(world, { excludeTestServices: true, timeout: "120 seconds" })("the money l
       yield* roundsUntil(
         Effect.gen(function* () {
           const found = yield* refunds
-          return (yield* contractOf(contract.id)).status === "settled" && found.length === 1 && found[0]!.status === "confirmed"
+          return (
+            (yield* contractOf(contract.id)).status === "settled" &&
+            found.length === 1 &&
+            found[0]!.status === "confirmed"
+          )
         })
       )
       assert.strictEqual(

@@ -172,7 +172,9 @@ export interface MovementRepoShape {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Movement>, StoreError>
   /** The exact sum of the refunds signed and not confirmed on a rail: what they draw on the hot wallet. */
-  readonly committed: (rail: RailScope & { readonly currency: SettlementCurrency }) => Effect.Effect<Decimal, StoreError>
+  readonly committed: (
+    rail: RailScope & { readonly currency: SettlementCurrency }
+  ) => Effect.Effect<Decimal, StoreError>
   /** Every funding address of the rail whose balance by the books is not zero. */
   readonly fundingBalances: (rail: RailScope) => Effect.Effect<ReadonlyArray<FundingBalance>, StoreError>
   /** The hot wallet's and the treasury's balances by the books, per currency (contracts' payouts included). */

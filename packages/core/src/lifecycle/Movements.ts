@@ -172,7 +172,9 @@ const sign = Effect.fnUntraced(function* (m: Movement) {
     )
     .pipe(Effect.catchTag("ChainError", (error) => notSigned(m)(error).pipe(Effect.as(Option.none()))))
   if (Option.isNone(written)) return
-  const sent = yield* Effect.result((yield* ChainGateway).broadcastPayout(railOf(m), Option.getOrThrow(preparedOf(written.value))))
+  const sent = yield* Effect.result(
+    (yield* ChainGateway).broadcastPayout(railOf(m), Option.getOrThrow(preparedOf(written.value)))
+  )
   if (sent._tag === "Failure") {
     const reason = sent.failure.reason === "insufficient_funds" ? "insufficient_funds" : "mining"
     yield* recordWait(written.value, reason, `${sent.failure.reason}: ${sent.failure.message}`)

@@ -406,7 +406,9 @@ const bookFee = Effect.fnUntraced(function* (
     partnerId: payout.partnerId,
     at
   }
-  yield* (yield* MovementRepo).book(TreasuryLedger.entries(booking, TreasuryLedger.nativeLines(payout.chain, null, native)))
+  yield* (yield* MovementRepo).book(
+    TreasuryLedger.entries(booking, TreasuryLedger.nativeLines(payout.chain, null, native))
+  )
 })
 
 /** An operator's payout action that cannot be taken, and why. */

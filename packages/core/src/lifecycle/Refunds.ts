@@ -86,7 +86,8 @@ export const refundTransfer = Effect.fn("Refunds.refundTransfer")(function* (inp
   readonly to?: string | undefined
   readonly requestedBy: string
 }) {
-  const refuse = (reason: RefundRefused["reason"], message: string) => Effect.fail(new RefundRefused({ reason, message }))
+  const refuse = (reason: RefundRefused["reason"], message: string) =>
+    Effect.fail(new RefundRefused({ reason, message }))
   const { hash, index } = parseTransferId(input.transferId.trim())
   const contracts = yield* ContractRepo
   const transfers = yield* contracts.unmatchedTransfers({ limit: 100_000 })
@@ -95,7 +96,10 @@ export const refundTransfer = Effect.fn("Refunds.refundTransfer")(function* (inp
   )
   if (matches.length === 0) return yield* refuse("not_found", `no unmatched transfer ${input.transferId}`)
   if (matches.length > 1) {
-    return yield* refuse("not_found", `${input.transferId} names ${matches.length} transfers: add its index (HASH:INDEX)`)
+    return yield* refuse(
+      "not_found",
+      `${input.transferId} names ${matches.length} transfers: add its index (HASH:INDEX)`
+    )
   }
   const transfer = matches[0]!
   const found = yield* contracts.findById(transfer.contractId)
@@ -123,8 +127,12 @@ export const refundTransfer = Effect.fn("Refunds.refundTransfer")(function* (inp
     destination,
     input.requestedBy
   )
-  yield* repo.insert(movement).pipe(
-    Effect.catchTag("MovementExists", () => refuse("already_refunded", `transfer ${input.transferId} is already refunded (or being refunded)`))
-  )
+  yield* repo
+    .insert(movement)
+    .pipe(
+      Effect.catchTag("MovementExists", () =>
+        refuse("already_refunded", `transfer ${input.transferId} is already refunded (or being refunded)`)
+      )
+    )
   return movement
 })

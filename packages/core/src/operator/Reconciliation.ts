@@ -41,7 +41,8 @@ export interface Comparison {
   readonly onChain: Money.Decimal
 }
 
-const differenceKey = (d: Pick<Comparison, "wallet" | "address" | "currency">) => `${d.wallet}|${d.address}|${d.currency}`
+const differenceKey = (d: Pick<Comparison, "wallet" | "address" | "currency">) =>
+  `${d.wallet}|${d.address}|${d.currency}`
 
 /** The comparisons that differ, each with when it was first seen (carried from `previous`, else `now`). Pure. */
 export const differences = (
@@ -58,7 +59,8 @@ export const differences = (
       return {
         ...c,
         difference,
-        since: before !== undefined && Money.equals(before.difference, difference) ? before.since : (before?.since ?? now)
+        since:
+          before !== undefined && Money.equals(before.difference, difference) ? before.since : (before?.since ?? now)
       }
     })
 }
@@ -84,7 +86,7 @@ const compareRail = Effect.fnUntraced(function* (environment: Environment, chain
     if (addresses.length === 0) continue
     const onChain = yield* gateway.balances({ environment, chain, token }, addresses)
     calls += 1
-    ofToken.forEach((f, i) =>
+    for (const [i, f] of ofToken.entries()) {
       comparisons.push({
         wallet: "funding_address",
         address: f.address,
@@ -93,7 +95,7 @@ const compareRail = Effect.fnUntraced(function* (environment: Environment, chain
         ledger: f.balance,
         onChain: onChain[i] ?? Money.zero
       })
-    )
+    }
     if (treasury !== undefined) {
       comparisons.push({
         wallet: "treasury",
@@ -145,8 +147,7 @@ export const reconcileRail = Effect.fn("Reconciliation.reconcileRail")(function*
           ? `${read.failure.reason}: ${read.failure.message}`
           : `store: ${read.failure.message}`
         : null,
-    differences:
-      read._tag === "Success" ? differences(read.success.comparisons, previous?.differences ?? [], now) : []
+    differences: read._tag === "Success" ? differences(read.success.comparisons, previous?.differences ?? [], now) : []
   }
   yield* repo.save(run)
   return run
@@ -184,7 +185,9 @@ export const pass = Effect.fn("Reconciliation.pass")(function* () {
   const interval = yield* Interval
   const now = yield* DateTime.now
   const latest = yield* (yield* ReconciliationRepo).latest()
-  const due = latest.length === 0 || latest.some((r) => now.epochMilliseconds - r.at.epochMilliseconds >= Duration.toMillis(interval))
+  const due =
+    latest.length === 0 ||
+    latest.some((r) => now.epochMilliseconds - r.at.epochMilliseconds >= Duration.toMillis(interval))
   if (!due) return 0
   // one worker at a time: the lease of the pass (as the revaluation's) is the host's concern; two
   // runs at once only write two runs
@@ -227,4 +230,3 @@ export const recordInflow = Effect.fn("Reconciliation.recordInflow")(function* (
   yield* (yield* MovementRepo).book(entries)
   return { source: booking.source, entries }
 })
-

@@ -105,7 +105,10 @@ const sweepRail = Effect.fnUntraced(function* (environment: Environment, chain: 
     const ofToken = candidates.filter((c) => c.currency === token)
     if (ofToken.length === 0) continue
     const rail = { environment, chain, token }
-    const onChain = yield* gateway.balances(rail, ofToken.map((c) => c.address))
+    const onChain = yield* gateway.balances(
+      rail,
+      ofToken.map((c) => c.address)
+    )
     const due = ofToken
       .map((c, i) => ({ candidate: c, amount: onChain[i] ?? Money.zero }))
       .filter((d) => !Money.lessThan(d.amount, minimumOf(settings, chain, token)))

@@ -229,20 +229,21 @@ export const alerts = (treasury: TreasuryWallets & Partial<TreasuryFlows.Flows>)
           ]
         : []
   ),
-  ...(treasury.reconciliation ?? []).flatMap((r): ReadonlyArray<Alert> =>
-    r.differences.length === 0
-      ? []
-      : [
-          {
-            kind: "reconciliation_differences",
-            environment: r.environment,
-            chain: r.chain,
-            message:
-              `${plural(r.differences.length, "difference", "differences")} between the books and ${r.environment} ` +
-              `${r.chain} at the last reconciliation (${r.at}): see \`ratelock treasury show\`; an inflow is recorded with ` +
-              "`ratelock treasury record-inflow`."
-          }
-        ]
+  ...(treasury.reconciliation ?? []).flatMap(
+    (r): ReadonlyArray<Alert> =>
+      r.differences.length === 0
+        ? []
+        : [
+            {
+              kind: "reconciliation_differences",
+              environment: r.environment,
+              chain: r.chain,
+              message:
+                `${plural(r.differences.length, "difference", "differences")} between the books and ${r.environment} ` +
+                `${r.chain} at the last reconciliation (${r.at}): see \`ratelock treasury show\`; an inflow is recorded with ` +
+                "`ratelock treasury record-inflow`."
+            }
+          ]
   ),
   ...treasury.stuck_payouts.map(
     (s): Alert => ({

@@ -152,12 +152,14 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
           ),
           // what left funding addresses today, and what the hot wallet paid back to partners
           swept_today: Money.format(
-            Money.subtract(Money.zero, 
+            Money.subtract(
+              Money.zero,
               sumOf(onRail.filter((e) => e.kind === "sweep" && e.account === "funding_wallet" && e.currency === token))
             )
           ),
           refunded_today: Money.format(
-            Money.subtract(Money.zero, 
+            Money.subtract(
+              Money.zero,
               sumOf(onRail.filter((e) => e.kind === "refund" && e.account === "payout_wallet" && e.currency === token))
             )
           )
@@ -169,7 +171,12 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
       }
     }
   }
-  const refunds = yield* repo.list({ kinds: ["refund"], statuses: ["pending", "prepared", "failed"], environment, limit: 1000 })
+  const refunds = yield* repo.list({
+    kinds: ["refund"],
+    statuses: ["pending", "prepared", "failed"],
+    environment,
+    limit: 1000
+  })
   const runs = (yield* (yield* ReconciliationRepo).latest()).filter(
     (r) => environment === undefined || r.environment === environment
   )

@@ -49,7 +49,10 @@ export class FakeChain {
   /** Token balances of funding addresses and sweep destinations, by address: funded, swept out, swept in. */
   readonly addressBalances = new Map<string, Money.Decimal>()
   /** The sweeps signed, by their first version's hash: what each moves once it is mined. */
-  private readonly sweeps = new Map<string, { readonly from: string; readonly to: string; readonly amount: Money.Decimal }>()
+  private readonly sweeps = new Map<
+    string,
+    { readonly from: string; readonly to: string; readonly amount: Money.Decimal }
+  >()
   /** `environment|chain` rails whose funding keys are only watched (an xpub). */
   readonly watchOnly = new Set<string>()
   /** When set, what each mined transaction pays in fees from the hot wallet (for the treasury ledger). */
@@ -152,13 +155,18 @@ export class FakeChain {
         return Effect.succeed(prepared)
       }),
     balances: (_rail, addresses) => Effect.sync(() => addresses.map((a) => this.addressBalances.get(a) ?? Money.zero)),
-    fundingKeys: (rail) => Effect.succeed(this.watchOnly.has(`${rail.environment}|${rail.chain}`) ? "watch_only" : "held"),
+    fundingKeys: (rail) =>
+      Effect.succeed(this.watchOnly.has(`${rail.environment}|${rail.chain}`) ? "watch_only" : "held"),
     draftSweep: (order) =>
       Effect.suspend(() => {
         const held = this.addressBalances.get(order.source) ?? Money.zero
         if (Money.lessThan(held, order.amount)) {
           return Effect.fail(
-            new ChainGateway.ChainError({ chain: order.rail.chain, reason: "insufficient_funds", message: "source short" })
+            new ChainGateway.ChainError({
+              chain: order.rail.chain,
+              reason: "insufficient_funds",
+              message: "source short"
+            })
           )
         }
         const sign = Effect.map(

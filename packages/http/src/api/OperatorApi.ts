@@ -295,7 +295,9 @@ export const Treasury = Schema.Struct({
       purpose: Schema.String.annotate({ description: "deposit, surplus or unmatched" }),
       amount: Amount,
       status: Schema.String,
-      waiting: Schema.NullOr(Schema.String).annotate({ description: "Why it waits (no_refund_address, insufficient_funds, mining, ...)" }),
+      waiting: Schema.NullOr(Schema.String).annotate({
+        description: "Why it waits (no_refund_address, insufficient_funds, mining, ...)"
+      }),
       last_error: Schema.NullOr(Schema.String),
       created_at: Instant
     })

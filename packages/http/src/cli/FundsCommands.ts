@@ -46,7 +46,11 @@ const fundsRefund = Command.make(
   (input) =>
     onChains(
       Effect.flatMap(
-        Refunds.refundTransfer({ transferId: input.transferId, to: Option.getOrUndefined(input.to), requestedBy: cliActor() }),
+        Refunds.refundTransfer({
+          transferId: input.transferId,
+          to: Option.getOrUndefined(input.to),
+          requestedBy: cliActor()
+        }),
         (refund) =>
           print(
             input.json,

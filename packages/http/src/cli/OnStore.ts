@@ -20,7 +20,9 @@ export const onStore = <A, E, R extends OnStoreServices>(
 ): Effect.Effect<A, CliError.UserError, Exclude<R, OnStoreServices>> =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
-      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(Effect.provide(treasurySettings(settings)))
+      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(
+        Effect.provide(treasurySettings(settings))
+      )
     )
   )
 

@@ -51,14 +51,17 @@ const treasuryRecordInflow = Command.make(
   "record-inflow",
   {
     environment: environmentFlag,
-    chain: Flag.Literals("chain", Rail.Chain.literals).pipe(Flag.withDescription("The chain: solana, ethereum or polygon")),
+    chain: Flag.Literals("chain", Rail.Chain.literals).pipe(
+      Flag.withDescription("The chain: solana, ethereum or polygon")
+    ),
     wallet: Flag.Literals("wallet", ["hot_wallet", "treasury"] as const).pipe(
       Flag.withDescription("Where it arrived: hot_wallet or treasury"),
       Flag.withDefault("hot_wallet" as const)
     ),
-    currency: Flag.Literals("currency", TreasuryLedger.TreasuryCurrency.members.flatMap((m) => m.literals)).pipe(
-      Flag.withDescription("The token (USDC, USDT, EURC, BRLA) or the chain's own currency (ETH, POL, SOL)")
-    ),
+    currency: Flag.Literals(
+      "currency",
+      TreasuryLedger.TreasuryCurrency.members.flatMap((m) => m.literals)
+    ).pipe(Flag.withDescription("The token (USDC, USDT, EURC, BRLA) or the chain's own currency (ETH, POL, SOL)")),
     amount: Flag.String("amount").pipe(Flag.withDescription("The exact amount received, as a decimal")),
     as: Flag.Literals("as", ["topup", "unmatched"] as const).pipe(
       Flag.withDescription("topup: the operator's own money (a treasury top-up); unmatched: someone's, owed back")
@@ -73,9 +76,19 @@ const treasuryRecordInflow = Command.make(
           return yield* Effect.fail(new Error(`--amount must be a positive decimal, got ${input.amount}`))
         }
         const booked = yield* Reconciliation.recordInflow({ ...input, amount: amount.value })
-        const written = { source: booked.source, entries: booked.entries.map((e) => ({ account: e.account, currency: e.currency, amount: Money.format(e.amount) })) }
-        return yield* print(input.json, written, () =>
-          `Recorded ${input.amount} ${input.currency} into the ${input.environment} ${input.chain} ${input.wallet === "hot_wallet" ? "hot wallet" : "treasury"} as ${input.as === "topup" ? "a treasury top-up" : "unmatched funds"} (${booked.source}).`
+        const written = {
+          source: booked.source,
+          entries: booked.entries.map((e) => ({
+            account: e.account,
+            currency: e.currency,
+            amount: Money.format(e.amount)
+          }))
+        }
+        return yield* print(
+          input.json,
+          written,
+          () =>
+            `Recorded ${input.amount} ${input.currency} into the ${input.environment} ${input.chain} ${input.wallet === "hot_wallet" ? "hot wallet" : "treasury"} as ${input.as === "topup" ? "a treasury top-up" : "unmatched funds"} (${booked.source}).`
         )
       })
     )
@@ -86,6 +99,8 @@ const treasuryRecordInflow = Command.make(
 )
 
 export const treasury = Command.make("treasury").pipe(
-  Command.withDescription("The hot wallets that pay the payouts, the sweeps that refill them, and the books against the chain"),
+  Command.withDescription(
+    "The hot wallets that pay the payouts, the sweeps that refill them, and the books against the chain"
+  ),
   Command.withSubcommands([treasuryShow, treasuryReconcile, treasuryRecordInflow])
 )

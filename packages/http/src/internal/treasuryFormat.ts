@@ -57,7 +57,19 @@ const moneyLoop = (view: Treasury.TreasuryView): ReadonlyArray<string> => [
   view.sweeps.length === 0
     ? "No rail to sweep."
     : table(
-        ["ENVIRONMENT", "CHAIN", "TOKEN", "KEYS", "AWAITING_SWEEP", "AMOUNT", "MIN", "FLOAT", "TREASURY", "SWEPT_TODAY", "REFUNDED_TODAY"],
+        [
+          "ENVIRONMENT",
+          "CHAIN",
+          "TOKEN",
+          "KEYS",
+          "AWAITING_SWEEP",
+          "AMOUNT",
+          "MIN",
+          "FLOAT",
+          "TREASURY",
+          "SWEPT_TODAY",
+          "REFUNDED_TODAY"
+        ],
         view.sweeps.map((w) => [
           w.environment,
           w.chain,
@@ -115,7 +127,15 @@ export const reconciliation = (runs: ReadonlyArray<TreasuryFlows.ReconciliationR
               : [
                   table(
                     ["WALLET", "ADDRESS", "CURRENCY", "LEDGER", "ON_CHAIN", "DIFFERENCE", "SINCE"],
-                    r.differences.map((d) => [d.wallet, d.address, d.currency, d.ledger, d.on_chain, d.difference, d.since])
+                    r.differences.map((d) => [
+                      d.wallet,
+                      d.address,
+                      d.currency,
+                      d.ledger,
+                      d.on_chain,
+                      d.difference,
+                      d.since
+                    ])
                   )
                 ])
           ].join("\n")
