@@ -378,6 +378,34 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       return yield* unmatchedRows(filter)
     }, orStoreError("PgContractRepo.unmatchedTransfers"))
 
+    const countedByHash = SqlSchema.findAll({
+      Request: Parameters<{ readonly hash: string; readonly index: number | undefined }>(),
+      Result: Schema.Struct({
+        contract_id: Schema.String,
+        chain: Rail.Chain,
+        transaction_hash: Schema.String,
+        log_index: Schema.Number
+      }),
+      execute: (q) => sql`SELECT contract_id, chain, transaction_hash, log_index FROM funding_transfers
+        WHERE lower(transaction_hash) = lower(${q.hash})${q.index === undefined ? sql`` : sql` AND log_index = ${q.index}`}
+        ORDER BY chain, log_index`
+    })
+
+    const fundingTransfersByHash = Effect.fn("PgContractRepo.fundingTransfersByHash")(function* (
+      hash: string,
+      index?: number
+    ) {
+      const rows = yield* countedByHash({ hash, index })
+      return rows.map(
+        (r): ContractRepo.CountedTransfer => ({
+          contractId: r.contract_id,
+          chain: r.chain,
+          transactionHash: r.transaction_hash,
+          index: r.log_index
+        })
+      )
+    }, orStoreError("PgContractRepo.fundingTransfersByHash"))
+
     return ContractRepo.ContractRepo.of({
       insert,
       find,
@@ -396,7 +424,8 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       saveFundingCursor,
       fundingCursor,
       recordUnmatchedTransfer,
-      unmatchedTransfers
+      unmatchedTransfers,
+      fundingTransfersByHash
     })
   })
 )

@@ -676,6 +676,19 @@ const commitTests = (it: It) =>
         const third = R.moved(other, "funds_in_route", t2)
         yield* contracts.commit(R.change(other, third, { transfer: { ...counted, chain: "ethereum" } }))
         assert.strictEqual(ContractRepo.version(Option.getOrThrow(yield* contracts.findById(c.id))), 4)
+
+        // an operator names them by hash (any case), and by index to tell them apart
+        const named = yield* contracts.fundingTransfersByHash(counted.transactionHash.toUpperCase())
+        assert.deepStrictEqual(
+          named.map((t) => [t.contractId, t.chain, t.index]).sort(),
+          [
+            [c.id, c.chain, 3],
+            [c.id, c.chain, 4],
+            [c.id, "ethereum", 3]
+          ].sort()
+        )
+        assert.lengthOf(yield* contracts.fundingTransfersByHash(counted.transactionHash, 4), 1)
+        assert.deepStrictEqual(yield* contracts.fundingTransfersByHash("0xnothing"), [])
       })
     )
 

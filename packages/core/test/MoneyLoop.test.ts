@@ -10,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { MemoryStore } from "@ratelock/adapters-store"
 import {
   ChainGateway,
+  ContractRepo,
   Contracts,
   Funding,
   HotWalletRepo,
@@ -259,6 +260,46 @@ describe("the money loop", () => {
       const done = Option.getOrThrow(yield* MovementRepo.MovementRepo.use((r) => r.findById(refund.id)))
       assert.strictEqual(done.status, "confirmed")
       for (const [, total] of yield* treasuryBalances) assert.isTrue(Money.isZero(total))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a surplus is refunded by the transfer that brought it, once; funds still awaited are not", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const quote = yield* Quotes.create(alice, quoteRequest(at(0), { customer_reference_id: "cust-surplus" }))
+      const contract = yield* Contracts.create(alice, { quote_id: quote.id })
+      // half of what is due: the contract still awaits funds, nothing is owed back yet
+      chain.fund(contract.funding_wallet_address, Money.unsafe("1"), at(minutes(1)))
+      yield* Funding.confirmFunding()
+      const first = chain.transfers.get(contract.funding_wallet_address)![0]!.transactionHash
+      const refusal = (transferId: string) =>
+        Effect.flip(Refunds.refundTransfer({ transferId, requestedBy: "cli:test" })).pipe(
+          Effect.map((e) => (e._tag === "RefundRefused" ? e.reason : e._tag))
+        )
+      assert.strictEqual(yield* refusal(first), "not_refundable")
+      // then 5 over what is due, in one transfer: active, 5 owed back
+      chain.fund(contract.funding_wallet_address, Money.sum(contract.total_amount, Money.unsafe("4")), at(minutes(2)))
+      yield* Funding.confirmFunding()
+      const second = chain.transfers.get(contract.funding_wallet_address)![1]!.transactionHash
+      const refund = yield* Refunds.refundTransfer({
+        transferId: `${second}:0`,
+        to: refundAddress,
+        requestedBy: "cli:test"
+      })
+      assert.deepInclude(refund, { purpose: "surplus", key: `surplus:${contract.id}`, destination: refundAddress })
+      assert.isTrue(Money.equals(refund.amount, Money.unsafe("5")))
+      // named by the other transfer of the same contract: the same funds, refused
+      assert.strictEqual(yield* refusal(first), "already_refunded")
+      yield* round
+      yield* round
+      const done = Option.getOrThrow(yield* MovementRepo.MovementRepo.use((r) => r.findById(refund.id)))
+      assert.strictEqual(done.status, "confirmed")
+      // the partner's prepayment is settled in the books: the contract's credit, the refund's debit
+      const booked = yield* MovementRepo.MovementRepo.use((r) => r.entriesOf(Movements.bookingSource(done)))
+      const credit = Refunds.owedBack(yield* ContractRepo.ContractRepo.use((r) => r.ledgerEntries(contract.id)))
+      const debit = booked.find((e) => e.account === "partner_prepayment")!.amount
+      assert.isTrue(Money.equals(credit, debit))
     }).pipe(Effect.provide(layer))
   })
 

@@ -213,6 +213,23 @@ export interface ContractRepoShape {
    * `(observedAt, blockNumber, index, transactionHash)`.
    */
   readonly unmatchedTransfers: (filter: UnmatchedFilter) => Effect.Effect<ReadonlyArray<UnmatchedTransfer>, StoreError>
+  /**
+   * The counted funding transfers with this transaction hash (any chain; EVM hashes compared
+   * without case), and this log/instruction index when given, with the contract each funded: an
+   * operator names a transfer by its hash.
+   */
+  readonly fundingTransfersByHash: (
+    transactionHash: string,
+    index?: number
+  ) => Effect.Effect<ReadonlyArray<CountedTransfer>, StoreError>
+}
+
+/** A counted funding transfer and the contract it funded. */
+export interface CountedTransfer {
+  readonly contractId: string
+  readonly chain: Chain
+  readonly transactionHash: string
+  readonly index: number
 }
 
 export class ContractRepo extends Context.Service<ContractRepo, ContractRepoShape>()("@ratelock/core/ContractRepo") {}

@@ -13,10 +13,10 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Money from "../kernel/Money.ts"
-import type { ContractRecord } from "../terms/Contract.ts"
+import { type ContractRecord, isAwaitingFunds } from "../terms/Contract.ts"
 import { ChainGateway } from "./ChainGateway.ts"
 import { ContractRepo } from "./ContractRepo.ts"
-import { MovementRepo, type MovementPurpose, newMovement } from "./MovementRepo.ts"
+import { type Movement, MovementRepo, type MovementPurpose, newMovement } from "./MovementRepo.ts"
 
 /** The movement that refunds `amount` of a contract's money, not yet signed. */
 const refundOf = Effect.fnUntraced(function* (
@@ -76,63 +76,100 @@ export const parseTransferId = (id: string): { readonly hash: string; readonly i
   return Number.isInteger(index) && index >= 0 ? { hash: id.slice(0, at), index } : { hash: id, index: undefined }
 }
 
+/** Where a refund the operator asks for goes: `to` checked by the chain's payout rule, else null (the partner's refund address). */
+const destinationOf = (contract: ContractRecord, to: string | undefined) =>
+  to === undefined
+    ? Effect.succeed(null)
+    : ChainGateway.use((gateway) =>
+        gateway.checkAddress({ chain: contract.chain, environment: contract.environment }, to)
+      ).pipe(
+        Effect.catchTag("ChainError", (e) =>
+          Effect.fail(new RefundRefused({ reason: "invalid_address", message: e.message }))
+        )
+      )
+
+const refuse = (reason: RefundRefused["reason"], message: string) => Effect.fail(new RefundRefused({ reason, message }))
+
+/** Records a refund the operator asked for, at most once by its key. */
+const recordRefund = Effect.fnUntraced(function* (movement: Movement, transferId: string) {
+  yield* (yield* MovementRepo)
+    .insert(movement)
+    .pipe(
+      Effect.catchTag("MovementExists", () =>
+        refuse("already_refunded", `${transferId} is already refunded (or being refunded): ${movement.key}`)
+      )
+    )
+  return movement
+})
+
 /**
- * `ratelock funds refund TRANSFER_ID [--to ADDRESS]`: refunds an unmatched transfer of the
- * settlement token (its whole amount), at most once, to `to` (checked by the chain's payout rule)
- * or the partner's refund address. The movement recorded, to be sent by the workers.
+ * What the books owe the partner on a contract that no longer awaits funds: the credit left on its
+ * `partner_prepayment` (funds received beyond what it needed, or a defaulted contract's partial
+ * funds), exact.
+ */
+export const owedBack = (entries: ReadonlyArray<{ readonly account: string; readonly amount: Money.Decimal }>) =>
+  Money.subtract(
+    Money.zero,
+    entries.filter((e) => e.account === "partner_prepayment").reduce((s, e) => Money.sum(s, e.amount), Money.zero)
+  )
+
+/**
+ * `ratelock funds refund TRANSFER_ID [--to ADDRESS]`, by the transfer's hash (`HASH` or
+ * `HASH:INDEX`): an unmatched transfer of the contract's token is refunded whole (recorded against
+ * that transfer); a transfer that funded a contract refunds what the books still owe the partner on
+ * that contract (a surplus, or a defaulted contract's partial funds: recorded against the
+ * contract, so that a second transfer of it cannot refund the same funds twice). At most once, to
+ * `to` or the partner's refund address. The movement recorded, sent by the workers.
  */
 export const refundTransfer = Effect.fn("Refunds.refundTransfer")(function* (input: {
   readonly transferId: string
   readonly to?: string | undefined
   readonly requestedBy: string
 }) {
-  const refuse = (reason: RefundRefused["reason"], message: string) =>
-    Effect.fail(new RefundRefused({ reason, message }))
   const { hash, index } = parseTransferId(input.transferId.trim())
   const contracts = yield* ContractRepo
-  const transfers = yield* contracts.unmatchedTransfers({ limit: 100_000 })
-  const matches = transfers.filter(
-    (t) => t.transactionHash.toLowerCase() === hash.toLowerCase() && (index === undefined || t.index === index)
-  )
-  if (matches.length === 0) return yield* refuse("not_found", `no unmatched transfer ${input.transferId}`)
-  if (matches.length > 1) {
-    return yield* refuse(
-      "not_found",
-      `${input.transferId} names ${matches.length} transfers: add its index (HASH:INDEX)`
+  const contractOf = Effect.fnUntraced(function* (id: string) {
+    const found = yield* contracts.findById(id)
+    return Option.isSome(found) ? found.value : yield* refuse("not_found", `contract ${id} not found`)
+  })
+  const sameTransfer = (t: { readonly transactionHash: string; readonly index: number }) =>
+    t.transactionHash.toLowerCase() === hash.toLowerCase() && (index === undefined || t.index === index)
+  const unmatched = (yield* contracts.unmatchedTransfers({ limit: 100_000 })).filter(sameTransfer)
+  const counted = unmatched.length > 0 ? [] : yield* contracts.fundingTransfersByHash(hash, index)
+  const named = unmatched.length + counted.length
+  if (named === 0) return yield* refuse("not_found", `no unmatched or funding transfer ${input.transferId}`)
+  if (named > 1) {
+    return yield* refuse("not_found", `${input.transferId} names ${named} transfers: add its index (HASH:INDEX)`)
+  }
+  const transfer = unmatched[0]
+  if (transfer !== undefined) {
+    const contract = yield* contractOf(transfer.contractId)
+    if (transfer.unit !== "token" || transfer.token !== contract.settlementCurrency) {
+      return yield* refuse(
+        "not_refundable",
+        `the transfer is of another token (${transfer.token}): only the contract's ${contract.settlementCurrency} is refunded from the hot wallet`
+      )
+    }
+    const key = `transfer:${transfer.chain}:${transfer.transactionHash}:${transfer.index}`
+    const amount = Money.unsafe(transfer.amount)
+    const to = yield* destinationOf(contract, input.to)
+    return yield* recordRefund(
+      yield* refundOf(contract, "unmatched", key, amount, to, input.requestedBy),
+      input.transferId
     )
   }
-  const transfer = matches[0]!
-  const found = yield* contracts.findById(transfer.contractId)
-  if (Option.isNone(found)) return yield* refuse("not_found", `contract ${transfer.contractId} not found`)
-  const contract = found.value
-  if (transfer.unit !== "token" || transfer.token !== contract.settlementCurrency) {
+  const contract = yield* contractOf(counted[0]!.contractId)
+  if (isAwaitingFunds(contract.status)) {
     return yield* refuse(
       "not_refundable",
-      `the transfer is of another token (${transfer.token}): only the contract's ${contract.settlementCurrency} is refunded from the hot wallet`
+      `contract ${contract.id} still awaits funds (${contract.status}): what it received is not owed back yet`
     )
   }
-  let destination: string | null = null
-  if (input.to !== undefined) {
-    destination = yield* (yield* ChainGateway)
-      .checkAddress({ chain: contract.chain, environment: contract.environment }, input.to)
-      .pipe(Effect.catchTag("ChainError", (e) => refuse("invalid_address", e.message)))
+  const owed = owedBack(yield* contracts.ledgerEntries(contract.id))
+  if (!Money.isPositive(owed)) {
+    return yield* refuse("not_refundable", `nothing is owed back on contract ${contract.id} (${contract.status})`)
   }
-  const key = `transfer:${transfer.chain}:${transfer.transactionHash}:${transfer.index}`
-  const repo = yield* MovementRepo
-  const movement = yield* refundOf(
-    contract,
-    "unmatched",
-    key,
-    Money.unsafe(transfer.amount),
-    destination,
-    input.requestedBy
-  )
-  yield* repo
-    .insert(movement)
-    .pipe(
-      Effect.catchTag("MovementExists", () =>
-        refuse("already_refunded", `transfer ${input.transferId} is already refunded (or being refunded)`)
-      )
-    )
-  return movement
+  const to = yield* destinationOf(contract, input.to)
+  const refund = yield* refundOf(contract, "surplus", `surplus:${contract.id}`, owed, to, input.requestedBy)
+  return yield* recordRefund(refund, input.transferId)
 })

@@ -5,7 +5,7 @@
  * version mismatch or any uniqueness conflict (transfer, incoming Idempotency-Key, event ids) fails
  * with `StaleContract` and writes nothing.
  */
-import { Exit, HashMap, HashSet, Option } from "effect"
+import { Exit, HashMap, Option } from "effect"
 import { ContractRepo, Ledger, StoreError } from "@ratelock/core"
 import { moveUsage } from "./corridors.ts"
 import { unleased } from "./lease.ts"
@@ -24,7 +24,7 @@ const book = (ledger: State["ledger"], entry: Ledger.LedgerEntry): State["ledger
 const conflicts = (state: State, change: ContractRepo.ContractChange): boolean => {
   const stored = HashMap.get(state.contracts, change.contract.id)
   if (Option.isNone(stored) || ContractRepo.version(stored.value.row) !== change.expectedVersion) return true
-  if (change.transfer !== null && HashSet.has(state.transfers, transferKey(change.transfer))) return true
+  if (change.transfer !== null && HashMap.has(state.transfers, transferKey(change.transfer))) return true
   const incoming = change.incoming
   if (
     incoming !== null &&
@@ -58,7 +58,8 @@ export const commitStep =
       ...moveUsage(state, change),
       // writing the row releases its lease
       contracts: HashMap.set(state.contracts, contract.id, unleased(contract)),
-      transfers: transfer === null ? state.transfers : HashSet.add(state.transfers, transferKey(transfer)),
+      transfers:
+        transfer === null ? state.transfers : HashMap.set(state.transfers, transferKey(transfer), change.contract.id),
       incoming: incoming === null ? state.incoming : HashMap.set(state.incoming, incoming.id, incoming),
       incomingKeys:
         incoming === null

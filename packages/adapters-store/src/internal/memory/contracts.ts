@@ -173,7 +173,25 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
     return yield* read(ref, (state) => Option.getOrElse(HashMap.get(state.ledger, contractId), () => []))
   })
 
+  // keys are `chain|hash|index` (`transferKey`); an EVM hash is matched without case, as on SQL
+  const fundingTransfersByHash = Effect.fn("MemoryStore.contracts.fundingTransfersByHash")(function* (
+    transactionHash: string,
+    index?: number
+  ) {
+    return yield* read(ref, (state) =>
+      [...HashMap.entries(state.transfers)].flatMap(
+        ([key, contractId]): ReadonlyArray<ContractRepo.CountedTransfer> => {
+          const [chain, hash, at] = key.split("|") as [ContractRepo.CountedTransfer["chain"], string, string]
+          const same =
+            hash.toLowerCase() === transactionHash.toLowerCase() && (index === undefined || Number(at) === index)
+          return same ? [{ contractId, chain, transactionHash: hash, index: Number(at) }] : []
+        }
+      )
+    )
+  })
+
   return ContractRepo.ContractRepo.of({
+    fundingTransfersByHash,
     insert,
     find,
     findById,

@@ -3,7 +3,7 @@
  * method runs as one atomic step over it, like one SQL transaction: a step computes the next
  * state or a failure, and a failure leaves the state exactly as it was (rollback).
  */
-import { Effect, Exit, HashMap, HashSet, Ref } from "effect"
+import { Effect, Exit, HashMap, Ref } from "effect"
 import type {
   Contract,
   ContractRepo,
@@ -52,7 +52,8 @@ export interface State {
   /** `chain|environment` → the next index to hand out. */
   readonly fundingIndexes: HashMap.HashMap<string, number>
   /** `chain|transactionHash|index` of every counted transfer. */
-  readonly transfers: HashSet.HashSet<string>
+  /** Counted funding transfers (`transferKey`) and the contract each funded. */
+  readonly transfers: HashMap.HashMap<string, string>
   /** `chain|transactionHash|index` → a transfer that did not fund its contract. */
   readonly unmatched: HashMap.HashMap<string, ContractRepo.UnmatchedTransfer>
   /** contract id → its entries in booking order. */
@@ -115,7 +116,7 @@ export const empty: State = {
   contractByQuote: HashMap.empty(),
   fundingCursors: HashMap.empty(),
   fundingIndexes: HashMap.empty(),
-  transfers: HashSet.empty(),
+  transfers: HashMap.empty(),
   unmatched: HashMap.empty(),
   ledger: HashMap.empty(),
   incoming: HashMap.empty(),

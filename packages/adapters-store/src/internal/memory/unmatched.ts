@@ -4,7 +4,7 @@
  * settlement token is booked in the treasury ledger in the same step
  * (`TreasuryLedger.unmatchedEntries`).
  */
-import { Effect, Exit, HashMap, HashSet, Option } from "effect"
+import { Effect, Exit, HashMap, Option } from "effect"
 import { type ContractRepo, StoreError, TreasuryLedger } from "@ratelock/core"
 import { transferKey } from "./commit.ts"
 import { atomically, read, type State, type StateRef, type Step, write } from "./state.ts"
@@ -27,7 +27,7 @@ const recordStep =
       return Exit.fail(new StoreError.StoreError({ message: `contract ${transfer.contractId} does not exist` }))
     }
     const key = transferKey(transfer)
-    if (HashMap.has(state.unmatched, key) || HashSet.has(state.transfers, key)) return write(state)
+    if (HashMap.has(state.unmatched, key) || HashMap.has(state.transfers, key)) return write(state)
     const [, booked] = bookEntries(state, TreasuryLedger.unmatchedEntries(transfer, contract.value.row))
     return write({ ...booked, unmatched: HashMap.set(state.unmatched, key, transfer) })
   }
