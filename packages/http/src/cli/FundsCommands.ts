@@ -70,7 +70,7 @@ const fundsRefund = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Refunds an unmatched transfer of the contract's token from the hot wallet, at most once, to --to or the partner's refund address"
+    "Refunds from the hot wallet, at most once, to --to or the partner's refund address: an unmatched transfer of the contract's token, whole; or, named by a transfer that funded it, what the books still owe the partner on a contract (a surplus, a defaulted contract's partial funds)"
   )
 )
 
