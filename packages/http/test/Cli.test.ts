@@ -730,6 +730,58 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     )
   })
 
+  it("treasury reconcile, record-inflow and funds refund: the books against the chain, an inflow booked, a refund refused with its reason", async () => {
+    const dir = tempDataDir()
+    // the sandbox's simulated chains: nothing funded, nothing to differ
+    const runs = await cliJson(dir, "treasury", "reconcile", "--environment", "sandbox")
+    assert.isAtLeast(runs.length, 1)
+    for (const run of runs) assert.deepInclude(run, { environment: "sandbox", error: null, differences: [] })
+    const text = await cli(dir, "treasury", "reconcile", "--environment", "sandbox")
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.match(text.stdout, /Reconciliation of sandbox polygon at .*: 0 balances, \d+ chain calls, no difference/)
+
+    const booked = await cliJson(
+      dir,
+      "treasury",
+      "record-inflow",
+      "--environment",
+      "sandbox",
+      "--chain",
+      "polygon",
+      "--currency",
+      "USDC",
+      "--amount",
+      "12.5",
+      "--as",
+      "topup"
+    )
+    assert.deepStrictEqual(booked.entries, [
+      { account: "payout_wallet", currency: "USDC", amount: "12.5" },
+      { account: "owner_funding", currency: "USDC", amount: "-12.5" }
+    ])
+    const zero = await cli(
+      dir,
+      "treasury",
+      "record-inflow",
+      "--environment",
+      "sandbox",
+      "--chain",
+      "polygon",
+      "--currency",
+      "USDC",
+      "--amount",
+      "0",
+      "--as",
+      "topup"
+    )
+    assert.strictEqual(zero.code, 1)
+    assert.include(zero.stderr, "--amount must be a positive decimal")
+
+    const unknown = await cli(dir, "funds", "refund", "0xabc")
+    assert.strictEqual(unknown.code, 1)
+    assert.include(unknown.stderr, "no unmatched or funding transfer 0xabc")
+  })
+
   it("treasury show prints the hot wallets the workers read against their thresholds; --json is the operator API's view", async () => {
     const dir = tempDataDir()
     const readAt = DateTime.makeUnsafe(Date.now() - 5_000)
