@@ -163,7 +163,7 @@ const stuckSeen = new Set<string>()
 
 /** The treasury's gauges: each balance read (as a number, for the gauge only) and the payouts stuck per chain. */
 const sampleTreasury = Effect.gen(function* () {
-  const view = yield* Treasury.view()
+  const view = yield* Treasury.glance()
   for (const w of view.wallets) {
     if (w.balance === null) continue
     yield* Metric.update(

@@ -83,7 +83,7 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
   const latest = yield* (yield* MarketSnapshotRepo).latest()
   const backlog = yield* (yield* BacklogRepo).backlog()
   const beats = yield* (yield* WorkerHeartbeatRepo).list(DateTime.subtractDuration(now, workersSeenWithin))
-  const alerts = Treasury.alerts(yield* Treasury.view())
+  const alerts = Treasury.alerts(yield* Treasury.glance())
   const market =
     latest._tag === "None"
       ? null

@@ -125,7 +125,7 @@ const compareRail = Effect.fnUntraced(function* (environment: Environment, chain
   return { comparisons, calls }
 })
 
-/** Reconciles one environment and chain now, saving the run. */
+/** Reconciles one environment and chain now, saving the run (unless the deployment does not serve it). */
 export const reconcileRail = Effect.fn("Reconciliation.reconcileRail")(function* (
   environment: Environment,
   chain: Chain
@@ -149,7 +149,10 @@ export const reconcileRail = Effect.fn("Reconciliation.reconcileRail")(function*
         : null,
     differences: read._tag === "Success" ? differences(read.success.comparisons, previous?.differences ?? [], now) : []
   }
-  yield* repo.save(run)
+  // a rail this deployment has no gateway for is not reconciled, and no run says it failed
+  const unserved =
+    read._tag === "Failure" && read.failure._tag === "ChainError" && read.failure.reason === "unsupported_rail"
+  if (!unserved) yield* repo.save(run)
   return run
 })
 

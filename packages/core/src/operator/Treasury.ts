@@ -196,8 +196,11 @@ export const build = (input: {
   return { checked_at: DateTime.formatIso(now), wallets, stuck_payouts }
 }
 
-/** The treasury of `environment`, or of every environment. */
-export const view = Effect.fn("Treasury.view")(function* (
+/**
+ * The hot wallets, the payouts they owe and the last reconciliations of `environment` (or of every
+ * environment), from stored readings and runs only: what the status and the gauges read, often.
+ */
+export const glance = Effect.fn("Treasury.glance")(function* (
   options: { readonly environment?: Environment | undefined } = {}
 ) {
   const now = yield* DateTime.now
@@ -206,7 +209,15 @@ export const view = Effect.fn("Treasury.view")(function* (
   )
   const payouts = yield* payoutsDue(options.environment)
   const built = build({ now, readings, thresholds: yield* Thresholds, payouts })
-  return { ...built, ...(yield* TreasuryFlows.flows(options.environment)) }
+  return { ...built, reconciliation: yield* TreasuryFlows.reconciliations(options.environment) }
+})
+
+/** The whole treasury of `environment`, or of every environment: the glance and the money loop. */
+export const view = Effect.fn("Treasury.view")(function* (
+  options: { readonly environment?: Environment | undefined } = {}
+) {
+  const glanced = yield* glance(options)
+  return { ...glanced, ...(yield* TreasuryFlows.flows(options.environment)) } satisfies TreasuryView
 })
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`

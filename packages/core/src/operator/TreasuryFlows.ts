@@ -177,9 +177,6 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
     environment,
     limit: 1000
   })
-  const runs = (yield* (yield* ReconciliationRepo).latest()).filter(
-    (r) => environment === undefined || r.environment === environment
-  )
   return {
     sweeps,
     fees,
@@ -198,7 +195,12 @@ export const flows = Effect.fn("TreasuryFlows.flows")(function* (environment?: E
         last_error: m.lastError,
         created_at: DateTime.formatIso(m.createdAt)
       })
-    ),
-    reconciliation: runs.map(reconciliationRow)
-  } satisfies Flows
+    )
+  } satisfies Omit<Flows, "reconciliation">
+})
+
+/** The last reconciliation of each chain of `environment` (of every environment when none is named). */
+export const reconciliations = Effect.fn("TreasuryFlows.reconciliations")(function* (environment?: Environment) {
+  const runs = yield* (yield* ReconciliationRepo).latest()
+  return runs.filter((r) => environment === undefined || r.environment === environment).map(reconciliationRow)
 })
