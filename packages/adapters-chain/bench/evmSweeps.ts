@@ -34,12 +34,13 @@ const addressesRead = 10_000
 const holdersRead = 2_000
 const runs = 3
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
-const fmt = (x: number, digits = 0) =>
+export const median = (xs: ReadonlyArray<number>) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+export const fmt = (x: number, digits = 0) =>
   x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
 /** Every JSON-RPC call and HTTP request the EVM gateways of this process have sent. */
-const sent = Effect.map(Metric.snapshot, (snapshots) => {
+export const sent = Effect.map(Metric.snapshot, (snapshots) => {
   const sum = (id: string) =>
     snapshots
       .filter((s) => s.id === id)
