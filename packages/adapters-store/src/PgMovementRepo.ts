@@ -138,6 +138,10 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
      * in the book. Measured at ~100 ms on a busy 2-core machine's PostgreSQL 15 for a rail of
      * 10 000 contracts (30 000 in all, 240 000 ledger and 75 000 treasury entries); the same sums
      * as correlated subqueries per contract took twice that, and ten times that once JIT set in.
+     * The balances join back to `contracts` by its primary key, not to the `rail` CTE: with no
+     * statistics yet (a fresh table; PGlite never analyzes) the planner guessed the CTE at one row
+     * and nested-looped it against itself, 10 000 × 10 000 rows (7 s on PostgreSQL, 13 s on PGlite,
+     * `pnpm bench:chain`'s reconciliation run before ANALYZE).
      */
     const balancesOfRail = SqlSchema.findAll({
       Request: Parameters<MovementRepo.RailScope>(),
@@ -159,7 +163,7 @@ export const layer: Layer.Layer<MovementRepo.MovementRepo, never, SqlClient.SqlC
           r.settlement_currency AS currency, r.status, b.balance::text AS balance,
           EXISTS (SELECT 1 FROM movements m WHERE m.kind = 'sweep' AND m.status IN ('pending', 'prepared')
             AND m.chain = r.chain AND m.source = r.funding_wallet_address) AS sweeping
-        FROM balances b JOIN rail r ON r.id = b.id
+        FROM balances b JOIN contracts r ON r.id = b.id
         ORDER BY r.created_at, r.id`
     })
 
