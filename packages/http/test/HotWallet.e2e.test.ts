@@ -91,7 +91,10 @@ layer(anvilLayer, { excludeTestServices: true, timeout: "60 seconds" })("the hot
         // the status: degraded, saying which wallet, which asset and by how much
         const status = (yield* get("/operator/v1/status")).json
         assert.isTrue(status.degraded)
-        assert.deepStrictEqual(status.alerts, [
+        // (the wallet's opening balances, recorded by nobody, are also the reconciliation's
+        // differences once it ran: MoneyLoopOnChain.e2e records them and checks that alert)
+        const walletAlerts = status.alerts.filter((a: { kind: string }) => a.kind !== "reconciliation_differences")
+        assert.deepStrictEqual(walletAlerts, [
           {
             kind: "hot_wallet_low",
             environment: "production",
