@@ -75,11 +75,11 @@ const fund = (which: "usdc" | "usdt", owner: string, units: bigint) =>
     const anvil = yield* Anvil
     yield* Erc20.transfer(anvil.client, anvil.account(funderIndex), yield* token(which), owner as Address, units)
   })
-const sendEther = (to: string, wei: bigint) =>
+const sendEther = (to: string, wei: bigint, from = funderIndex) =>
   Effect.flatMap(Anvil, (anvil) =>
     Effect.promise(async () => {
       const hash = await anvil.client.sendTransaction({
-        account: anvil.account(funderIndex),
+        account: anvil.account(from),
         chain: null,
         to: to as Address,
         value: wei
@@ -427,7 +427,6 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true, 
         Effect.gen(function* () {
           const f = yield* EvmFixture
           const g = yield* gw
-          const anvil = yield* Anvil
           const rail = { chain: "ethereum", environment: "sandbox" } as const
           const [a, b] = [freshAddress(), freshAddress()]
           const hot = yield* hotAddress
@@ -450,15 +449,7 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true, 
           // the hot wallet spends ether in a block not yet deep: its latest reading (`hotWallet`) has
           // it, the balance at depth (what the books are set against) does not until it is deep
           const deep = yield* nativeBalance(hot)
-          yield* Effect.promise(async () => {
-            const hash = await anvil.client.sendTransaction({
-              account: anvil.account(hotWalletIndex),
-              chain: null,
-              to: b,
-              value: parseEther("0.5")
-            })
-            await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 5 })
-          })
+          yield* sendEther(b, parseEther("0.5"), hotWalletIndex)
           const latest = yield* nativeBalance(hot)
           assert.isTrue(latest <= deep - parseEther("0.5"))
           const reading = (yield* g.hotWallet(rail))!

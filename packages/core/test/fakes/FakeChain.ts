@@ -122,9 +122,7 @@ export class FakeChain {
       }),
     observeFundingBatch: (rail, targets) =>
       this.unreachable.has(rail.chain)
-        ? Effect.fail(
-            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
-          )
+        ? FakeChain.down(rail)
         : ChainGateway.observeEach(this.gateway.observeFunding, 1)(rail, targets),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
@@ -168,9 +166,7 @@ export class FakeChain {
       ),
     nativeBalances: (rail, addresses) =>
       this.unreachable.has(rail.chain)
-        ? Effect.fail(
-            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
-          )
+        ? FakeChain.down(rail)
         : Effect.sync(() => addresses.map((a) => this.confirmedAtHotWallet(rail, a, "NATIVE") ?? Money.zero)),
     fundingKeys: (rail) =>
       Effect.succeed(this.watchOnly.has(`${rail.environment}|${rail.chain}`) ? "watch_only" : "held"),
@@ -274,9 +270,7 @@ export class FakeChain {
       }),
     hotWallet: (rail) =>
       this.unreachable.has(rail.chain)
-        ? Effect.fail(
-            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
-          )
+        ? FakeChain.down(rail)
         : Effect.sync(() => {
             const key = `${rail.environment}|${rail.chain}`
             return this.latestHotWallets.get(key) ?? this.hotWallets.get(key) ?? null
@@ -292,6 +286,13 @@ export class FakeChain {
     const hot = this.hotWallets.get(`${rail.environment}|${rail.chain}`)
     if (hot?.address !== address) return undefined
     return hot.balances.find((b) => b.asset === asset)?.amount ?? Money.zero
+  }
+
+  /** What a call to an `unreachable` chain fails with. */
+  static down(rail: Pick<ChainGateway.Rail, "chain">) {
+    return Effect.fail(
+      new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
+    )
   }
 
   /** The key of a rail's token balance in `tokenBalances`. */
