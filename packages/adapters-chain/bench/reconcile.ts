@@ -13,7 +13,8 @@
  * 100 (1 %) minted 1–9 µUSDC more. The hot wallet's opening ether and USDC are recorded as the
  * operator's top-ups (`Reconciliation.recordInflow`), as an operator would, so the books and the
  * chain agree on the hot wallet. Everything after is the product's: the books read (`fundingBalances`,
- * `walletBalances`), the chain read (`balances` of the 10,000 addresses, `hotWallet`), the
+ * `walletBalances`), the chain read at the funding depth (`balances` of the 10,000 addresses and
+ * the hot wallet, `nativeBalances` of the hot wallet; `hotWallet` for its address), the
  * comparison, the run saved.
  *
  * Measured, per store: one run right after the writes, before the tables have statistics (an
@@ -239,19 +240,23 @@ interface Parts {
   walletBalances: number
   balances: number
   hotWallet: number
+  nativeBalances: number
   runs: number
-  /** JSON-RPC calls of `balances` and of `hotWallet`. */
+  /** JSON-RPC calls of `balances`, of `hotWallet` and of `nativeBalances`. */
   balancesCalls: number
   hotWalletCalls: number
+  nativeBalancesCalls: number
 }
 const noParts = (): Parts => ({
   fundingBalances: 0,
   walletBalances: 0,
   balances: 0,
   hotWallet: 0,
+  nativeBalances: 0,
   runs: 0,
   balancesCalls: 0,
-  hotWalletCalls: 0
+  hotWalletCalls: 0,
+  nativeBalancesCalls: 0
 })
 
 const clocked =
@@ -299,7 +304,9 @@ const clockedGateway = (parts: Parts) =>
       ChainGateway.ChainGateway.of({
         ...gateway,
         balances: (r, addresses) => clocked(parts, "balances", "balancesCalls")(gateway.balances(r, addresses)),
-        hotWallet: (r) => clocked(parts, "hotWallet", "hotWalletCalls")(gateway.hotWallet(r))
+        hotWallet: (r) => clocked(parts, "hotWallet", "hotWalletCalls")(gateway.hotWallet(r)),
+        nativeBalances: (r, addresses) =>
+          clocked(parts, "nativeBalances", "nativeBalancesCalls")(gateway.nativeBalances(r, addresses))
       })
     )
   )
@@ -312,7 +319,7 @@ const check = (book: Book, run: ReconciliationRepo.ReconciliationRun) => {
   const problems: Array<string> = []
   if (run.error !== null) problems.push(`the run failed: ${run.error}`)
   if (run.checked !== contractsOnRail + 2) problems.push(`${run.checked} balances compared`)
-  if (run.chainCalls !== 2) problems.push(`${run.chainCalls} gateway calls`)
+  if (run.chainCalls !== 3) problems.push(`${run.chainCalls} gateway calls`)
   const found = new Map(run.differences.map((d) => [d.address, d]))
   for (const [address, extra] of book.planted) {
     const d = found.get(address)
@@ -389,7 +396,9 @@ const measure = <E>(name: string, store: Layer.Layer<PgStore.Repos | SqlClient.S
     for (let run = 1; run <= runs; run++) samples.push(yield* reconcile(`run ${run}`))
 
     const of = (pick: (s: (typeof samples)[number]) => number) => samples.map(pick)
-    const rest = of((s) => s.total - s.fundingBalances - s.walletBalances - s.balances - s.hotWallet - s.runs)
+    const rest = of(
+      (s) => s.total - s.fundingBalances - s.walletBalances - s.balances - s.hotWallet - s.nativeBalances - s.runs
+    )
     return [
       {
         measure: `${name}: reconcileRail, ${fmt(contractsOnRail)} funded contracts (median, range)`,
@@ -411,7 +420,7 @@ const measure = <E>(name: string, store: Layer.Layer<PgStore.Repos | SqlClient.S
         )}`
       },
       {
-        measure: `  chain: balances of ${fmt(contractsOnRail)} addresses / hotWallet`,
+        measure: `  chain: balances of ${fmt(contractsOnRail + 1)} addresses (the hot wallet's too) / hotWallet / nativeBalances`,
         n: runs,
         result: `${range(
           of((s) => s.balances),
@@ -419,7 +428,10 @@ const measure = <E>(name: string, store: Layer.Layer<PgStore.Repos | SqlClient.S
         )}, ${fmt(median(of((s) => s.balancesCalls)))} calls / ${range(
           of((s) => s.hotWallet),
           ms
-        )}, ${fmt(median(of((s) => s.hotWalletCalls)))} calls`
+        )}, ${fmt(median(of((s) => s.hotWalletCalls)))} calls / ${range(
+          of((s) => s.nativeBalances),
+          ms
+        )}, ${fmt(median(of((s) => s.nativeBalancesCalls)))} calls`
       },
       {
         measure: "  runs: the previous read, this one saved / core's comparison",

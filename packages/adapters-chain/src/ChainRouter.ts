@@ -33,6 +33,7 @@ export const make = (routes: Routes): ChainGateway.ChainGatewayShape => {
     replacePayout: (rail, prepared, mode) => route(rail, (g) => g.replacePayout(rail, prepared, mode)),
     inspectPayout: (rail, prepared) => route(rail, (g) => g.inspectPayout(rail, prepared)),
     balances: (rail, addresses) => route(rail, (g) => g.balances(rail, addresses)),
+    nativeBalances: (rail, addresses) => route(rail, (g) => g.nativeBalances(rail, addresses)),
     fundingKeys: (rail) => route(rail, (g) => g.fundingKeys(rail)),
     draftSweep: (order) => route(order.rail, (g) => g.draftSweep(order)),
     hotWallet: (rail) => route(rail, (g) => g.hotWallet(rail))

@@ -13,8 +13,10 @@
  *   them all and fails a payout only once none can ever be mined.
  * - Sweeps: a gas top-up from the hot wallet and the funding address's own `transfer`, signed
  *   together and persisted as one job the payout calls take (the persisted row says which it is).
- * - Balances of many addresses at the funding depth: Multicall3 where the chain has it, else
- *   JSON-RPC batches of `eth_call`s; every RPC request counted (`internal/evm/rpc.ts`).
+ * - Balances of many addresses at the funding depth, of a token or of the native currency:
+ *   Multicall3 where the chain has it, else JSON-RPC batches of `eth_call`s (`eth_getBalance`s);
+ *   every RPC request counted (`internal/evm/rpc.ts`). The hot wallet's own reading
+ *   (`hotWallet`) is at the latest block.
  *
  * Building the layer checks the RPC (chain id) and every configured token's `decimals()` on chain:
  * a token that does not answer or disagrees fails the layer with `token_mismatch`, so the service
@@ -74,9 +76,9 @@ export interface Options {
    */
   readonly maxFeeGwei?: number | string
   /**
-   * Where `balances` finds Multicall3 (default its address on ethereum, polygon and most chains,
-   * `Balances.multicall3Address`); when the chain has no code there, or with null, balances are read
-   * by JSON-RPC batches of `eth_call`s instead.
+   * Where `balances` and `nativeBalances` find Multicall3 (default its address on ethereum, polygon
+   * and most chains, `Balances.multicall3Address`); when the chain has no code there, or with null,
+   * balances are read by JSON-RPC batches of `eth_call`s (native ones: `eth_getBalance`s) instead.
    */
   readonly multicallAddress?: string | null
 }
@@ -271,6 +273,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
     ),
     inspectPayout: Effect.fn("EvmGateway.inspectPayout")(dispatch(payouts.inspect, sweeps.inspect)),
     balances: Effect.fn("EvmGateway.balances")(Balances.make(node, reader)),
+    nativeBalances: Effect.fn("EvmGateway.nativeBalances")(Balances.native(node, reader)),
     fundingKeys: Effect.fn("EvmGateway.fundingKeys")(sweeps.fundingKeys),
     draftSweep: Effect.fn("EvmGateway.draftSweep")(sweeps.draft),
     hotWallet: Effect.fn("EvmGateway.hotWallet")(payouts.hotWallet)

@@ -13,7 +13,8 @@
  * - Sweeps: `draftSweep` signs one job moving `amount` from a funding address to its destination
  *   or the rail's simulated hot wallet; the payout calls broadcast it (once) and look it up, as a
  *   payout. `balances` counts the transfers and sweeps in, less the sweeps out; payouts are paid
- *   from no wallet (`hotWallet` answers null) and count nowhere.
+ *   from no wallet (`hotWallet` answers null) and count nowhere; there is no native currency
+ *   (`nativeBalances` answers zeros).
  *
  * Each `(chain, environment)` is its own network with its own block numbers.
  */

@@ -18,7 +18,8 @@
  * - Sweeps: one transaction the hot wallet pays and the funding key co-signs, moving the funding
  *   account's tokens to the hot wallet or the treasury and closing it (its rent back to the hot
  *   wallet), persisted as a job the payout calls accept (`internal/solana/sweeps.ts`).
- * - Balances: the owners' associated accounts, 100 per `getMultipleAccounts`.
+ * - Balances at the funding commitment: the owners' associated accounts, or their lamports, 100
+ *   per `getMultipleAccounts`. The hot wallet's own reading (`hotWallet`) is at `confirmed`.
  *
  * Building the layer reads every configured mint from the chain: a missing mint, a non-SPL-Token
  * account or decimals that disagree with the configured ones fail the layer with `token_mismatch`,
@@ -203,6 +204,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     inspectPayout: Effect.fn("SolanaGateway.inspectPayout")(payouts.inspect),
     balances: Effect.fn("SolanaGateway.balances")((rail: ChainGateway.Rail, addresses: ReadonlyArray<string>) =>
       Balances.read(node, rail, addresses)
+    ),
+    nativeBalances: Effect.fn("SolanaGateway.nativeBalances")(
+      (rail: Pick<ChainGateway.Rail, "chain" | "environment">, addresses: ReadonlyArray<string>) =>
+        Balances.native(node, rail, addresses)
     ),
     // the seed is required: ed25519 has no watch-only derivation, so every funding key is held
     fundingKeys: Effect.fn("SolanaGateway.fundingKeys")((rail: Pick<ChainGateway.Rail, "chain" | "environment">) =>

@@ -258,8 +258,15 @@ export const suite = (name: string, chain: Layer.Layer<SimulatedChain | ChainGat
                 const prepared = yield* sign(sweep(null, "0.5"))
                 yield* ChainGateway.ChainGateway.use((g) => g.broadcastPayout(r, prepared))
                 assert.deepStrictEqual(yield* balances(r, [hot]), [plus(before!, "0.5")])
-                // the simulated chain pays payouts from no wallet: it reports none
+                // the simulated chain pays payouts from no wallet: it reports none, and nothing holds
+                // a native currency (there is none: nothing pays fees or rent)
                 assert.isNull(yield* ChainGateway.ChainGateway.use((g) => g.hotWallet(r)))
+                const native = yield* ChainGateway.ChainGateway.use((g) => g.nativeBalances(r, [hot, hot]))
+                assert.deepStrictEqual(native.map(Money.format), ["0", "0"])
+                const malformed = yield* Effect.flip(
+                  ChainGateway.ChainGateway.use((g) => g.nativeBalances(r, [hot, "nope"]))
+                )
+                assert.strictEqual(malformed.reason, "invalid_address")
               }),
             { discard: true }
           ),

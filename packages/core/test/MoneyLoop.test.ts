@@ -321,7 +321,7 @@ describe("the money loop", () => {
   })
 
   it.effect(
-    "reconciliation: clean after a sweep; a token sent to the hot wallet is one difference until recorded",
+    "reconciliation: clean after a sweep, at the confirmed depth; a token sent to the hot wallet is one difference until recorded",
     () => {
       const { chain, layer } = harness()
       return Effect.gen(function* () {
@@ -336,6 +336,25 @@ describe("the money loop", () => {
         const clean = yield* Reconciliation.reconcileRail("sandbox", "polygon")
         assert.strictEqual(clean.error, null)
         assert.deepStrictEqual(clean.differences, [])
+        // one `balances` call per token polygon serves (USDC, USDT, BRLA), the hot wallet's address
+        // among the funding addresses', `hotWallet` for where it is, `nativeBalances` for its POL
+        assert.strictEqual(clean.chainCalls, 5)
+        // the hot wallet's three tokens and POL (the funding address is swept: zero by the books)
+        assert.strictEqual(clean.checked, 4)
+        // a payout of 40 USDC and its fee mined in the latest block, not yet at the confirmation
+        // depth, so not yet in the books: the hot wallet read at that depth agrees with them
+        chain.latestHotWallets.set("sandbox|polygon", {
+          address: "hot",
+          balances: [
+            {
+              asset: "USDC",
+              amount: Money.subtract(chain.addressBalances.get(FakeChain.hotWalletAddress)!, Money.unsafe("40"))
+            },
+            { asset: "NATIVE", amount: Money.unsafe("-0.0021") }
+          ]
+        })
+        assert.deepStrictEqual((yield* Reconciliation.reconcileRail("sandbox", "polygon")).differences, [])
+        chain.latestHotWallets.clear()
         // 7.25 USDC straight into the hot wallet, unrecorded
         chain.hotWallets.set("sandbox|polygon", {
           address: "hot",

@@ -1,7 +1,8 @@
 /**
  * What both simulated chains answer alike about balances and sweeps, each over its own ledger (a
  * `Ref`, or `sim_…` tables): the funding keys are held (a sweep can always be signed); a balance is
- * what `Ledger.balance` counts; a draft checks the order, refuses it with `insufficient_funds`
+ * what `Ledger.balance` counts, and a native balance is zero (no native currency: nothing pays
+ * fees or rent); a draft checks the order, refuses it with `insufficient_funds`
  * when the source cannot cover it, and signs it as one job (no fees, no nonce) to its destination,
  * or to the rail's simulated hot wallet (`Encoding.hotWallet`) when it has none.
  */
@@ -32,7 +33,7 @@ export interface SweepLedger {
 export const make = (
   digest: Digest.Digest["Service"],
   ledger: SweepLedger
-): Pick<ChainGateway.ChainGatewayShape, "balances" | "fundingKeys" | "draftSweep"> => ({
+): Pick<ChainGateway.ChainGatewayShape, "balances" | "nativeBalances" | "fundingKeys" | "draftSweep"> => ({
   balances: (rail, addresses) =>
     Effect.andThen(
       Effect.andThen(
@@ -41,6 +42,11 @@ export const make = (
       ),
       // in lowest terms: a sum keeps its terms' scale ("0.00" once 30.25 is swept)
       Effect.map(ledger.balances(rail, addresses), (all) => all.map(BigDecimal.normalize))
+    ),
+  nativeBalances: (rail, addresses) =>
+    Effect.as(
+      Effect.forEach(addresses, (address) => checkAddress(rail, address), { discard: true }),
+      addresses.map(() => Money.zero)
     ),
   // funding addresses derive from nothing secret here: a sweep can always be signed
   fundingKeys: () => Effect.succeed("held"),

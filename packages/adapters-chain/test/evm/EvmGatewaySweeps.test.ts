@@ -2,7 +2,8 @@
  * Sweeps of funding addresses and balances of many addresses, on anvil: the gas top-up and the
  * transfer signed as one job, broadcast in turn, confirmed with the ether each side moved (checked
  * against the balances the node reports), a job signed twice mined once, watch-only keys; the
- * balances read through Multicall3 and through JSON-RPC batches, with their chain calls counted.
+ * balances (of a token, of ether) read at the funding depth through Multicall3 and through
+ * JSON-RPC batches, with their chain calls counted.
  */
 import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money } from "@ratelock/core"
@@ -74,11 +75,11 @@ const fund = (which: "usdc" | "usdt", owner: string, units: bigint) =>
     const anvil = yield* Anvil
     yield* Erc20.transfer(anvil.client, anvil.account(funderIndex), yield* token(which), owner as Address, units)
   })
-const sendEther = (to: string, wei: bigint) =>
+const sendEther = (to: string, wei: bigint, from = funderIndex) =>
   Effect.flatMap(Anvil, (anvil) =>
     Effect.promise(async () => {
       const hash = await anvil.client.sendTransaction({
-        account: anvil.account(funderIndex),
+        account: anvil.account(from),
         chain: null,
         to: to as Address,
         value: wei
@@ -418,6 +419,61 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true, 
           assert.strictEqual(Money.format(balances[7]!), "7.070000")
         }).pipe(Effect.provide(EvmGateway.layer(f.options({ multicallAddress: null }))))
       })
+    )
+
+    it.effect(
+      "native balances at the funding depth, to the wei: Multicall3's getEthBalance or an eth_getBalance batch; the hot wallet's spend not yet deep is not counted",
+      () =>
+        Effect.gen(function* () {
+          const f = yield* EvmFixture
+          const g = yield* gw
+          const rail = { chain: "ethereum", environment: "sandbox" } as const
+          const [a, b] = [freshAddress(), freshAddress()]
+          const hot = yield* hotAddress
+          yield* sendEther(a, 1_234_567_890_123_456_789n)
+          yield* mine(depth - 1)
+          const [calls, posts] = [yield* counted("eth_call"), yield* requests]
+          const native = yield* g.nativeBalances(rail, [a, b, hot])
+          // the head, then one aggregate3 of three getEthBalance
+          assert.deepStrictEqual([(yield* counted("eth_call")) - calls, (yield* requests) - posts], [1, 2])
+          assert.deepStrictEqual(native.map(wei), [1_234_567_890_123_456_789n, 0n, yield* nativeBalance(hot)])
+          assert.strictEqual(Money.format(native[0]!), "1.234567890123456789")
+
+          // a transfer not yet at depth is not counted; at depth it is
+          yield* sendEther(a, 1n)
+          yield* mine(depth - 2)
+          assert.strictEqual(wei((yield* g.nativeBalances(rail, [a]))[0]!), 1_234_567_890_123_456_789n)
+          yield* mine(1)
+          assert.strictEqual(wei((yield* g.nativeBalances(rail, [a]))[0]!), 1_234_567_890_123_456_790n)
+
+          // the hot wallet spends ether in a block not yet deep: its latest reading (`hotWallet`) has
+          // it, the balance at depth (what the books are set against) does not until it is deep
+          const deep = yield* nativeBalance(hot)
+          yield* sendEther(b, parseEther("0.5"), hotWalletIndex)
+          const latest = yield* nativeBalance(hot)
+          assert.isTrue(latest <= deep - parseEther("0.5"))
+          const reading = (yield* g.hotWallet(rail))!
+          assert.strictEqual(wei(reading.balances.find((x) => x.asset === "NATIVE")!.amount), latest)
+          assert.deepStrictEqual((yield* g.nativeBalances(rail, [hot, b])).map(wei), [deep, 0n])
+          yield* mine(depth - 1)
+          assert.deepStrictEqual((yield* g.nativeBalances(rail, [hot, b])).map(wei), [latest, parseEther("0.5")])
+
+          // without Multicall3: the same answers, three eth_getBalance in one request (and one for the head)
+          yield* Effect.gen(function* () {
+            const batched = yield* gw
+            const [before, sent] = [yield* counted("eth_getBalance"), yield* requests]
+            const again = yield* batched.nativeBalances(rail, [a, b, hot])
+            assert.deepStrictEqual([(yield* counted("eth_getBalance")) - before, (yield* requests) - sent], [3, 2])
+            assert.deepStrictEqual(again.map(wei), [1_234_567_890_123_456_790n, parseEther("0.5"), latest])
+          }).pipe(Effect.provide(EvmGateway.layer(f.options({ multicallAddress: null }))))
+
+          assert.deepStrictEqual(yield* g.nativeBalances(rail, []), [])
+          assert.strictEqual((yield* Effect.flip(g.nativeBalances(rail, ["nope"]))).reason, "invalid_address")
+          assert.strictEqual(
+            (yield* Effect.flip(g.nativeBalances({ ...rail, environment: "production" }, [a]))).reason,
+            "unsupported_rail"
+          )
+        })
     )
   }
 )

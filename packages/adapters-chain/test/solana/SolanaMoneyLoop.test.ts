@@ -3,8 +3,10 @@
  * a forward funded by the customer's transfer is swept whole into the hot wallet (its token account
  * closed, the rent back to the hot wallet), exercised with a payout, its deposit refunded once to
  * the partner's refund address; the reconciliation finds the books and the chain agree to the
- * lamport and the token unit, and a token sent straight to the hot wallet is one difference of
- * exactly that amount until it is recorded.
+ * lamport and the token unit, while a sweep is landed and not yet final too (the chain read at the
+ * depth the books follow, the hot wallet's balances as the funding addresses'), and a token sent
+ * straight to the hot wallet is one difference of exactly that amount, once final, until it is
+ * recorded.
  */
 import { assert, layer } from "@effect/vitest"
 import { MemoryStore } from "@ratelock/adapters-store"
@@ -72,6 +74,9 @@ layer(world, { excludeTestServices: true, timeout: "120 seconds" })("the money l
   it.effect("swept and closed, a deposit refunded once, the books and the chain agree", () =>
     Effect.gen(function* () {
       const chain = yield* SolanaChain
+      // account reads at their commitment, as a cluster answers them: the reconciliation's balances
+      // at `finalized` do not have what landed in the last 31 slots
+      chain.rpc.readAtCommitment(true)
       const refundOwner = Keypair.generate().publicKey.toBase58()
       const customer = Keypair.generate().publicKey.toBase58()
       const hot = chain.hot.publicKey
@@ -123,6 +128,22 @@ layer(world, { excludeTestServices: true, timeout: "120 seconds" })("the money l
       // swept whole into the hot wallet, the funding account closed
       const repo = yield* MovementRepo.MovementRepo
       const sweeps = repo.list({ kinds: ["sweep"], limit: 10 })
+      // the sweep landed (confirmed a slot later), not yet finalized: the workers have not booked it,
+      // and the reconciliation, reading the hot wallet at the depth the books follow, finds nothing
+      yield* roundsUntil(Effect.map(sweeps, (s) => s.length === 1 && s[0]!.status === "prepared"))
+      chain.rpc.advance(1)
+      const landed = (yield* sweeps)[0]!
+      assert.strictEqual(landed.status, "prepared")
+      assert.isTrue(chain.rpc.paidBy(hot).some((t) => t.signature === landed.transactionHash && t.err === null))
+      assert.notStrictEqual(chain.rpc.tokenBalance(chain.accountOf(hot)), hotTokensBefore, "the sweep moved the tokens")
+      const mined = yield* Reconciliation.reconcileRail("sandbox", "solana")
+      assert.strictEqual(mined.error, null)
+      assert.deepStrictEqual(
+        mined.differences.map((d) => [d.wallet, d.currency, Money.format(d.difference)]),
+        []
+      )
+      // the funding address, the hot wallet's USDC at one `balances` call, where it is (`hotWallet`), its SOL
+      assert.deepStrictEqual([mined.checked, mined.chainCalls], [3, 3])
       yield* roundsUntil(Effect.map(sweeps, (s) => s.length === 1 && s[0]!.status === "confirmed"))
       assert.strictEqual(lamportsOf(chain, fundingAccount.toBase58()), 0n, "the funding token account is closed")
       assert.strictEqual(
@@ -168,8 +189,10 @@ layer(world, { excludeTestServices: true, timeout: "120 seconds" })("the money l
         []
       )
 
-      // 5 USDC straight into the hot wallet: one difference, until recorded
+      // 5 USDC straight into the hot wallet: one difference once final, until recorded
       chain.send(hot, 5_000_000n)
+      chain.rpc.advance(1)
+      assert.deepStrictEqual((yield* Reconciliation.reconcileRail("sandbox", "solana")).differences, [])
       chain.rpc.advance(chain.depth)
       const found = yield* Reconciliation.reconcileRail("sandbox", "solana")
       assert.deepStrictEqual(

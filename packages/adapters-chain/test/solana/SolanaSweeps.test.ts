@@ -2,8 +2,8 @@
  * Sweeps on litesvm through the JSON-RPC front end: a funding address's token account, funded by a
  * customer's transfer, emptied into the hot wallet or a treasury wallet and closed, its rent back
  * to the hot wallet; the SOL each moved, to the lamport; broadcasts repeated; an expired blockhash
- * signed again; and the balances of many addresses in a few calls. Each test sweeps its own HD
- * indexes and pays its own fresh destinations.
+ * signed again; and the balances of many addresses (of the token, of SOL) in a few calls, at the
+ * funding commitment. Each test sweeps its own HD indexes and pays its own fresh destinations.
  */
 import { assert, layer } from "@effect/vitest"
 import { ChainGateway, Money, type TreasuryLedger } from "@ratelock/core"
@@ -328,5 +328,72 @@ layer(solana, options)("SolanaGateway sweeps", (it) => {
         "unsupported_rail"
       )
     })
+  )
+
+  it.effect(
+    "native balances at the funding commitment, to the lamport, 100 a call; a sweep landed and not yet finalized is not counted",
+    () =>
+      Effect.gen(function* () {
+        const gateway = yield* ChainGateway.ChainGateway
+        const chain = yield* SolanaChain
+        const solana = { chain: "solana", environment: "sandbox" } as const
+        const hot = chain.hot.publicKey
+        const depthOf = (keys: ReadonlyArray<PublicKey>) =>
+          gateway.nativeBalances(
+            solana,
+            keys.map((key) => key.toBase58())
+          )
+        const lamports = (balances: ReadonlyArray<Money.Decimal>) => balances.map((b) => Money.toBaseUnits(b, 9))
+        chain.rpc.readAtCommitment(true)
+        const owners = Array.from({ length: 150 }, freshDestination)
+        for (const [i, owner] of owners.entries())
+          if (i % 50 === 1) chain.rpc.airdrop(owner, BigInt(i) * 1_000_000_007n)
+        // in the head slot: finalized once the head is 31 slots past it
+        chain.rpc.advance(chain.depth - 2)
+        assert.deepStrictEqual(lamports(yield* depthOf([owners[1]!, owners[51]!])), [0n, 0n])
+        chain.rpc.advance(1)
+        const before = chain.rpc.calls("getMultipleAccounts")
+        const native = yield* depthOf([...owners, hot])
+        assert.strictEqual(chain.rpc.calls("getMultipleAccounts") - before, 2)
+        assert.deepStrictEqual(
+          lamports(native),
+          [...owners, hot].map((key) => lamportsOf(chain, key))
+        )
+        assert.deepStrictEqual(lamports([native[1]!, native[0]!, native[101]!]), [1_000_000_007n, 0n, 101_000_000_707n])
+        assert.strictEqual(Money.format(native[1]!), "1.000000007")
+
+        // a sweep into the hot wallet lands: its latest reading (`hotWallet`, at `confirmed`) has
+        // the SOL and tokens it moved, the balances at the funding commitment not until it is final
+        const funding = yield* funded(5_000_000n)
+        chain.rpc.advance(chain.depth)
+        const [hotLamports, hotTokens] = [lamportsOf(chain, hot), chain.rpc.tokenBalance(chain.accountOf(hot))]
+        const prepared = yield* signSweep(sweepOf(funding, "5"))
+        yield* gateway.broadcastPayout(rail, prepared)
+        chain.rpc.advance(1)
+        assert.notStrictEqual(lamportsOf(chain, hot), hotLamports)
+        const reading = (yield* gateway.hotWallet(solana))!
+        assert.deepStrictEqual(lamports(reading.balances.filter((b) => b.asset === "NATIVE").map((b) => b.amount)), [
+          lamportsOf(chain, hot)
+        ])
+        const atDepth = Effect.all([
+          Effect.map(depthOf([hot]), lamports),
+          Effect.map(gateway.balances(rail, [hot.toBase58(), funding.source]), (b) =>
+            b.map((units) => Money.toBaseUnits(units, decimals))
+          )
+        ])
+        chain.rpc.advance(chain.depth - 3)
+        assert.deepStrictEqual(yield* atDepth, [[hotLamports], [hotTokens, 5_000_000n]])
+        chain.rpc.advance(1)
+        assert.deepStrictEqual(yield* atDepth, [[lamportsOf(chain, hot)], [hotTokens + 5_000_000n, 0n]])
+
+        assert.deepStrictEqual(yield* gateway.nativeBalances(solana, []), [])
+        assert.strictEqual((yield* Effect.flip(gateway.nativeBalances(solana, ["0x12"]))).reason, "invalid_address")
+        assert.strictEqual(
+          (yield* Effect.flip(gateway.nativeBalances({ ...solana, environment: "production" }, []))).reason,
+          "unsupported_rail"
+        )
+      }).pipe(
+        Effect.ensuring(Effect.flatMap(SolanaChain, (chain) => Effect.sync(() => chain.rpc.readAtCommitment(false))))
+      )
   )
 })

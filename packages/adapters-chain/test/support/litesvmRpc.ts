@@ -23,7 +23,12 @@
  * - Simulation: `simulateTransaction` runs litesvm's own, honouring `sigVerify: false` (an unsigned
  *   transaction) and reporting the units it consumed.
  *
- * Account reads answer the current state at every commitment (litesvm keeps no older state).
+ * - Account state by commitment: litesvm keeps only the current state, so the front end records
+ *   every account as it was before each landed transaction (and airdrop) changed it. Account reads
+ *   (`getBalance`, `getAccountInfo`, `getMultipleAccounts`) answer the current state at every
+ *   commitment, as they always did, until `readAtCommitment(true)`: then each answers the state
+ *   at its commitment's slot, what landed above it undone (reads of many accounts by other means,
+ *   `getTokenAccountsByOwner`, stay current).
  * Calls are counted by method (`calls`), so a test can tell how many a gateway operation made.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -89,6 +94,16 @@ interface Landed {
   readonly price: number
   /** The accounts it writes. */
   readonly writable: ReadonlySet<string>
+}
+
+/** An account in the RPC's JSON form. */
+interface AccountJson {
+  readonly data: readonly [string, "base64"]
+  readonly executable: boolean
+  readonly lamports: number
+  readonly owner: string
+  readonly rentEpoch: number
+  readonly space: number
 }
 
 export interface Submitted {
@@ -221,6 +236,11 @@ export interface LitesvmRpc {
   readonly paidBy: (
     payer: PublicKey
   ) => ReadonlyArray<{ readonly signature: string; readonly slot: number; readonly err: unknown }>
+  /**
+   * Whether account reads answer the state at their commitment's slot (`true`) or the current state
+   * (`false`, the default: a test that sends and reads at once needs no slots between).
+   */
+  readonly readAtCommitment: (on: boolean) => void
   /** The next `count` HTTP requests get this status (429: rate limited, 503: unavailable). */
   readonly failNext: (count: number, status: number) => void
   /** Calls of `method` answer this JSON-RPC error code from now on (`undefined`: they work again). */
@@ -242,6 +262,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
   let failures: { count: number; status: number } = { count: 0, status: 200 }
   const refused = new Map<string, number>()
   const called = new Map<string, number>()
+  /** Each account as it was before each change, oldest first, with the slot of the change. */
+  const changes = new Map<string, Array<{ readonly slot: number; readonly before: AccountJson | null }>>()
+  let atCommitment = false
 
   const slotAt = (commitment: Commitment | undefined) =>
     head - (commitment === "processed" ? 0 : commitment === "confirmed" ? confirmedLag : finalizedLag)
@@ -278,6 +301,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     const keys = transaction.message.staticAccountKeys.map((key) => key.toBase58())
     const balances = () => keys.map((key) => Number(svm.getBalance(at(key)) ?? 0n))
     const preBalances = balances()
+    const before = keys.map(accountJson)
     const result = svm.sendTransaction(kit(transaction))
     const failed = result instanceof FailedTransactionMetadata
     const err = failed ? errorJson(result.err()) : null
@@ -285,6 +309,7 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     if (failed && svm.getTransaction(signature as Parameters<LiteSVM["getTransaction"]>[0]) === null) {
       return { signature, err, landed: false }
     }
+    for (const [i, key] of keys.entries()) remember(key, before[i]!)
     const meta: TransactionMetadata = failed ? result.meta() : result
     const message = transaction.message
     const budget = computeBudget(transaction)
@@ -351,7 +376,8 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     return sent.signature
   }
 
-  const accountJson = (key: string) => {
+  /** An account as the RPC shows it (null: none). */
+  function accountJson(key: string): AccountJson | null {
     const account = svm.getAccount(at(key))
     if (!account.exists) return null
     return {
@@ -362,6 +388,19 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
       rentEpoch: 0,
       space: account.data.length
     }
+  }
+  /** Records `key` as it was before a change in the head slot. */
+  function remember(key: string, before: AccountJson | null) {
+    const list = changes.get(key)
+    if (list === undefined) changes.set(key, [{ slot: head, before }])
+    else list.push({ slot: head, before })
+  }
+  /** `key` at the slot of `commitment`: as before the first change above it, else as it is. */
+  const accountAt = (key: string, commitment: Commitment | undefined) => {
+    if (!atCommitment) return accountJson(key)
+    const top = slotAt(commitment)
+    const change = changes.get(key)?.find((c) => c.slot > top)
+    return change === undefined ? accountJson(key) : change.before
   }
   const context = () => ({ slot: head })
   const withContext = (value: unknown) => ({ context: context(), value })
@@ -435,9 +474,10 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     getLatestBlockhash: () =>
       withContext({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: issuedAt + blockhashLifetime }),
     getMinimumBalanceForRentExemption: ([size]) => Number(svm.minimumBalanceForRentExemption(BigInt(Number(size)))),
-    getBalance: ([key]) => withContext(Number(svm.getBalance(at(String(key))) ?? 0n)),
-    getAccountInfo: ([key]) => withContext(accountJson(String(key))),
-    getMultipleAccounts: ([keys]) => withContext((keys as Array<string>).map(accountJson)),
+    getBalance: ([key, options]) => withContext(accountAt(String(key), config(options).commitment)?.lamports ?? 0),
+    getAccountInfo: ([key, options]) => withContext(accountAt(String(key), config(options).commitment)),
+    getMultipleAccounts: ([keys, options]) =>
+      withContext((keys as Array<string>).map((key) => accountAt(key, config(options).commitment))),
     getTokenAccountsByOwner: ([owner, filter]) => {
       const ownerBytes = new PublicKey(String(owner)).toBytes()
       const mint = config(filter).mint
@@ -553,7 +593,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
     advance,
     expireBlockhash: () => advance(Math.max(1, issuedAt + blockhashLifetime + finalizedLag + 1 - head)),
     airdrop: (to, lamports) => {
+      const before = accountJson(to.toBase58())
       svm.airdrop(at(to), lamports as Parameters<LiteSVM["airdrop"]>[1])
+      remember(to.toBase58(), before)
     },
     submit,
     run,
@@ -588,6 +630,9 @@ export const start = async (options: { readonly startSlot?: number } = {}): Prom
       [...landed.values()]
         .filter((t) => t.keys[0] === payer.toBase58())
         .map(({ signature, slot, err }) => ({ signature, slot, err })),
+    readAtCommitment: (on) => {
+      atCommitment = on
+    },
     failNext: (count, status) => {
       failures = { count, status }
     },

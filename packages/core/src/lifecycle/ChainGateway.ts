@@ -3,6 +3,12 @@
  * then broadcast; safe to repeat) with lookup by the persisted identity, replacements of a payout
  * that waits (a higher fee at the same nonce, a new blockhash), and the hot wallet's balances.
  *
+ * Two depths. What the books are set against is read at the confirmation depth funding counts at
+ * (`observeFunding`, `balances`, `nativeBalances`): the books record a transfer, payout, sweep or
+ * refund only once it is confirmed there, so a reading at the latest block would differ from them
+ * for every movement mined and not yet deep. `hotWallet` reads the latest block (Solana:
+ * `confirmed`): what the hot wallet can pay with now (the treasury view, the alerts), and where it is.
+ *
  * A persisted payout holds every version the gateway signed for it (the first, its replacements,
  * a cancellation); a lookup answers for all of them, so whichever was mined settles the payout.
  */
@@ -147,7 +153,7 @@ export interface PayoutInspection {
   readonly chainAsks: Readonly<Record<string, string>>
 }
 
-/** A hot wallet's balances: its native currency (`NATIVE`, for fees and rent) and each token served. */
+/** A hot wallet's balances, at the latest block: its native currency (`NATIVE`, for fees and rent) and each token served. */
 export interface HotWallet {
   readonly address: string
   readonly balances: ReadonlyArray<{ readonly asset: "NATIVE" | FundsCurrency; readonly amount: Decimal }>
@@ -239,15 +245,28 @@ export interface ChainGatewayShape {
   ) => Effect.Effect<Replacement, ChainError>
   readonly inspectPayout: (rail: Rail, prepared: PreparedPayout) => Effect.Effect<PayoutInspection, ChainError>
   /**
-   * Confirmed token balances of `addresses` on the rail, in their order, exact: a few calls for
-   * many addresses where the chain allows it (a reconciliation reads thousands).
+   * Token balances of `addresses` on the rail at the confirmation depth, in their order, exact: a
+   * few calls for many addresses where the chain allows it (a reconciliation reads thousands).
    */
   readonly balances: (rail: Rail, addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Decimal>, ChainError>
+  /**
+   * `balances` of the chain's native currency (ETH, POL: 18 decimals; SOL: 9), at the same depth:
+   * what the books track of it (fees, gas top-ups, rent), set against the same block. Zeros on a
+   * chain without one (the simulated chains).
+   */
+  readonly nativeBalances: (
+    rail: Omit<Rail, "token">,
+    addresses: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Decimal>, ChainError>
   /** Whether sweeps of the rail's funding addresses can be signed here. */
   readonly fundingKeys: (rail: Omit<Rail, "token">) => Effect.Effect<FundingKeys, ChainError>
   /** Checks and prices a sweep; core signs it through the store, as a payout. */
   readonly draftSweep: (order: SweepOrder) => Effect.Effect<PayoutDraft, ChainError>
-  /** The rail's chain and environment's hot wallet, when one is configured. */
+  /**
+   * The rail's chain and environment's hot wallet, when one is configured: its address, and its
+   * balances at the latest block (Solana: `confirmed`), not at the books' depth (`balances` and
+   * `nativeBalances` are).
+   */
   readonly hotWallet: (rail: Omit<Rail, "token">) => Effect.Effect<HotWallet | null, ChainError>
 }
 

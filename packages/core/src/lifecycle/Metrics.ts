@@ -162,6 +162,7 @@ export const measuredGateway = (gateway: ChainGatewayShape): ChainGatewayShape =
     replacePayout: (rail, prepared, mode) => timed("replace_payout", rail)(gateway.replacePayout(rail, prepared, mode)),
     inspectPayout: (rail, prepared) => timed("inspect_payout", rail)(gateway.inspectPayout(rail, prepared)),
     balances: (rail, addresses) => timed("balances", rail)(gateway.balances(rail, addresses)),
+    nativeBalances: (rail, addresses) => timed("native_balances", rail)(gateway.nativeBalances(rail, addresses)),
     fundingKeys: (rail) => timed("funding_keys", rail)(gateway.fundingKeys(rail)),
     draftSweep: (order) => timed("draft_sweep", order.rail)(gateway.draftSweep(order)),
     hotWallet: (rail) => timed("hot_wallet", rail)(gateway.hotWallet(rail))

@@ -12,7 +12,7 @@ import { Context, DateTime, Duration, Effect } from "effect"
 import * as Environments from "../kernel/Environment.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Money from "../kernel/Money.ts"
-import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
+import { Chain, FundsCurrency, SettlementCurrency } from "../kernel/Rail.ts"
 import { ChainGateway } from "../lifecycle/ChainGateway.ts"
 import { MovementRepo } from "../lifecycle/MovementRepo.ts"
 import { SettlementRails } from "../lifecycle/SettlementRails.ts"
@@ -65,13 +65,21 @@ export const differences = (
     })
 }
 
-/** Reads the chain for one environment and chain: the comparisons, and how many calls it took. */
+/** A balance to compare, before the chain is read. */
+type Expected = Omit<Comparison, "onChain">
+
+/**
+ * Reads the chain for one environment and chain: the comparisons, and how many gateway calls it
+ * took. Every balance is read at the confirmation depth, the hot wallet's too: `hotWallet` (the
+ * latest block) only says where it is, and its balances are read with the funding addresses' and
+ * the treasury's (one `balances` call per token) and by `nativeBalances`. The books record a
+ * movement once it is confirmed at that depth, so one mined and not yet deep differs nowhere.
+ */
 const compareRail = Effect.fnUntraced(function* (environment: Environment, chain: Chain) {
   const gateway = yield* ChainGateway
   const repo = yield* MovementRepo
   const rails = yield* SettlementRails
   const settings = yield* SweepSettings
-  const tokens = SettlementCurrency.literals.filter((token) => rails.supports(environment, chain, token))
   const comparisons: Array<Comparison> = []
   let calls = 0
   const fundings = yield* repo.fundingBalances({ environment, chain })
@@ -79,49 +87,67 @@ const compareRail = Effect.fnUntraced(function* (environment: Environment, chain
   const booked = (account: "payout_wallet" | "treasury", address: string | null, currency: string) =>
     wallets.find((w) => w.account === account && w.address === address && w.currency === currency)?.balance ??
     Money.zero
-  const treasury = settings.treasury[chain]
-  for (const token of tokens) {
-    const ofToken = fundings.filter((f) => f.currency === token)
-    const addresses = [...ofToken.map((f) => f.address), ...(treasury === undefined ? [] : [treasury])]
-    if (addresses.length === 0) continue
-    const onChain = yield* gateway.balances({ environment, chain, token }, addresses)
+  /** Reads `expected`'s addresses with `read` (one gateway call) and compares. */
+  const compare = Effect.fnUntraced(function* <E>(
+    expected: ReadonlyArray<Expected>,
+    read: (addresses: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Money.Decimal>, E>
+  ) {
+    if (expected.length === 0) return
+    const onChain = yield* read(expected.map((e) => e.address))
     calls += 1
-    for (const [i, f] of ofToken.entries()) {
-      comparisons.push({
-        wallet: "funding_address",
-        address: f.address,
-        contractId: f.contractId,
-        currency: token,
-        ledger: f.balance,
-        onChain: onChain[i] ?? Money.zero
-      })
-    }
-    if (treasury !== undefined) {
-      comparisons.push({
-        wallet: "treasury",
-        address: treasury,
-        contractId: null,
-        currency: token,
-        ledger: booked("treasury", treasury, token),
-        onChain: onChain[addresses.length - 1] ?? Money.zero
-      })
-    }
-  }
+    for (const [i, e] of expected.entries()) comparisons.push({ ...e, onChain: onChain[i] ?? Money.zero })
+  })
+  const treasury = settings.treasury[chain]
   const hot = yield* gateway.hotWallet({ environment, chain })
   calls += 1
-  if (hot !== null) {
-    for (const b of hot.balances) {
-      const currency = b.asset === "NATIVE" ? TreasuryLedger.nativeCurrencyOf(chain) : b.asset
-      comparisons.push({
-        wallet: "hot_wallet",
-        address: hot.address,
-        contractId: null,
-        currency,
-        ledger: booked("payout_wallet", null, currency),
-        onChain: b.amount
-      })
-    }
+  const hotWallet = (currency: TreasuryLedger.TreasuryCurrency): ReadonlyArray<Expected> =>
+    hot === null
+      ? []
+      : [
+          {
+            wallet: "hot_wallet",
+            address: hot.address,
+            contractId: null,
+            currency,
+            ledger: booked("payout_wallet", null, currency)
+          }
+        ]
+  // every token the rail serves is in the hot wallet (a BRLA payout's too); the treasury is
+  // reconciled in settlement tokens
+  for (const token of FundsCurrency.literals.filter((t) => rails.supports(environment, chain, t))) {
+    const settles = SettlementCurrency.literals.some((t) => t === token)
+    yield* compare(
+      [
+        ...fundings
+          .filter((f) => f.currency === token)
+          .map(
+            (f): Expected => ({
+              wallet: "funding_address",
+              address: f.address,
+              contractId: f.contractId,
+              currency: token,
+              ledger: f.balance
+            })
+          ),
+        ...(treasury === undefined || !settles
+          ? []
+          : [
+              {
+                wallet: "treasury",
+                address: treasury,
+                contractId: null,
+                currency: token,
+                ledger: booked("treasury", treasury, token)
+              } satisfies Expected
+            ]),
+        ...hotWallet(token)
+      ],
+      (addresses) => gateway.balances({ environment, chain, token }, addresses)
+    )
   }
+  yield* compare(hotWallet(TreasuryLedger.nativeCurrencyOf(chain)), (addresses) =>
+    gateway.nativeBalances({ environment, chain }, addresses)
+  )
   return { comparisons, calls }
 })
 

@@ -31,6 +31,12 @@ export class FakeChain {
    */
   readonly hotWallets = new Map<string, ChainGateway.HotWallet>()
   /**
+   * What `hotWallet` answers instead, for each `environment|chain` set: the latest block's balances,
+   * where a movement is mined and not yet confirmed. `balances` and `nativeBalances` of the hot
+   * wallet's address answer `hotWallets`, the confirmed ones (an asset it does not list: zero).
+   */
+  readonly latestHotWallets = new Map<string, ChainGateway.HotWallet>()
+  /**
    * The hot wallet's token balance of each `environment|chain|token` a test set: a draft on that
    * rail is refused `insufficient_funds` unless it covers the order's `committed` plus its amount,
    * as the real gateways do, and a payout's amount leaves it when its lookup first answers it
@@ -116,9 +122,7 @@ export class FakeChain {
       }),
     observeFundingBatch: (rail, targets) =>
       this.unreachable.has(rail.chain)
-        ? Effect.fail(
-            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
-          )
+        ? FakeChain.down(rail)
         : ChainGateway.observeEach(this.gateway.observeFunding, 1)(rail, targets),
     preparePayout: (order) =>
       Effect.suspend((): Effect.Effect<ChainGateway.PreparedPayout, ChainGateway.ChainError> => {
@@ -154,7 +158,16 @@ export class FakeChain {
         this.fate.set(prepared.transactionHash, outcome)
         return Effect.succeed(prepared)
       }),
-    balances: (_rail, addresses) => Effect.sync(() => addresses.map((a) => this.addressBalances.get(a) ?? Money.zero)),
+    balances: (rail, addresses) =>
+      Effect.sync(() =>
+        addresses.map(
+          (a) => this.confirmedAtHotWallet(rail, a, rail.token) ?? this.addressBalances.get(a) ?? Money.zero
+        )
+      ),
+    nativeBalances: (rail, addresses) =>
+      this.unreachable.has(rail.chain)
+        ? FakeChain.down(rail)
+        : Effect.sync(() => addresses.map((a) => this.confirmedAtHotWallet(rail, a, "NATIVE") ?? Money.zero)),
     fundingKeys: (rail) =>
       Effect.succeed(this.watchOnly.has(`${rail.environment}|${rail.chain}`) ? "watch_only" : "held"),
     draftSweep: (order) =>
@@ -257,11 +270,30 @@ export class FakeChain {
       }),
     hotWallet: (rail) =>
       this.unreachable.has(rail.chain)
-        ? Effect.fail(
-            new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
-          )
-        : Effect.sync(() => this.hotWallets.get(`${rail.environment}|${rail.chain}`) ?? null)
+        ? FakeChain.down(rail)
+        : Effect.sync(() => {
+            const key = `${rail.environment}|${rail.chain}`
+            return this.latestHotWallets.get(key) ?? this.hotWallets.get(key) ?? null
+          })
   })
+
+  /** What the rail's hot wallet holds of `asset` by `hotWallets`, when `address` is that hot wallet. */
+  private confirmedAtHotWallet(
+    rail: Omit<ChainGateway.Rail, "token">,
+    address: string,
+    asset: ChainGateway.HotWallet["balances"][number]["asset"]
+  ): Money.Decimal | undefined {
+    const hot = this.hotWallets.get(`${rail.environment}|${rail.chain}`)
+    if (hot?.address !== address) return undefined
+    return hot.balances.find((b) => b.asset === asset)?.amount ?? Money.zero
+  }
+
+  /** What a call to an `unreachable` chain fails with. */
+  static down(rail: Pick<ChainGateway.Rail, "chain">) {
+    return Effect.fail(
+      new ChainGateway.ChainError({ chain: rail.chain, reason: "rpc_unavailable", message: "the RPC is down" })
+    )
+  }
 
   /** The key of a rail's token balance in `tokenBalances`. */
   static balanceKey(rail: ChainGateway.Rail): string {

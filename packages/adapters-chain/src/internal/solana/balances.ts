@@ -1,8 +1,9 @@
 /**
- * Token balances: what an SPL token account holds, and the balances of many owners' associated
- * accounts for a rail's mint, read `getMultipleAccounts` 100 accounts a call (the RPC's limit), at
- * the commitment funding counts at, so a reconciliation of thousands of funding addresses costs
- * tens of calls. An owner without the account holds 0.
+ * Balances: what an SPL token account holds; the balances of many owners' associated accounts for
+ * a rail's mint; the lamports of many accounts (SOL, 9 decimals). Read `getMultipleAccounts` 100
+ * accounts a call (the RPC's limit), at the commitment funding counts at, so a reconciliation of
+ * thousands of funding addresses costs tens of calls and sets the books against what the funding
+ * pass can have seen. An owner without the account holds 0.
  */
 import { type ChainGateway, Money } from "@ratelock/core"
 import { getAssociatedTokenAddressSync, unpackAccount } from "@solana/spl-token"
@@ -10,7 +11,8 @@ import type { AccountInfo, PublicKey } from "@solana/web3.js"
 import { Effect } from "effect"
 import { chainError } from "../checks.ts"
 import * as Errors from "./errors.ts"
-import { parseAddress, type SolanaNode, tokenOf } from "./node.ts"
+import { solDecimals } from "./native.ts"
+import { checkServed, parseAddress, type SolanaNode, tokenOf } from "./node.ts"
 
 /** `getMultipleAccounts` answers for at most this many accounts per call. */
 export const accountsPerCall = 100
@@ -55,4 +57,17 @@ export const read = Effect.fnUntraced(function* (
   return yield* Effect.forEach(accounts, (account, i) =>
     Effect.map(unitsOf(account, infos[i] ?? null), (units) => Money.fromBaseUnits(units, token.decimals))
   )
+})
+
+/** The lamports of `addresses` (wallets, as any account: none is 0), as SOL. */
+export const native = Effect.fnUntraced(function* (
+  node: SolanaNode,
+  rail: Omit<ChainGateway.Rail, "token">,
+  addresses: ReadonlyArray<string>
+): Effect.fn.Return<ReadonlyArray<Money.Decimal>, ChainGateway.ChainError> {
+  yield* checkServed(node, rail)
+  const accounts = yield* Effect.forEach(addresses, parseAddress)
+  const infos = yield* accountsOf(node, accounts, "reading SOL balances")
+  yield* Effect.annotateCurrentSpan("rpc_calls", Math.ceil(accounts.length / accountsPerCall))
+  return accounts.map((_, i) => Money.fromBaseUnits(BigInt(infos[i]?.lamports ?? 0), solDecimals))
 })
