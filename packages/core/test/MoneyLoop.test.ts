@@ -140,19 +140,12 @@ describe("the money loop", () => {
       yield* TestClock.setTime(start)
       const first = yield* fundedForward(chain, "cust-1")
       const second = yield* fundedForward(chain, "cust-2")
-      // the hot wallet holds 100 USDC; its float is 100 + the first sweep: the second goes cold
-      yield* HotWalletRepo.HotWalletRepo.use((r) =>
-        r.save([
-          {
-            environment: "sandbox",
-            chain: "polygon",
-            asset: "USDC",
-            address: "hot",
-            amount: Money.unsafe("100"),
-            readAt: at(0)
-          }
-        ])
-      )
+      // the hot wallet holds 100 USDC on chain; its float is just above: the first sweep fills it,
+      // the second goes cold
+      chain.hotWallets.set("sandbox|polygon", {
+        address: "hot",
+        balances: [{ asset: "USDC", amount: Money.unsafe("100") }]
+      })
       const float = Money.sum(Money.unsafe("100"), Money.unsafe("0.000001"))
       yield* Effect.gen(function* () {
         yield* round

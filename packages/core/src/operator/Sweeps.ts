@@ -2,7 +2,7 @@
  * The sweep pass: the money partners paid in does not stay on its funding addresses. Every funding
  * address whose contract no longer awaits funds (or that only received funds that funded nothing)
  * and holds at least the rail's sweep minimum is swept whole: into the hot wallet while the hot
- * wallet is below its float, into the treasury (a cold address, watched and never signed for)
+ * wallet (as the chain holds it, plus the sweeps on their way to it) is below its float, into the treasury (a cold address, watched and never signed for)
  * beyond it; everything refills the hot wallet when no treasury is configured.
  *
  * The pass only decides and records: each sweep is a movement (`Movements`), signed, sent and
@@ -16,7 +16,6 @@ import * as Environments from "../kernel/Environment.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Money from "../kernel/Money.ts"
 import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
-import { HotWalletRepo } from "./HotWalletRepo.ts"
 import { isAwaitingFunds } from "../terms/Contract.ts"
 import type { Environment } from "../terms/Partner.ts"
 import { ChainGateway } from "../lifecycle/ChainGateway.ts"
@@ -96,7 +95,13 @@ const sweepRail = Effect.fnUntraced(function* (environment: Environment, chain: 
     (b) => isCandidate(settings, chain)(b) && b.fundingIndex !== null
   )
   if (candidates.length === 0) return 0
-  const readings = yield* (yield* HotWalletRepo).list()
+  // the hot wallet as the chain holds it now, only when the float decides anything: the
+  // once-a-minute reading may not exist yet (a worker just started), and a float measured
+  // against nothing would send everything to the hot wallet. A mined sweep not yet confirmed
+  // counts twice (on chain and on its way): the next sweeps go cold a little early, never late.
+  const float = (token: SettlementCurrency) => settings.float[chain]?.[token]
+  const decides = settings.treasury[chain] !== undefined && tokens.some((t) => float(t) !== undefined)
+  const hot = decides ? yield* gateway.hotWallet({ environment, chain }) : null
   const inFlight = yield* repo.list({ kinds: ["sweep"], statuses: ["pending", "prepared"], environment, limit: 10_000 })
   const ids = yield* IdGenerator
   const now = yield* DateTime.now
@@ -112,14 +117,14 @@ const sweepRail = Effect.fnUntraced(function* (environment: Environment, chain: 
     const due = ofToken
       .map((c, i) => ({ candidate: c, amount: onChain[i] ?? Money.zero }))
       .filter((d) => !Money.lessThan(d.amount, minimumOf(settings, chain, token)))
-    const reading = readings.find((r) => r.environment === environment && r.chain === chain && r.asset === token)
+    const held = hot?.balances.find((b) => b.asset === token)?.amount ?? Money.zero
     const coming = inFlight
       .filter((m) => m.chain === chain && m.currency === token && m.destination === null)
       .reduce((sum, m) => Money.sum(sum, m.amount), Money.zero)
     const to = destinations(
       due.map((d) => d.amount),
-      Money.sum(reading?.amount ?? Money.zero, coming),
-      settings.float[chain]?.[token],
+      Money.sum(held, coming),
+      float(token),
       settings.treasury[chain]
     )
     for (const [i, { candidate, amount }] of due.entries()) {
