@@ -13,7 +13,6 @@ import {
   ContractRepo,
   Contracts,
   Funding,
-  HotWalletRepo,
   IdGenerator,
   Inbound,
   Ledger,
