@@ -31,7 +31,7 @@ import {
   Sweeps
 } from "@ratelock/core"
 import { Keypair } from "@solana/web3.js"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SolanaChain, layer as solana } from "../support/solanaTestChain.ts"
 
 const scope: Partner.PartnerScope = { partnerId: "0b7f5c1e-2f4a-4c55-9d3e-3f1f7b0a0042", environment: "sandbox" }
@@ -44,7 +44,9 @@ const world = Layer.mergeAll(
   MemoryStore.layerMemory,
   MarketData.MarketData.layerDefaults,
   IdGenerator.IdGenerator.layerTest,
-  Layer.succeed(SettlementRails.SettlementRails, onlySolana)
+  Layer.succeed(SettlementRails.SettlementRails, onlySolana),
+  // each round advances the chain, not the clock: a movement is looked up again every round
+  Layer.succeed(Movements.LookEvery, Duration.zero)
 )
 
 /** Every pass that moves money, with a slot between each, until `done` holds (or 40 rounds). */

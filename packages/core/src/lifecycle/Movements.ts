@@ -10,7 +10,7 @@
  * again on the payouts' schedule, then left `failed` for an operator. The partner hears nothing of
  * either: the operator's side shows them.
  */
-import { DateTime, Duration, Effect, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Option } from "effect"
 import * as Lease from "../kernel/Lease.ts"
 import * as Money from "../kernel/Money.ts"
 import { PartnerRepo } from "../partners/PartnerRepo.ts"
@@ -25,6 +25,15 @@ const railOf = (m: Movement) => ({ chain: m.chain, environment: m.environment, t
 
 /** How long a movement that cannot be signed yet (no refund address, funds short) waits before it looks again. */
 export const recheck = Duration.minutes(1)
+
+/**
+ * How long a movement sent and not yet confirmed waits before it is looked up again. Unlike a
+ * payout, which a partner waits for (looked up every pass), a sweep or a refund landing a few
+ * seconds later costs nobody anything, and each look is a chain call and a write.
+ */
+export const LookEvery = Context.Reference<Duration.Duration>("@ratelock/core/Movements/LookEvery", {
+  defaultValue: () => Duration.seconds(5)
+})
 
 /** The source of a movement's ledger booking. */
 export const bookingSource = (m: Movement): string => `${m.kind}:${m.id}`
@@ -215,7 +224,7 @@ export const advance = Effect.fn("Movements.advance")(function* (m: Movement) {
       return
     }
     case "Wait":
-      return yield* recordWait(m, next.waiting, next.note)
+      return yield* recordWait(m, next.waiting, next.note, DateTime.addDuration(yield* DateTime.now, yield* LookEvery))
     case "Failed": {
       // no version can be mined: signed again (a new nonce, a new top-up if needed) on retry
       const reset: Movement = { ...m, status: "pending", prepared: null, transactionHash: null, nonce: null }
