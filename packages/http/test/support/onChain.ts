@@ -206,15 +206,21 @@ export interface DeployOptions {
   readonly sweeps?: boolean
 }
 
+/** Where the service answers: the Partner API and the operator API. */
+interface Urls {
+  readonly partner: string
+  readonly operator: string
+}
+
 /** What a store brings to a deployment, set up once the chain is. */
 interface StoreSide {
   /** What `ratelock` runs with on this store, beside `process.env` (undefined: removed). */
   readonly cliEnv: Record<string, string | undefined>
   /**
    * Starts what answers the Partner API, with the operator listener on `operatorPort`, once the
-   * partner is made; resolves with its base URL.
+   * partner is made; resolves with where both answer now (a restarted service may have moved).
    */
-  readonly api: (operatorPort: number) => Promise<string>
+  readonly api: (operatorPort: number) => Promise<() => Urls>
   /**
    * The status of a contract, by the store's reading: its row, or the partner's view of its lock
    * (`customer`: the customer reference it was sold for; `get`: a GET on the Partner API).
@@ -308,13 +314,11 @@ const setUp = async <S extends StoreSide>(
       environment: "production"
     }
 
-    const operatorPort = await freePort()
-    const baseUrl = await side.api(operatorPort)
-    const operatorUrl = `http://127.0.0.1:${operatorPort}`
+    const urls = await side.api(await freePort())
 
     const post = async (path: string, body: unknown) => {
       const reply = await Effect.runPromise(
-        request(baseUrl, "POST", path, { key, body, headers: { "Idempotency-Key": newKey() } })
+        request(urls().partner, "POST", path, { key, body, headers: { "Idempotency-Key": newKey() } })
       )
       if (reply.status >= 300) throw new Error(`POST ${path}: ${reply.status} ${reply.text}`)
       return reply.json
@@ -322,7 +326,7 @@ const setUp = async <S extends StoreSide>(
 
     // the partner's reference of each contract's customer (one customer a contract)
     const customers = new Map<string, string>()
-    const get = (path: string) => Effect.runPromise(request(baseUrl, "GET", path, { key }))
+    const get = (path: string) => Effect.runPromise(request(urls().partner, "GET", path, { key }))
     const contractStatus = (contractId: string) =>
       side.contractStatus(contractId, { customer: customers.get(contractId), get })
 
@@ -374,9 +378,13 @@ const setUp = async <S extends StoreSide>(
       env,
       confirmations,
       ratelock,
-      baseUrl,
-      operatorUrl,
-      operator: (path, url = operatorUrl) =>
+      get baseUrl() {
+        return urls().partner
+      },
+      get operatorUrl() {
+        return urls().operator
+      },
+      operator: (path, url = urls().operator) =>
         Effect.runPromise(request(url, "GET", path, { headers: { authorization: `Bearer ${operatorToken.token}` } })),
       activeContracts,
       partnerId: partner.partner_id as string,
@@ -430,8 +438,10 @@ export const deploy = async (serverUrl: string, options: DeployOptions): Promise
       db,
       cluster,
       cliEnv: { DATABASE_URL: db.url },
-      api: async (operatorPort: number) =>
-        (await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })).baseUrl,
+      api: async (operatorPort: number) => {
+        const { baseUrl } = await cluster.startApi("api", { RATELOCK_OPERATOR_PORT: String(operatorPort) })
+        return () => ({ partner: baseUrl, operator: `http://127.0.0.1:${operatorPort}` })
+      },
       contractStatus: async (contractId: string) =>
         (
           await db.query<{ readonly status: string }>(
@@ -484,44 +494,55 @@ export const deployEmbedded = async (options: Omit<DeployOptions, "prefix">): Pr
     const parent = mkdtempSync(join(tmpdir(), "ratelock-onchain-embedded-"))
     cleanups.push(async () => rmSync(parent, { recursive: true, force: true }))
     const dataDir = join(parent, "data")
-    const port = await freePort()
-    const baseUrl = `http://127.0.0.1:${port}`
+    let port = await freePort()
+    let operatorPort = 0
+    const urls = (): Urls => ({
+      partner: `http://127.0.0.1:${port}`,
+      operator: `http://127.0.0.1:${operatorPort}`
+    })
     // stopped before the data directory is removed (clean-ups run last first)
     cleanups.push(async () => {
       const service = running
       running = undefined
       if (service !== undefined) await stopProcess(service.child).then(() => service.exited)
     })
-    let operatorPort = 0
-    const start = async (extra: Record<string, string> = {}) => {
+    const start = async (extra: Record<string, string> = {}): Promise<Service> => {
       if (running !== undefined && running.child.exitCode === null && running.child.signalCode === null)
         throw new Error("the service is running already")
-      // as the cluster runs its processes: quiet logs, no demo partner, no rate limit, a short
-      // worker poll and lease (a claim of a process that died is free again after 2 s)
-      const service = startService(dataDir, {
-        PORT: String(port),
-        RATELOCK_OPERATOR_PORT: String(operatorPort),
-        RATELOCK_LOG_LEVEL: "Warn",
-        RATELOCK_DEMO_PARTNER: "false",
-        RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
-        RATELOCK_RATE_LIMIT_BURST: "100000",
-        RATELOCK_WORKER_POLL_MS: "100",
-        RATELOCK_WORKER_LEASE_MS: "2000",
-        ...env,
-        ...extra
-      })
-      running = service
-      await ready(service, baseUrl)
-      return service
+      for (let attempt = 1; ; attempt++) {
+        // as the cluster runs its processes: quiet logs, no demo partner, no rate limit, a short
+        // worker poll and lease (a claim of a process that died is free again after 2 s)
+        const service = startService(dataDir, {
+          PORT: String(port),
+          RATELOCK_OPERATOR_PORT: String(operatorPort),
+          RATELOCK_LOG_LEVEL: "Warn",
+          RATELOCK_DEMO_PARTNER: "false",
+          RATELOCK_RATE_LIMIT_PER_SECOND: "100000",
+          RATELOCK_RATE_LIMIT_BURST: "100000",
+          RATELOCK_WORKER_POLL_MS: "100",
+          RATELOCK_WORKER_LEASE_MS: "2000",
+          ...env,
+          ...extra
+        })
+        running = service
+        try {
+          await ready(service, urls().partner)
+          return service
+        } catch (error) {
+          // a port the killed service had, taken by another test's process meanwhile: both anew
+          if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error
+          port = await freePort()
+          operatorPort = await freePort()
+        }
+      }
     }
     return {
       dataDir,
       start,
-      baseUrl,
       cliEnv: { RATELOCK_DATA_DIR: dataDir, DATABASE_URL: undefined },
       api: async (operator: number) => {
         operatorPort = operator
-        return baseUrl
+        return urls
       },
       contractStatus: async (contractId: string, partner: Parameters<StoreSide["contractStatus"]>[1]) => {
         const { customer, get } = partner
