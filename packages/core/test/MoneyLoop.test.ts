@@ -295,6 +295,44 @@ describe("the money loop", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a payout whose transaction reverted: its fee is booked once, then the one that lands", () => {
+    const { chain, layer } = harness()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const contract = yield* fundedForward(chain)
+      chain.nativeFee = Money.unsafe("0.003")
+      chain.outcomes.push("fail")
+      yield* Inbound.ingest(alice, {
+        idempotencyKey: `exercise-${contract.id}`,
+        event: {
+          event_type: "contract_exercised",
+          fx_contract_id: contract.id,
+          executed_at: at(minutes(30)),
+          live_execution_rate: Money.unsafe("5.10"),
+          payout_wallet_address: "0x1111111111111111111111111111111111111111",
+          chain: "polygon"
+        },
+        payload: {}
+      })
+      yield* Payouts.runDue() // created, signed, broadcast
+      yield* Payouts.runDue() // reverted: its fee booked, retried in a minute
+      yield* Payouts.runDue() // not due yet: nothing booked twice
+      yield* TestClock.adjust("2 minutes")
+      yield* Payouts.runDue()
+      yield* Payouts.runDue()
+      const fees = (yield* MovementRepo.MovementRepo.use((r) =>
+        r.entriesSince({ since: DateTime.makeUnsafe(0) })
+      )).filter((e) => e.kind === "network_fee" && e.account === "network_fees")
+      // the reverted transaction's fee, and the landed one's
+      assert.deepStrictEqual(
+        fees.map((e) => Money.format(e.amount)),
+        ["0.003", "0.003"]
+      )
+      assert.strictEqual(new Set(fees.map((e) => e.source)).size, 2)
+      for (const [, total] of yield* treasuryBalances) assert.isTrue(Money.isZero(total))
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("watch-only funding is not swept; the treasury view says what waits", () => {
     const { chain, layer } = harness()
     return Effect.gen(function* () {

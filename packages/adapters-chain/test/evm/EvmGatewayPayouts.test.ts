@@ -245,7 +245,14 @@ layer(gateway().pipe(Layer.provideMerge(fixture)), { excludeTestServices: true }
         assert.strictEqual(receipt.status, "reverted")
         assert.deepStrictEqual(yield* g.lookupPayout(usdc, prepared), { _tag: "Pending" })
         yield* mine(depth)
-        assert.deepStrictEqual(yield* g.lookupPayout(usdc, prepared), { _tag: "Failed", reason: "reverted" })
+        // it still cost its fee: gas used × effective price, paid by the hot wallet
+        const fee = Money.fromBaseUnits(receipt.gasUsed * receipt.effectiveGasPrice, 18)
+        const failed = yield* g.lookupPayout(usdc, prepared)
+        assert.deepInclude(failed, { _tag: "Failed", reason: "reverted" })
+        const native = failed._tag === "Failed" ? failed.native! : assert.fail("not failed")
+        assert.isTrue(Money.equals(native.fees, fee))
+        assert.isTrue(Money.equals(native.hotWallet, Money.subtract(Money.zero, fee)))
+        assert.isTrue(Money.isZero(native.fundingAddress) && Money.isZero(native.rent))
 
         assert.strictEqual(yield* reasonOf(g.preparePayout(payout)), "insufficient_funds")
         yield* Erc20.mint(anvil.client, anvil.account(funderIndex), f.usdc, hot, plenty)

@@ -272,10 +272,13 @@ layer(solana, options)("SolanaGateway payouts", (it) => {
       assert.deepStrictEqual(sent.err, { InstructionError: [3, { Custom: 1 }] })
       assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), { _tag: "Pending" })
       chain.rpc.advance(chain.depth - 1)
-      assert.deepStrictEqual(yield* gateway.lookupPayout(rail, prepared), {
-        _tag: "Failed",
-        reason: "insufficient_funds"
-      })
+      const failed = yield* gateway.lookupPayout(rail, prepared)
+      assert.deepInclude(failed, { _tag: "Failed", reason: "insufficient_funds" })
+      // it paid its fee, and nothing else: the account it would have created was rolled back
+      const native = failed._tag === "Failed" ? failed.native! : assert.fail("not failed")
+      assert.isTrue(Money.isPositive(native.fees))
+      assert.isTrue(Money.equals(native.hotWallet, Money.subtract(Money.zero, native.fees)))
+      assert.isTrue(Money.isZero(native.rent) && Money.isZero(native.fundingAddress))
 
       const again = yield* gateway.preparePayout(order)
       assert.notStrictEqual(again.transactionHash, prepared.transactionHash)

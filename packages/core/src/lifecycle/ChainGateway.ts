@@ -175,7 +175,16 @@ export type PayoutLookup =
        */
       readonly native?: NativeMovement | undefined
     }
-  | { readonly _tag: "Failed"; readonly reason: FailureReason }
+  | {
+      readonly _tag: "Failed"
+      readonly reason: FailureReason
+      /**
+       * What a transaction that was executed and failed still cost in the native currency (its
+       * fee, a sweep's top-up already sent), for the ledger; absent when none ran (a nonce taken by
+       * another transaction).
+       */
+      readonly native?: NativeMovement | undefined
+    }
   /** Never seen by the chain (dropped, or expired blockhash): safe to prepare again. */
   | { readonly _tag: "Unknown" }
 

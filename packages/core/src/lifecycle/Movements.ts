@@ -226,6 +226,20 @@ export const advance = Effect.fn("Movements.advance")(function* (m: Movement) {
     case "Wait":
       return yield* recordWait(m, next.waiting, next.note, DateTime.addDuration(yield* DateTime.now, yield* LookEvery))
     case "Failed": {
+      // what the failed transactions still cost (fees, a sweep's top-up sent), booked once by hash
+      if (next.native !== undefined) {
+        const booking: TreasuryLedger.Booking = {
+          source: `${bookingSource(m)}:failed:${m.transactionHash}`,
+          kind: "network_fee",
+          environment: m.environment,
+          chain: m.chain,
+          contractId: m.contractId,
+          partnerId: m.partnerId,
+          at: yield* DateTime.now
+        }
+        const lines = TreasuryLedger.nativeLines(m.chain, m.kind === "sweep" ? m.source : null, next.native)
+        yield* repo.book(TreasuryLedger.entries(booking, lines))
+      }
       // no version can be mined: signed again (a new nonce, a new top-up if needed) on retry
       const reset: Movement = { ...m, status: "pending", prepared: null, transactionHash: null, nonce: null }
       return yield* recordFailure(reset, `the chain did not execute it: ${next.reason}`, m)

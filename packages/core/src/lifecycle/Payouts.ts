@@ -371,6 +371,10 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       // released either way, so the next pass looks again instead of waiting for the lease to run out
       return yield* recordWait(payout, next.waiting, next.note)
     case "Failed": {
+      // what the failed transaction still cost, booked once (by its hash)
+      if (next.native !== undefined) {
+        yield* bookFee(payout, next.native, yield* DateTime.now, `payout-fee:${payout.id}:${payout.transactionHash}`)
+      }
       // the chain rejected every version for good (the nonce spent by none of them), so a new
       // transaction may be prepared on retry
       const reset: PayoutRecord = {
@@ -395,10 +399,11 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
 const bookFee = Effect.fnUntraced(function* (
   payout: PayoutRecord,
   native: TreasuryLedger.NativeMovement,
-  at: DateTime.Utc
+  at: DateTime.Utc,
+  source = `payout-fee:${payout.id}`
 ) {
   const booking: TreasuryLedger.Booking = {
-    source: `payout-fee:${payout.id}`,
+    source,
     kind: "network_fee",
     environment: payout.environment,
     chain: payout.chain,

@@ -8,7 +8,7 @@
  * mined is the latest one broadcast.
  */
 import { DateTime, Effect } from "effect"
-import { ChainGateway, Money } from "@ratelock/core"
+import { ChainGateway, Money, type TreasuryLedger } from "@ratelock/core"
 
 /** `reject_prepare`: nothing can be signed (no hot wallet); `unfunded`: the hot wallet is short of funds. */
 export type PayoutOutcome = "confirm" | "pending" | "fail" | "reject_prepare" | "unfunded"
@@ -219,7 +219,7 @@ export class FakeChain {
         if (mined === undefined) return { _tag: "Unknown" }
         switch (this.fate.get(versions[0]!)) {
           case "fail":
-            return { _tag: "Failed", reason: "reverted" }
+            return { _tag: "Failed", reason: "reverted", native: this.feePaid() }
           case "pending":
             return { _tag: "Pending" }
           default:
@@ -231,15 +231,7 @@ export class FakeChain {
               confirmedAt: now,
               transactionHash: mined,
               cancelled: mined.endsWith("c"),
-              native:
-                this.nativeFee === undefined
-                  ? undefined
-                  : {
-                      hotWallet: Money.subtract(Money.zero, this.nativeFee),
-                      fundingAddress: Money.zero,
-                      fees: this.nativeFee,
-                      rent: Money.zero
-                    }
+              native: this.feePaid()
             }
         }
       }),
@@ -298,6 +290,18 @@ export class FakeChain {
   /** The key of a rail's token balance in `tokenBalances`. */
   static balanceKey(rail: ChainGateway.Rail): string {
     return `${rail.environment}|${rail.chain}|${rail.token}`
+  }
+
+  /** What a mined transaction cost the hot wallet, when a fee is set. */
+  private feePaid(): TreasuryLedger.NativeMovement | undefined {
+    return this.nativeFee === undefined
+      ? undefined
+      : {
+          hotWallet: Money.subtract(Money.zero, this.nativeFee),
+          fundingAddress: Money.zero,
+          fees: this.nativeFee,
+          rent: Money.zero
+        }
   }
 
   private credit(address: string, amount: Money.Decimal) {

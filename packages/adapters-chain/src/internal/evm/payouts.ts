@@ -87,21 +87,22 @@ export const make = (node: EvmNode, legs: Legs.Legs, wallet: PrivateKeyAccount |
       case "Unmined":
         return (yield* legs.nodeKnowsAny([payout])) ? { _tag: "Pending" } : { _tag: "Unknown" }
       case "Mined": {
-        if (settled.receipt.status !== "success") return { _tag: "Failed", reason: "reverted" }
-        // the hot wallet paid the fee, a cancellation's too
+        // the hot wallet paid the fee, a cancellation's and a reverted one's too
         const fee = ether(Legs.feeOf(settled.receipt))
+        const paid = {
+          hotWallet: Money.subtract(Money.zero, fee),
+          fundingAddress: Money.zero,
+          fees: fee,
+          rent: Money.zero
+        }
+        if (settled.receipt.status !== "success") return { _tag: "Failed", reason: "reverted", native: paid }
         return {
           _tag: "Confirmed",
           blockNumber: Number(settled.receipt.blockNumber),
           confirmedAt: yield* DateTime.now,
           transactionHash: settled.version.hash,
           cancelled: settled.version.kind === "cancel",
-          native: {
-            hotWallet: Money.subtract(Money.zero, fee),
-            fundingAddress: Money.zero,
-            fees: fee,
-            rent: Money.zero
-          }
+          native: paid
         }
       }
     }

@@ -165,25 +165,27 @@ export const make = (node: EvmNode, legs: Legs.Legs, wallet: PrivateKeyAccount |
           : { _tag: "Unknown" }
       }
       case "Mined": {
-        if (transfer.receipt.status !== "success") return { _tag: "Failed", reason: "reverted" }
         // the top-up, if any, must be settled too: an unmined one still holds a hot wallet nonce
         if (topUp !== null && topUp._tag !== "Mined" && topUp._tag !== "Consumed") return { _tag: "Pending" }
         const topUpMined = topUp?._tag === "Mined" ? topUp.receipt : null
         const sent = topUpMined?.status === "success" ? Persisted.latest(sweep.topUp!).value : 0n
         const topUpFee = topUpMined === null ? 0n : Legs.feeOf(topUpMined)
         const transferFee = Legs.feeOf(transfer.receipt)
+        const native = {
+          hotWallet: ether(-(sent + topUpFee)),
+          fundingAddress: ether(sent - transferFee),
+          fees: ether(topUpFee + transferFee),
+          rent: Money.zero
+        }
+        // reverted, it still cost the fees and the gas sent: booked, though nothing moved
+        if (transfer.receipt.status !== "success") return { _tag: "Failed", reason: "reverted", native }
         return {
           _tag: "Confirmed",
           blockNumber: Number(transfer.receipt.blockNumber),
           confirmedAt: yield* DateTime.now,
           transactionHash: transfer.version.hash,
           cancelled: false,
-          native: {
-            hotWallet: ether(-(sent + topUpFee)),
-            fundingAddress: ether(sent - transferFee),
-            fees: ether(topUpFee + transferFee),
-            rent: Money.zero
-          }
+          native
         }
       }
     }

@@ -318,7 +318,13 @@ export const make = (
           read.versions.map((v) => v.signature),
           undefined
         )
-        return { _tag: "Failed", reason: Errors.failureReason(failed.status.err) }
+        // executed and failed: the fee was still paid
+        const { transaction } = yield* transactionOf(node, failed.version.signature)
+        return {
+          _tag: "Failed",
+          reason: Errors.failureReason(failed.status.err),
+          native: yield* Native.movementOf(transaction)
+        }
       }
       if (landed.length > 0) return { _tag: "Pending" }
       // nothing landed and nothing can any more: safe to sign again (`replacePayout` does)

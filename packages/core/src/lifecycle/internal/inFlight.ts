@@ -5,7 +5,7 @@
  * job still waits. The callers decide what each answer means for their records.
  */
 import { Effect } from "effect"
-import { ChainGateway, type FailureReason, type PayoutLookup, type PreparedPayout, type Rail } from "../ChainGateway.ts"
+import { ChainGateway, type PayoutLookup, type PreparedPayout, type Rail } from "../ChainGateway.ts"
 import type { PayoutWait } from "../../terms/PayoutWait.ts"
 
 export type Step =
@@ -13,7 +13,7 @@ export type Step =
   | { readonly _tag: "NoAnswer" }
   | Extract<PayoutLookup, { readonly _tag: "Confirmed" }>
   /** Every version failed for good (none can be mined): a new job may be signed. */
-  | { readonly _tag: "Failed"; readonly reason: FailureReason }
+  | Extract<PayoutLookup, { readonly _tag: "Failed" }>
   /** A new version to persist before it is broadcast. */
   | { readonly _tag: "Replace"; readonly prepared: PreparedPayout }
   /** Broadcast again (or refused); `note` says what an operator should read, when anything. */
@@ -25,7 +25,7 @@ export const step = Effect.fnUntraced(function* (rail: Rail, prepared: PreparedP
   if (lookup._tag === "None") return { _tag: "NoAnswer" } as Step
   const found = lookup.value
   if (found._tag === "Confirmed") return found as Step
-  if (found._tag === "Failed") return { _tag: "Failed", reason: found.reason } as Step
+  if (found._tag === "Failed") return found as Step
   const next = yield* Effect.result(gateway.replacePayout(rail, prepared, "due"))
   if (next._tag === "Success" && next.success._tag === "Replaced") {
     return { _tag: "Replace", prepared: next.success.prepared } as Step
