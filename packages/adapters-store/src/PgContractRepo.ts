@@ -367,6 +367,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
       Result: UnmatchedRow,
       execute: (r) => sql`SELECT * FROM unmatched_transfers
         WHERE ${r.contractId === undefined ? sql`TRUE` : sql`contract_id = ${r.contractId}`}
+          AND ${r.transactionHash === undefined ? sql`TRUE` : sql`lower(transaction_hash) = lower(${r.transactionHash})`}
         ORDER BY observed_at, block_number, log_index, transaction_hash COLLATE "C"
         LIMIT ${Math.max(0, r.limit)}`
     })

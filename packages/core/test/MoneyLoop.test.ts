@@ -66,6 +66,27 @@ const fundedForward = (chain: FakeChain, customer = "cust-1") =>
     return contract
   })
 
+/** The customer transacts at 5.10, below the locked rate: a payout is due. */
+const exercised = (contractId: string) =>
+  Inbound.ingest(alice, {
+    idempotencyKey: `exercise-${contractId}`,
+    event: {
+      event_type: "contract_exercised",
+      fx_contract_id: contractId,
+      executed_at: at(minutes(30)),
+      live_execution_rate: Money.unsafe("5.10"),
+      payout_wallet_address: "0x1111111111111111111111111111111111111111",
+      chain: "polygon"
+    },
+    payload: {}
+  })
+
+/** Why an operator's refund of `transferId` is refused. */
+const refusal = (transferId: string) =>
+  Effect.flip(Refunds.refundTransfer({ transferId, requestedBy: "cli:test" })).pipe(
+    Effect.map((e) => (e._tag === "RefundRefused" ? e.reason : e._tag))
+  )
+
 /** Every pass that moves money, once each, as a worker round would. */
 const round = Effect.gen(function* () {
   yield* Payouts.runDue()
@@ -182,18 +203,7 @@ describe("the money loop", () => {
     return Effect.gen(function* () {
       yield* TestClock.setTime(start)
       const contract = yield* fundedForward(chain)
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: `exercise-${contract.id}`,
-        event: {
-          event_type: "contract_exercised",
-          fx_contract_id: contract.id,
-          executed_at: at(minutes(30)),
-          live_execution_rate: Money.unsafe("5.10"),
-          payout_wallet_address: "0x1111111111111111111111111111111111111111",
-          chain: "polygon"
-        },
-        payload: {}
-      })
+      yield* exercised(contract.id)
       yield* round
       yield* round
       const refund = (yield* movements).find((m) => m.kind === "refund")!
@@ -241,10 +251,6 @@ describe("the money loop", () => {
       const refund = yield* Refunds.refundTransfer({ transferId: hash, to: refundAddress, requestedBy: "cli:test" })
       assert.strictEqual(refund.purpose, "unmatched")
       assert.strictEqual(Money.format(refund.amount), "12.5")
-      const refusal = (transferId: string) =>
-        Effect.flip(Refunds.refundTransfer({ transferId, requestedBy: "cli:test" })).pipe(
-          Effect.map((e) => (e._tag === "RefundRefused" ? e.reason : e._tag))
-        )
       assert.strictEqual(yield* refusal(hash), "already_refunded")
       assert.strictEqual(yield* refusal("0xnope"), "not_found")
       yield* round
@@ -265,10 +271,6 @@ describe("the money loop", () => {
       chain.fund(contract.funding_wallet_address, Money.unsafe("1"), at(minutes(1)))
       yield* Funding.confirmFunding()
       const first = chain.transfers.get(contract.funding_wallet_address)![0]!.transactionHash
-      const refusal = (transferId: string) =>
-        Effect.flip(Refunds.refundTransfer({ transferId, requestedBy: "cli:test" })).pipe(
-          Effect.map((e) => (e._tag === "RefundRefused" ? e.reason : e._tag))
-        )
       assert.strictEqual(yield* refusal(first), "not_refundable")
       // then 5 over what is due, in one transfer: active, 5 owed back
       chain.fund(contract.funding_wallet_address, Money.sum(contract.total_amount, Money.unsafe("4")), at(minutes(2)))
@@ -302,18 +304,7 @@ describe("the money loop", () => {
       const contract = yield* fundedForward(chain)
       chain.nativeFee = Money.unsafe("0.003")
       chain.outcomes.push("fail")
-      yield* Inbound.ingest(alice, {
-        idempotencyKey: `exercise-${contract.id}`,
-        event: {
-          event_type: "contract_exercised",
-          fx_contract_id: contract.id,
-          executed_at: at(minutes(30)),
-          live_execution_rate: Money.unsafe("5.10"),
-          payout_wallet_address: "0x1111111111111111111111111111111111111111",
-          chain: "polygon"
-        },
-        payload: {}
-      })
+      yield* exercised(contract.id)
       yield* Payouts.runDue() // created, signed, broadcast
       yield* Payouts.runDue() // reverted: its fee booked, retried in a minute
       yield* Payouts.runDue() // not due yet: nothing booked twice

@@ -9,6 +9,7 @@
  */
 import * as Erc20 from "@ratelock/test-support/Erc20"
 import { databaseUrl } from "@ratelock/test-support/Postgres"
+import { Money } from "@ratelock/core"
 import { Effect } from "effect"
 import { type Address, parseAbiItem } from "viem"
 import { assert, describe, it } from "vitest"
@@ -94,7 +95,7 @@ const ledgersAtZero = async (db: Readable) => {
     const sums = await db.query<{ readonly currency: string; readonly total: string }>(
       (sql) => sql`SELECT currency, sum(amount)::text AS total FROM ${sql(table)} GROUP BY currency`
     )
-    for (const s of sums) assert.strictEqual(Number(s.total), 0, `${table} ${s.currency}: ${s.total}`)
+    for (const s of sums) assert.isTrue(Money.isZero(Money.unsafe(s.total)), `${table} ${s.currency}: ${s.total}`)
   }
 }
 

@@ -68,6 +68,8 @@ export type UnmatchedTransfer = typeof UnmatchedTransfer.Type
 
 export interface UnmatchedFilter {
   readonly contractId?: string | undefined
+  /** Only transfers of this transaction (EVM hashes compared without case): an operator names one by its hash. */
+  readonly transactionHash?: string | undefined
   readonly limit: number
 }
 

@@ -134,7 +134,7 @@ export const refundTransfer = Effect.fn("Refunds.refundTransfer")(function* (inp
   })
   const sameTransfer = (t: { readonly transactionHash: string; readonly index: number }) =>
     t.transactionHash.toLowerCase() === hash.toLowerCase() && (index === undefined || t.index === index)
-  const unmatched = (yield* contracts.unmatchedTransfers({ limit: 100_000 })).filter(sameTransfer)
+  const unmatched = (yield* contracts.unmatchedTransfers({ transactionHash: hash, limit: 1000 })).filter(sameTransfer)
   const counted = unmatched.length > 0 ? [] : yield* contracts.fundingTransfersByHash(hash, index)
   const named = unmatched.length + counted.length
   if (named === 0) return yield* refuse("not_found", `no unmatched or funding transfer ${input.transferId}`)

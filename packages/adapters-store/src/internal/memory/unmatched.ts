@@ -45,6 +45,11 @@ export const makeUnmatched = (ref: StateRef): Unmatched => {
     return yield* read(ref, (state) =>
       Array.from(HashMap.values(state.unmatched))
         .filter((t) => filter.contractId === undefined || t.contractId === filter.contractId)
+        .filter(
+          (t) =>
+            filter.transactionHash === undefined ||
+            t.transactionHash.toLowerCase() === filter.transactionHash.toLowerCase()
+        )
         .sort(compare)
         .slice(0, Math.max(0, filter.limit))
     )
