@@ -126,9 +126,18 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
           const status = (await d.operator("/operator/v1/status")).json
           assert.isTrue(status.degraded)
           assert.isTrue(status.alerts.some((a: { kind: string }) => a.kind === "reconciliation_differences"))
+          // the gauge, sampled on a scrape: one USDC difference on the chain, 0 once recorded
+          const gauge = async () =>
+            (await d.operator("/metrics")).text
+              .split("\n")
+              .filter((line) => line.startsWith("ratelock_reconciliation_differences{"))
+              .filter((line) => line.includes('chain="ethereum"') && line.includes('token="USDC"'))
+              .map((line) => line.split(" ").at(-1))
+          assert.deepStrictEqual(await gauge(), ["1"])
           await recordInflow(d, "USDC", "5", "unmatched")
           const [clean] = await reconcile()
           assert.deepStrictEqual(clean!.differences, [])
+          assert.deepStrictEqual(await gauge(), ["0"])
 
           // the treasury view: today's sweeps and the refund
           const view = (await d.operator("/operator/v1/treasury?environment=production")).json
