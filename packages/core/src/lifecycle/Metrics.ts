@@ -119,6 +119,14 @@ export const quotes = counter(
 export const quote = (environment: Environment, outcome: "created" | "failed" | "refused", reason: string) =>
   Metric.update(Metric.withAttributes(quotes, { environment, outcome, reason }), 1)
 
+export const operatorActions = counter(
+  "ratelock_operator_actions_total",
+  "Operator actions (through the operator API or the CLI) by action and outcome (ok, refused by a rule, forbidden to the role, failed)"
+)
+
+export const operatorAction = (action: string, outcome: "ok" | "refused" | "forbidden" | "failed") =>
+  Metric.update(Metric.withAttributes(operatorActions, { action, outcome }), 1)
+
 export const chainCalls = Metric.histogram("ratelock_chain_call_duration_seconds", {
   description:
     "Calls to a chain gateway (RPC node, or the sandbox's simulated chain), by rail (chain, environment, token), operation and outcome (ok or the failure code)",

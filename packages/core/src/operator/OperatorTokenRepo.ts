@@ -6,6 +6,7 @@
 import { Context, Schema } from "effect"
 import type { DateTime, Effect, Option } from "effect"
 import type { StoreError } from "../kernel/StoreError.ts"
+import { OperatorRole } from "./OperatorRole.ts"
 
 export const OperatorTokenRecord = Schema.Struct({
   id: Schema.String,
@@ -13,8 +14,14 @@ export const OperatorTokenRecord = Schema.Struct({
   name: Schema.String,
   /** Lowercase hex SHA-256 of the token. */
   secretHash: Schema.String,
+  /** What the token may do (tokens made before roles existed are `admin`). */
+  role: OperatorRole,
   createdAt: Schema.DateTimeUtc,
-  revokedAt: Schema.NullOr(Schema.DateTimeUtc)
+  /** From then on the token is refused; null: it does not expire. */
+  expiresAt: Schema.NullOr(Schema.DateTimeUtc),
+  revokedAt: Schema.NullOr(Schema.DateTimeUtc),
+  /** When it last authenticated a request, to the minute (`OperatorTokens.authenticate`). */
+  lastUsedAt: Schema.NullOr(Schema.DateTimeUtc)
 }).annotate({ identifier: "OperatorTokenRecord" })
 export type OperatorTokenRecord = typeof OperatorTokenRecord.Type
 
@@ -27,6 +34,8 @@ export interface OperatorTokenRepoShape {
   readonly list: () => Effect.Effect<ReadonlyArray<OperatorTokenRecord>, StoreError>
   /** Revokes the token at `at` unless it is revoked already (the first revocation stands). */
   readonly revoke: (id: string, at: DateTime.Utc) => Effect.Effect<void, StoreError>
+  /** Notes that the token authenticated a request at `at`. */
+  readonly touch: (id: string, at: DateTime.Utc) => Effect.Effect<void, StoreError>
 }
 
 export class OperatorTokenRepo extends Context.Service<OperatorTokenRepo, OperatorTokenRepoShape>()(

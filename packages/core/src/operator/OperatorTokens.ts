@@ -4,23 +4,26 @@
  * parse the operator's input and print what these return; the HTTP host authenticates every
  * operator request with `authenticate`.
  */
-import { Data, DateTime, Effect, Option } from "effect"
+import { Data, DateTime, Duration, Effect, Option } from "effect"
 import * as ApiKeySecret from "../partners/ApiKeySecret.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
+import type { OperatorRole } from "./OperatorRole.ts"
 import { type OperatorTokenRecord, OperatorTokenRepo } from "./OperatorTokenRepo.ts"
 
 /** Operator tokens start with this, so one found in a log or a paste says what it is. */
 export const tokenPrefix = "rlop_"
 
 export class OperatorTokenError extends Data.TaggedError("OperatorTokenError")<{
-  readonly reason: "token_not_found" | "invalid_name"
+  readonly reason: "token_not_found" | "invalid_name" | "invalid_expiry"
   readonly message: string
 }> {}
 
 export interface CreatedToken {
   readonly token_id: string
   readonly name: string
+  readonly role: OperatorRole
   readonly created_at: string
+  readonly expires_at: string | null
   /** Shown once; only its hash is stored. */
   readonly token: string
 }
@@ -28,8 +31,11 @@ export interface CreatedToken {
 export interface TokenListing {
   readonly token_id: string
   readonly name: string
+  readonly role: OperatorRole
   readonly created_at: string
+  readonly expires_at: string | null
   readonly revoked_at: string | null
+  readonly last_used_at: string | null
 }
 
 export interface RevokedToken {
@@ -39,32 +45,71 @@ export interface RevokedToken {
   readonly already_revoked: boolean
 }
 
-const listing = (record: OperatorTokenRecord): TokenListing => ({
+const iso = (at: DateTime.Utc | null): string | null => (at === null ? null : DateTime.formatIso(at))
+
+export const listing = (record: OperatorTokenRecord): TokenListing => ({
   token_id: record.id,
   name: record.name,
+  role: record.role,
   created_at: DateTime.formatIso(record.createdAt),
-  revoked_at: record.revokedAt === null ? null : DateTime.formatIso(record.revokedAt)
+  expires_at: iso(record.expiresAt),
+  revoked_at: iso(record.revokedAt),
+  last_used_at: iso(record.lastUsedAt)
 })
 
-/** A new token named `name` (1 to 100 characters once trimmed); its secret is in the answer, once. */
-export const create = Effect.fn("OperatorTokens.create")(function* (name: string) {
-  const trimmed = name.trim()
+const expiryUnits: Record<string, (n: number) => Duration.Duration> = {
+  m: Duration.minutes,
+  h: Duration.hours,
+  d: Duration.days
+}
+
+/** `30d`, `12h`, `90m`: how long a new token lives (a whole number of days, hours or minutes, at most 10 years). */
+export const parseExpiresIn = (text: string): Option.Option<Duration.Duration> => {
+  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(text.trim())
+  if (match === null) return Option.none()
+  const duration = expiryUnits[match[2]!]!(Number(match[1]))
+  return Duration.isLessThanOrEqualTo(duration, Duration.days(3660)) ? Option.some(duration) : Option.none()
+}
+
+/**
+ * A new token named `name` (1 to 100 characters once trimmed) with `role`, living `expiresIn`
+ * (`30d`; for ever when absent); its secret is in the answer, once.
+ */
+export const create = Effect.fn("OperatorTokens.create")(function* (input: {
+  readonly name: string
+  readonly role: OperatorRole
+  readonly expiresIn?: string | undefined
+}) {
+  const trimmed = input.name.trim()
   if (trimmed === "" || trimmed.length > 100) {
     return yield* new OperatorTokenError({ reason: "invalid_name", message: "a token name is 1 to 100 characters" })
   }
+  const lifetime = input.expiresIn === undefined ? Option.none() : parseExpiresIn(input.expiresIn)
+  if (input.expiresIn !== undefined && Option.isNone(lifetime)) {
+    return yield* new OperatorTokenError({
+      reason: "invalid_expiry",
+      message: `expires-in is a whole number of days, hours or minutes (30d, 12h, 90m), at most 10 years, not "${input.expiresIn}"`
+    })
+  }
   const token = yield* ApiKeySecret.generate(tokenPrefix)
+  const createdAt = yield* DateTime.now
   const record: OperatorTokenRecord = {
     id: yield* (yield* IdGenerator).uuid,
     name: trimmed,
     secretHash: yield* ApiKeySecret.hashSecret(token),
-    createdAt: yield* DateTime.now,
-    revokedAt: null
+    role: input.role,
+    createdAt,
+    expiresAt: Option.match(lifetime, { onNone: () => null, onSome: (d) => DateTime.addDuration(createdAt, d) }),
+    revokedAt: null,
+    lastUsedAt: null
   }
   yield* (yield* OperatorTokenRepo).insert(record)
   return {
     token_id: record.id,
     name: record.name,
+    role: record.role,
     created_at: DateTime.formatIso(record.createdAt),
+    expires_at: iso(record.expiresAt),
     token
   } satisfies CreatedToken
 })
@@ -87,21 +132,32 @@ export const revoke = Effect.fn("OperatorTokens.revoke")(function* (tokenId: str
   return {
     token_id: tokenId,
     name: revoked.name,
-    revoked_at: revoked.revokedAt === null ? null : DateTime.formatIso(revoked.revokedAt),
+    revoked_at: iso(revoked.revokedAt),
     already_revoked: alreadyRevoked
   } satisfies RevokedToken
 })
 
+/** A token's last use is written at most this often: a busy scraper does not write on every request. */
+export const lastUseResolution = Duration.minutes(1)
+
+const live = (record: OperatorTokenRecord, now: DateTime.Utc): boolean =>
+  (record.revokedAt === null || DateTime.isGreaterThan(record.revokedAt, now)) &&
+  (record.expiresAt === null || DateTime.isGreaterThan(record.expiresAt, now))
+
 /**
- * The live token `token` is, or none: unknown, revoked, or not a token at all. One answer for
- * every refusal, so a caller learns nothing about which it was.
+ * The live token `token` is, or none: unknown, revoked, expired, or not a token at all. One answer
+ * for every refusal, so a caller learns nothing about which it was. Its last use is noted.
  */
 export const authenticate = Effect.fn("OperatorTokens.authenticate")(function* (token: string) {
   if (!token.startsWith(tokenPrefix)) return Option.none<TokenListing>()
-  const found = yield* (yield* OperatorTokenRepo).findByHash(yield* ApiKeySecret.hashSecret(token))
+  const repo = yield* OperatorTokenRepo
+  const found = yield* repo.findByHash(yield* ApiKeySecret.hashSecret(token))
   const now = yield* DateTime.now
-  return found.pipe(
-    Option.filter((record) => record.revokedAt === null || DateTime.isGreaterThan(record.revokedAt, now)),
-    Option.map(listing)
-  )
+  if (Option.isNone(found) || !live(found.value, now)) return Option.none<TokenListing>()
+  const record = found.value
+  const stale =
+    record.lastUsedAt === null ||
+    now.epochMilliseconds - record.lastUsedAt.epochMilliseconds >= Duration.toMillis(lastUseResolution)
+  if (stale) yield* repo.touch(record.id, now)
+  return Option.some(listing(stale ? { ...record, lastUsedAt: now } : record))
 })
