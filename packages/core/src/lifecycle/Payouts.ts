@@ -13,6 +13,7 @@
  * A payout that waits (for a block, for fees under the cap, for funds in the hot wallet, behind an
  * earlier nonce) is not a failure: the partner hears of it only when it lands or truly fails.
  */
+import * as AuditedChange from "../kernel/AuditedChange.ts"
 import { DateTime, Duration, Effect, Option, Schema } from "effect"
 import { ChainGateway, type ChainError, PayoutWait, type PreparedPayout, type ReplaceMode } from "./ChainGateway.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
@@ -284,7 +285,17 @@ const persistVersion = Effect.fnUntraced(function* (
     waiting: null,
     updatedAt: yield* DateTime.now
   }
-  if (!(yield* (yield* PayoutRepo).update(stored, payout))) return Option.none<PayoutRecord>()
+  // an operator's bump or cancel is recorded with the version it stores, before it is broadcast
+  const updated = yield* AuditedChange.commit((yield* PayoutRepo).update(stored, payout), (ok) =>
+    ok
+      ? Option.some({
+          transaction_hash: stored.transactionHash,
+          nonce: stored.nonce,
+          replacements: stored.replacements
+        })
+      : Option.none()
+  )
+  if (!updated) return Option.none<PayoutRecord>()
   yield* Metrics.payoutReplacement(payout, kind)
   yield* broadcastLatest(stored, prepared)
   return Option.some(stored)

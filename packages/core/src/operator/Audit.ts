@@ -31,6 +31,8 @@ export interface Action<A, R = never> {
   /** `<concept>.<verb>`: `limits.set`, `partner.create`, … */
   readonly action: string
   readonly target: Target
+  /** The target once the action is done, when only its result names it (a new partner's id). */
+  readonly targetOf?: ((result: A) => Target) | undefined
   /** What the target was, read in the transaction before the change. */
   readonly before?: Effect.Effect<unknown, StoreError, R> | undefined
   /** What of the result is recorded as the target after the change (never a secret). */
@@ -63,7 +65,12 @@ export const recorded = (value: unknown): AuditRecord["after"] => {
 
 /** A failure's code and message, as the record's reason: `invalid_fill: the rate must be above 0`. */
 const reasonOf = (error: unknown): string => {
-  const e = error as { readonly _tag?: string; readonly reason?: unknown; readonly code?: unknown; readonly message?: unknown }
+  const e = error as {
+    readonly _tag?: string
+    readonly reason?: unknown
+    readonly code?: unknown
+    readonly message?: unknown
+  }
   const code = typeof e.reason === "string" ? e.reason : typeof e.code === "string" ? e.code : (e._tag ?? "error")
   return typeof e.message === "string" && e.message !== "" ? `${code}: ${e.message}` : code
 }
@@ -121,12 +128,13 @@ export const act = <A, E, R, RB = never>(
   Effect.gen(function* () {
     const transaction = yield* StoreTransaction
     const after = (result: A) => (spec.after === undefined ? null : spec.after(result))
+    const done = (result: A) => ({ action: spec.action, target: spec.targetOf?.(result) ?? spec.target })
     if (spec.external !== true) {
       return yield* transaction.run(
         Effect.gen(function* () {
           const before = spec.before === undefined ? null : yield* spec.before
           const result = yield* program
-          yield* write(spec, "ok", { before, after: after(result) })
+          yield* write(done(result), "ok", { before, after: after(result) })
           return result
         })
       )
@@ -150,7 +158,7 @@ export const act = <A, E, R, RB = never>(
         )
     }
     const result = yield* Effect.provideService(program, AuditedChange.AuditedChange, hook)
-    if (!(yield* Ref.get(written))) yield* write(spec, "ok", { before, after: after(result) })
+    if (!(yield* Ref.get(written))) yield* write(done(result), "ok", { before, after: after(result) })
     return result
   }).pipe(
     Effect.tap(() => Metrics.operatorAction(spec.action, "ok")),
