@@ -60,7 +60,9 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   const sandbox = demo.created.environments.sandbox
   if (sandbox === undefined || !(yield* repo.insertFirstPartner(demo.partner, demo.credentials))) return Option.none()
   // its name is valid: the token cannot be refused
-  const token = yield* OperatorTokens.create(operatorTokenName).pipe(Effect.catchTag("OperatorTokenError", Effect.die))
+  const token = yield* OperatorTokens.create({ name: operatorTokenName, role: "admin" }).pipe(
+    Effect.catchTag("OperatorTokenError", Effect.die)
+  )
   return Option.some({
     partnerId: demo.partner.id,
     api_key_id: sandbox.api_key_id,

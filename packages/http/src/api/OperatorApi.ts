@@ -19,7 +19,10 @@ import {
   Rail,
   RiskDeskReport
 } from "@ratelock/core"
-import { InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
+import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
+import { OptionalIdempotencyKey } from "./Headers.ts"
+import { DeskGroup } from "./OperatorDesk.ts"
+import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -169,7 +172,7 @@ export const ExistingSnapshot = Schema.Struct({ ...imported, created: Schema.Lit
   identifier: "OperatorExistingSnapshot"
 })
 
-const always = [Unauthorized, ValidationFailed, InternalError] as const
+const always = [Unauthorized, Forbidden, ValidationFailed, InternalError] as const
 
 /** `?environment=` of the book's and the deliveries' routes: production unless named. */
 const BookQuery = {
@@ -317,15 +320,17 @@ export const Payouts = Schema.Struct({ items: Schema.Array(Schema.toEncoded(Payo
 
 export class OperatorGroup extends HttpApiGroup.make("operator")
   .add(
-    HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always }).annotate(
-      OpenApi.Summary,
-      "The service at a glance: degraded and why, versions, database, market data in force, backlogs per environment, workers"
-    ),
-    HttpApiEndpoint.get("market", "/v1/market", { success: MarketView, error: always }).annotate(
-      OpenApi.Summary,
-      "The market snapshot in force, its age, and per corridor spot, forwards and ATM vols"
-    ),
+    HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "The service at a glance: degraded and why, versions, database, market data in force, backlogs per environment, workers"
+      ),
+    HttpApiEndpoint.get("market", "/v1/market", { success: MarketView, error: always })
+      .annotate(RequiredRole, "viewer")
+      .annotate(OpenApi.Summary, "The market snapshot in force, its age, and per corridor spot, forwards and ATM vols"),
     HttpApiEndpoint.post("importSnapshot", "/v1/market/snapshots", {
+      headers: OptionalIdempotencyKey,
       // the document's text, validated whole as `ratelock market import` does (docs/market)
       payload: Schema.String.annotate({
         description:
@@ -333,10 +338,13 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       }).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
       success: [CreatedSnapshot.pipe(HttpApiSchema.status(201)), ExistingSnapshot],
       error: [...always, PayloadTooLarge]
-    }).annotate(
-      OpenApi.Summary,
-      "Import a market snapshot document: 201 stored, 200 the same document was stored already, 422 every rule it breaks"
-    ),
+    })
+      .annotate(RequiredRole, "risk")
+      .annotate(AuditedAction, { action: "market.snapshot.import", targetKind: "market_snapshot" })
+      .annotate(
+        OpenApi.Summary,
+        "Import a market snapshot document: 201 stored, 200 the same document was stored already, 422 every rule it breaks"
+      ),
     HttpApiEndpoint.get("risk", "/v1/risk", {
       query: {
         ...BookQuery,
@@ -346,10 +354,12 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       },
       success: RiskDeskReport.DeskReport,
       error: always
-    }).annotate(
-      OpenApi.Summary,
-      "The book of an environment: per pair mtm, greeks and hedge; currency exposure; stress; payouts due; limits"
-    ),
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "The book of an environment: per pair mtm, greeks and hedge; currency exposure; stress; payouts due; limits"
+      ),
     HttpApiEndpoint.get("hedgeOrders", "/v1/hedge/orders", {
       query: {
         ...BookQuery,
@@ -360,7 +370,9 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       },
       success: HedgeOrders,
       error: always
-    }).annotate(OpenApi.Summary, "Hedge orders, newest first (pending: intended or sent)"),
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(OpenApi.Summary, "Hedge orders, newest first (pending: intended or sent)"),
     HttpApiEndpoint.get("payouts", "/v1/payouts", {
       query: {
         status: Schema.optionalKey(PayoutDesk.PayoutFilter).annotate({
@@ -373,23 +385,29 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       },
       success: Payouts,
       error: always
-    }).annotate(OpenApi.Summary, "Payouts not landed yet (or stuck, or failed), oldest first, with why each waits"),
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(OpenApi.Summary, "Payouts not landed yet (or stuck, or failed), oldest first, with why each waits"),
     HttpApiEndpoint.get("payout", "/v1/payouts/:contract_id", {
       params: { contract_id: Schema.String },
       success: Schema.toEncoded(PayoutDesk.PayoutDetail),
       error: [...always, NotFound]
-    }).annotate(
-      OpenApi.Summary,
-      "A contract's payout: every version signed (hash, nonce, fees) and what the chain asks now"
-    ),
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "A contract's payout: every version signed (hash, nonce, fees) and what the chain asks now"
+      ),
     HttpApiEndpoint.get("deliveries", "/v1/deliveries", {
       query: BookQuery,
       success: Deliveries,
       error: always
-    }).annotate(
-      OpenApi.Summary,
-      "Partners whose webhook deliveries are retrying or were given up on, most retrying first"
-    ),
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "Partners whose webhook deliveries are retrying or were given up on, most retrying first"
+      ),
     HttpApiEndpoint.get("treasury", "/v1/treasury", {
       query: {
         environment: Schema.optionalKey(Partner.Environment).annotate({
@@ -398,14 +416,15 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
       },
       success: Treasury,
       error: always
-    }).annotate(
-      OpenApi.Summary,
-      "The hot wallets: per environment, chain and asset the balance last read, its threshold, the payouts due and whether the wallet can pay them; stuck payouts"
-    ),
-    HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always }).annotate(
-      OpenApi.Summary,
-      "This API's OpenAPI document"
-    )
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "The hot wallets: per environment, chain and asset the balance last read, its threshold, the payouts due and whether the wallet can pay them; stuck payouts"
+      ),
+    HttpApiEndpoint.get("openapi", "/openapi.json", { success: Schema.Json, error: always })
+      .annotate(RequiredRole, "viewer")
+      .annotate(OpenApi.Summary, "This API's OpenAPI document")
   )
   .middleware(OperatorAuth)
   .prefix("/operator")
@@ -416,13 +435,16 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
     HttpApiEndpoint.get("metrics", "/metrics", {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/plain; version=0.0.4; charset=utf-8" })),
       error: always
-    }).annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)")
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format)")
   )
   .middleware(OperatorAuth)
   .annotate(OpenApi.Description, "Prometheus scrapes this, with an operator token") {}
 
 export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
+  .add(DeskGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({

@@ -1,12 +1,13 @@
 /**
  * `ratelock limits …`: each corridor's limits per environment. `set` changes only the limits it is
- * given, so a flag is three-way: absent (kept), `none` (back to the default) or a decimal.
+ * given, so a flag is three-way: absent (kept), `none` (back to the default) or a decimal. Both act
+ * through the operator API when it is configured (`OperatorCall.ts`), else on the database.
  */
-import { Corridor, CorridorLimits, Money } from "@ratelock/core"
+import { Corridor, CorridorLimits, Money, OperatorActions } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
-import { onStore } from "./OnStore.ts"
+import { operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -54,11 +55,20 @@ const limitsSet = Command.make(
         maxOpenNotional: yield* limitValue("max-open-notional", input.maxOpenNotional),
         maxNetDelta: yield* limitValue("max-net-delta", input.maxNetDelta)
       }
-      yield* onStore(
-        Effect.flatMap(CorridorLimits.set(input.environment, input.corridor, change), (set) =>
-          print(input.json, set, Format.corridorLimitSet)
-        )
+      // the body names only the limits given: absent keeps, null puts back the default
+      const wire = (name: string, value: Money.Decimal | null | undefined) =>
+        value === undefined ? {} : { [name]: value === null ? null : Money.format(value) }
+      const set = yield* operatorCall(OperatorActions.setLimits(input.environment, input.corridor, change), (api) =>
+        api.desk.setLimits({
+          params: { environment: input.environment, corridor: input.corridor },
+          payload: {
+            ...wire("max_lock_notional", change.maxLockNotional),
+            ...wire("max_open_notional", change.maxOpenNotional),
+            ...wire("max_net_delta", change.maxNetDelta)
+          }
+        })
       )
+      yield* print(input.json, set, Format.corridorLimitSet)
     })
 ).pipe(
   Command.withDescription("Set a corridor's limits in one environment (the others stay as they are)"),
@@ -80,12 +90,12 @@ const limitsShow = Command.make(
     environment: environmentFlag.pipe(Flag.optional),
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(CorridorLimits.show({ environment: Option.getOrUndefined(input.environment) }), (shown) =>
-        print(input.json, shown, Format.corridorLimits)
-      )
-    )
+  (input) => {
+    const environment = Option.getOrUndefined(input.environment)
+    return operatorCall(CorridorLimits.show({ environment }), (api) =>
+      api.desk.limits({ query: environment === undefined ? {} : { environment } })
+    ).pipe(Effect.flatMap((shown) => print(input.json, shown, Format.corridorLimits)))
+  }
 ).pipe(Command.withDescription("Every corridor's limits, with their defaults, its open notional and headroom"))
 
 export const limits = Command.make("limits").pipe(

@@ -2,17 +2,26 @@
  * Most commands are one program of core on the database the server uses (`DATABASE_URL`, else
  * the embedded one in `RATELOCK_DATA_DIR`, which must not be open in a running server).
  */
-import { Reconciliation, type StoreError, Sweeps, Treasury } from "@ratelock/core"
+import { OperatorActor, Reconciliation, type StoreError, Sweeps, Treasury } from "@ratelock/core"
 import { Effect, Layer } from "effect"
 import type { CliError } from "effect/cli"
 import * as Chains from "../Chains.ts"
 import * as HostConfig from "../HostConfig.ts"
 import * as Services from "../Services.ts"
 import * as Store from "../Store.ts"
+import { hostname, userInfo } from "node:os"
 import { forOperator } from "./OperatorMessage.ts"
 
-/** What a program run `onStore` may use: the repositories and the host's services. */
-type OnStoreServices = Layer.Success<ReturnType<typeof Store.layer>> | Layer.Success<typeof Services.layer>
+/** Who acts on the database, for the audit log: `cli:<OS user>@<host>`. */
+export const cliActor = () => OperatorActor.cli(userInfo().username, hostname())
+
+const actorLayer = Layer.sync(OperatorActor.OperatorActor, cliActor)
+
+/** What a program run `onStore` may use: the repositories, the host's services, and the CLI's actor. */
+export type OnStoreServices =
+  | Layer.Success<ReturnType<typeof Store.layer>>
+  | Layer.Success<typeof Services.layer>
+  | OperatorActor.OperatorActor
 
 /** Runs `program` on the configured store, which is closed (and its lock released) afterwards. */
 export const onStore = <A, E, R extends OnStoreServices>(
@@ -20,7 +29,7 @@ export const onStore = <A, E, R extends OnStoreServices>(
 ): Effect.Effect<A, CliError.UserError, Exclude<R, OnStoreServices>> =>
   forOperator(
     Effect.flatMap(HostConfig.settings, (settings) =>
-      Effect.provide(program, Layer.merge(Store.layer(settings), Services.layer)).pipe(
+      Effect.provide(program, Layer.mergeAll(Store.layer(settings), Services.layer, actorLayer)).pipe(
         Effect.provide(treasurySettings(settings))
       )
     )
@@ -35,7 +44,7 @@ const treasurySettings = (settings: HostConfig.Settings) =>
   )
 
 /** `onStore` with the chains too (`ChainGateway`), configured as the server's: to ask or send on chain. */
-type OnChainsServices = OnStoreServices | Layer.Success<ReturnType<typeof Chains.layer>>
+export type OnChainsServices = OnStoreServices | Layer.Success<ReturnType<typeof Chains.layer>>
 
 export const onChains = <A, E, R extends OnChainsServices>(
   program: Effect.Effect<A, E | StoreError.StoreError, R>
@@ -44,7 +53,9 @@ export const onChains = <A, E, R extends OnChainsServices>(
     Effect.flatMap(HostConfig.settings, (settings) =>
       Effect.provide(
         program,
-        Chains.layer(settings).pipe(Layer.provideMerge(Layer.merge(Store.layer(settings), Services.layer)))
+        Chains.layer(settings).pipe(
+          Layer.provideMerge(Layer.mergeAll(Store.layer(settings), Services.layer, actorLayer))
+        )
       ).pipe(Effect.provide(treasurySettings(settings)))
     )
   )

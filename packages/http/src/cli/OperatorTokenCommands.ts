@@ -16,7 +16,11 @@ const tokenCreate = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(Effect.flatMap(OperatorTokens.create(input.name), (t) => print(input.json, t, Format.createdToken)))
+    onStore(
+      Effect.flatMap(OperatorTokens.create({ name: input.name, role: "admin" }), (t) =>
+        print(input.json, t, Format.createdToken)
+      )
+    )
 ).pipe(
   Command.withDescription("Create an operator API token (Authorization: Bearer); it is shown once"),
   Command.withExamples([

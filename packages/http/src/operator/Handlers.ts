@@ -24,17 +24,21 @@ import {
   type IdGenerator,
   type MarketSnapshotRepo,
   MarketSnapshots,
+  OperatorActions,
   OperatorStatus,
+  type StoreTransaction,
+  type AuditRepo,
+  type IdempotencyRepo,
   Treasury,
   type WorkerHeartbeatRepo
 } from "@ratelock/core"
-import { DateTime, Effect, Layer, Option, Version } from "effect"
+import { DateTime, Effect, Layer, Option, Schema, Version } from "effect"
 import type { Digest } from "effect/crypto"
 import { type HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { envelope, NotFound } from "../api/Errors.ts"
-import { OperatorApi } from "../api/OperatorApi.ts"
+import { CreatedSnapshot, ExistingSnapshot, OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import * as Format from "../internal/operatorFormat.ts"
 import * as Metrics from "../Metrics.ts"
@@ -42,6 +46,7 @@ import { hideInternal, mapErrors } from "../server/HttpErrors.ts"
 import { Readiness } from "../server/Readiness.ts"
 import { version } from "../Version.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
+import { post } from "./OperatorPost.ts"
 
 const status = Effect.gen(function* () {
   const info = yield* OperatorInfo
@@ -95,6 +100,9 @@ export type Requirements =
   | HotWalletRepo.HotWalletRepo
   | MovementRepo.MovementRepo
   | ReconciliationRepo.ReconciliationRepo
+  | AuditRepo.AuditRepo
+  | StoreTransaction.StoreTransaction
+  | IdempotencyRepo.IdempotencyRepo
 
 /** One payout, or 404 `payout_not_found`. */
 const payout = (contractId: string) =>
@@ -111,8 +119,13 @@ export const layer: Layer.Layer<
     handlers
       .handle("status", () => mapErrors(status))
       .handle("market", () => mapErrors(Effect.map(MarketSnapshots.inForce(), Format.marketJson)))
-      .handle("importSnapshot", ({ payload }) =>
-        mapErrors(Effect.map(MarketSnapshots.importJson(payload), Format.importedSnapshotJson))
+      .handle("importSnapshot", (call) =>
+        post(
+          call,
+          Schema.Union([CreatedSnapshot, ExistingSnapshot]),
+          (imported) => (imported.created ? 201 : 200),
+          Effect.map(OperatorActions.importSnapshot(call.payload), Format.importedSnapshotJson)
+        )
       )
       .handle("risk", ({ query }) =>
         mapErrors(RiskDesk.report(query.environment ?? "production", { fresh: query.fresh === "true" }))

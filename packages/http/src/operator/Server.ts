@@ -7,7 +7,7 @@
  * The host provides its own `HttpServer` (`RATELOCK_OPERATOR_HOST`:`RATELOCK_OPERATOR_PORT`), the
  * store's repositories, `Digest` and `IdGenerator`, `Readiness`, and `OperatorInfo`.
  */
-import type { OperatorTokenRepo } from "@ratelock/core"
+import type { AuditRepo, OperatorTokenRepo } from "@ratelock/core"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -19,6 +19,7 @@ import * as ResponseEnvelope from "../server/ResponseEnvelope.ts"
 import type { Platform } from "../server/Server.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
+import * as DeskHandlers from "./DeskHandlers.ts"
 import * as Handlers from "./Handlers.ts"
 
 /** Where the operator listener listens, for the start-up lines and the demo banner. */
@@ -31,11 +32,17 @@ export const urlOf = (address: NetAddress.SocketAddress): string =>
   HttpServer.formatAddress(address).replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, "http://localhost")
 
 /** What the operator routes need from the host. */
-export type Ports = Handlers.Requirements | OperatorTokenRepo.OperatorTokenRepo
+export type Ports =
+  | Handlers.Requirements
+  | DeskHandlers.Requirements
+  | OperatorTokenRepo.OperatorTokenRepo
+  | AuditRepo.AuditRepo
 
 /** The routes on the `HttpRouter` (the API's and the console's), each noting its template for the request metrics. */
 const layerRoutes = Layer.mergeAll(
-  HttpApiBuilder.layer(OperatorApi).pipe(Layer.provide(Handlers.layer.pipe(Layer.provide(Authentication.layer)))),
+  HttpApiBuilder.layer(OperatorApi).pipe(
+    Layer.provide(Layer.mergeAll(Handlers.layer, DeskHandlers.layer).pipe(Layer.provide(Authentication.layer)))
+  ),
   // the console's files are read at start: without them the listener does not start
   Console.layer.pipe(Layer.orDie)
 ).pipe(Layer.provide(Metrics.routeTemplate))

@@ -1,0 +1,59 @@
+/**
+ * The operator API's `POST`s under an `Idempotency-Key`, as the partner API's are
+ * (`server/Idempotent.ts`): the first answer, a refusal included, is stored and replayed with
+ * `Idempotent-Replayed: true`; the same key on another body or route is 409. An operator's keys
+ * are their token's: they are kept beside partners' under the token's id, so two tokens never
+ * share one.
+ */
+import type { IdempotencyRepo } from "@ratelock/core"
+import { Effect, Schema } from "effect"
+import { CurrentOperator } from "../api/OperatorSecurity.ts"
+import { type Call, respond, routeOf } from "../server/Idempotent.ts"
+import { mapErrors } from "../server/HttpErrors.ts"
+import { NotFound, ValidationFailed } from "../api/Errors.ts"
+import { type Refusal, refusalOf } from "./OperatorErrors.ts"
+
+/** `program`'s success encoded with `schema` at `status`, or its refusal's answer; other failures stay failures. */
+const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+  schema: S,
+  status: number | ((value: S["Type"]) => number),
+  program: Effect.Effect<S["Type"], E, R>
+): Effect.Effect<IdempotencyRepo.StoredResponse, E, R> => {
+  const encode = Schema.encodeEffect(Schema.toCodecJson(schema))
+  return program.pipe(
+    Effect.flatMap((value) =>
+      Effect.map(Effect.orDie(encode(value)), (json) => ({
+        status: typeof status === "number" ? status : status(value),
+        body: JSON.stringify(json)
+      }))
+    ),
+    Effect.catch((error) => {
+      const refusal = refusalOf(error)
+      if (refusal === undefined) return Effect.fail(error)
+      const body =
+        refusal instanceof ValidationFailed
+          ? { error: refusal.error, detail: refusal.detail }
+          : { error: refusal.error }
+      return Effect.succeed({ status: statusOf(refusal), body: JSON.stringify(body) })
+    })
+  )
+}
+
+const statusOf = (refusal: Refusal): number =>
+  refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
+
+/** A POST of the operator, answered once per key when one is sent. */
+export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+  call: Call,
+  schema: S,
+  status: number | ((value: S["Type"]) => number),
+  program: Effect.Effect<S["Type"], E, R>
+) =>
+  Effect.flatMap(CurrentOperator, (token) =>
+    respond(
+      { partnerId: token.token_id, environment: "production" },
+      call.headers["idempotency-key"],
+      { request: call.request, route: routeOf(call.endpoint.path, call.params) },
+      render(schema, status, program)
+    )
+  ).pipe(mapErrors)
