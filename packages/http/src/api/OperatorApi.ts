@@ -13,7 +13,6 @@ import {
   HotWalletRepo,
   MarketOverview,
   MarketSnapshot,
-  Money,
   Partner,
   PayoutDesk,
   Rail,
@@ -22,6 +21,7 @@ import {
 import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OptionalIdempotencyKey } from "./Headers.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
+import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
@@ -194,31 +194,6 @@ export const Deliveries = Schema.Struct({
     })
   )
 }).annotate({ identifier: "OperatorDeliveries" })
-
-/** A decimal string as core writes it (`Money.format`: the scale kept, never an exponent). */
-const Amount = Schema.String.check(Schema.isPattern(Money.decimalPattern))
-
-/** The last reconciliation of an environment and chain (`ratelock treasury reconcile --json` prints a list of them). */
-const Reconciliation = Schema.Struct({
-  environment: Partner.Environment,
-  chain: Rail.Chain,
-  at: Instant,
-  checked: Count.annotate({ description: "Balances compared (addresses × currencies)" }),
-  chain_calls: Count,
-  error: Schema.NullOr(Schema.String).annotate({ description: "Why the chain could not be read, when it could not" }),
-  differences: Schema.Array(
-    Schema.Struct({
-      wallet: Schema.Literals(["funding_address", "hot_wallet", "treasury"]),
-      address: Schema.String,
-      contract_id: Schema.NullOr(Schema.String),
-      currency: Schema.String,
-      ledger: Amount,
-      on_chain: Amount,
-      difference: Amount.annotate({ description: "on_chain - ledger" }),
-      since: Instant
-    })
-  )
-}).annotate({ identifier: "OperatorReconciliation" })
 
 /** What `ratelock treasury show --json` prints (`Treasury.view`). */
 export const Treasury = Schema.Struct({
@@ -445,6 +420,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
 export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
+  .add(MoneyGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({
