@@ -227,7 +227,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
   })
 
   it("payouts: none on a new service; show, bump and cancel of a contract without one are refused", async () => {
-    assert.deepStrictEqual(await cliJson(dataDir, "payouts", "list"), [])
+    assert.deepStrictEqual(await cliJson(dataDir, "payouts", "list"), { items: [] })
     assert.strictEqual((await cli(dataDir, "payouts", "list", "--status", "stuck")).stdout.trim(), "No payouts.")
     const contract = "4f1c1a52-0000-4000-8000-000000000000"
     for (const command of ["show", "bump", "cancel"]) {
@@ -733,7 +733,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
   it("treasury reconcile, record-inflow and funds refund: the books against the chain, an inflow booked, a refund refused with its reason", async () => {
     const dir = tempDataDir()
     // the sandbox's simulated chains: nothing funded, nothing to differ
-    const runs = await cliJson(dir, "treasury", "reconcile", "--environment", "sandbox")
+    const { reconciliation: runs } = await cliJson(dir, "treasury", "reconcile", "--environment", "sandbox")
     assert.isAtLeast(runs.length, 1)
     for (const run of runs) assert.deepInclude(run, { environment: "sandbox", error: null, differences: [] })
     const text = await cli(dir, "treasury", "reconcile", "--environment", "sandbox")

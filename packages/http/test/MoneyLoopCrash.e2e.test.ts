@@ -101,7 +101,9 @@ const ledgersAtZero = async (db: Readable) => {
 
 const reconciledClean = async (d: Common) => {
   await d.anvil.client.mine({ blocks: d.confirmations + 1 })
-  const runs = (await d.ratelock("treasury", "reconcile", "--environment", "production")) as ReadonlyArray<Run>
+  const { reconciliation: runs } = (await d.ratelock("treasury", "reconcile", "--environment", "production")) as {
+    reconciliation: ReadonlyArray<Run>
+  }
   assert.deepStrictEqual(
     runs.map((r) => [r.chain, r.error, r.differences]),
     [["ethereum", null, []]]

@@ -54,9 +54,11 @@ describe.skipIf(databaseUrl === undefined)("the money loop on anvil (PostgreSQL)
           const refundAddress = freshDestination()
           const balance = (address: Address) => Effect.runPromise(Erc20.balanceOf(d.anvil.client, d.usdc, address))
           const reconcile = async () =>
-            ((await d.ratelock("treasury", "reconcile", "--environment", "production")) as ReadonlyArray<Run>).filter(
-              (r) => r.chain === "ethereum"
-            )
+            (
+              (await d.ratelock("treasury", "reconcile", "--environment", "production")) as {
+                reconciliation: ReadonlyArray<Run>
+              }
+            ).reconciliation.filter((r) => r.chain === "ethereum")
 
           await openTreasury(d, refundAddress)
           await d.cluster.startWorker("worker")

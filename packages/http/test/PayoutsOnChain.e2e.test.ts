@@ -210,8 +210,10 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
           assert.strictEqual(stuck!.replacements, 1)
 
           // the operator finds it among the stuck payouts, by the CLI and by the operator API
-          const listed = (await d.ratelock("payouts", "list", "--status", "stuck")) as ReadonlyArray<PayoutView>
-          const byCli = listed.find((p) => p.contract_id === contract.id)
+          const listed = (await d.ratelock("payouts", "list", "--status", "stuck")) as {
+            items: ReadonlyArray<PayoutView>
+          }
+          const byCli = listed.items.find((p) => p.contract_id === contract.id)
           assert.deepInclude(byCli, { status: "prepared", waiting: "fee_cap", stuck: true, attempts: 0 })
           const reply = await d.operator("/operator/v1/payouts?status=stuck")
           assert.strictEqual(reply.status, 200, reply.text)

@@ -49,11 +49,11 @@ layer(serverLayer({ store: "memory" }), { excludeTestServices: true })("Unmatche
         mine.map((t) => t.transaction_hash),
         ["0xbb"]
       )
-      const text = Format.unmatchedFunds(mine)
+      const text = Format.unmatchedFunds({ items: mine })
       assert.include(text, `polygon 0xbb #0`)
       assert.include(text, "1.234567 USDC")
       assert.include(text, `${contract.id} (active, sandbox)`)
-      assert.strictEqual(Format.unmatchedFunds([]), "No unmatched funds.")
+      assert.strictEqual(Format.unmatchedFunds({ items: [] }), "No unmatched funds.")
     })
   )
 })

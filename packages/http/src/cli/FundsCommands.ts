@@ -1,10 +1,14 @@
-/** `ratelock funds …`: what reached a funding address but funded nothing is the operator's to refund. */
+/**
+ * `ratelock funds …`: what reached a funding address but funded nothing is the operator's to refund.
+ * Both act through the operator API when it is configured (`OperatorCall.ts`), else on the
+ * database, where a refund is requested by the CLI's actor (`OnStore.ts`).
+ */
+import { OperatorActions, UnmatchedFunds } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { hostname, userInfo } from "node:os"
+import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/operatorFormat.ts"
-import { Money, Refunds, UnmatchedFunds } from "@ratelock/core"
-import { onChains, onStore } from "./OnStore.ts"
+import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { listLimitFlag } from "./SharedFlags.ts"
 
@@ -15,21 +19,21 @@ const fundsUnmatched = Command.make(
     limit: listLimitFlag,
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(
-        UnmatchedFunds.list({ contractId: Option.getOrUndefined(input.contract), limit: input.limit }),
-        (transfers) => print(input.json, transfers, Format.unmatchedFunds)
-      )
-    )
+  (input) => {
+    const contractId = Option.getOrUndefined(input.contract)
+    return operatorCall(
+      Effect.map(UnmatchedFunds.list({ contractId, limit: input.limit }), MoneyViews.unmatchedJson),
+      (api) =>
+        api.money.unmatchedFunds({
+          query: { ...(contractId === undefined ? {} : { contract_id: contractId }), limit: input.limit }
+        })
+    ).pipe(Effect.flatMap((view) => print(input.json, view, Format.unmatchedFunds)))
+  }
 ).pipe(
   Command.withDescription(
     "Funds that did not fund a contract (after it stopped awaiting funds, or of another token), oldest first: to refund"
   )
 )
-
-/** Who acts from this machine, straight on the database: recorded on what they ask for. */
-export const cliActor = () => `cli:${userInfo().username}@${hostname()}`
 
 const fundsRefund = Command.make(
   "refund",
@@ -43,31 +47,17 @@ const fundsRefund = Command.make(
     ),
     json: jsonFlag
   },
-  (input) =>
-    onChains(
-      Effect.flatMap(
-        Refunds.refundTransfer({
-          transferId: input.transferId,
-          to: Option.getOrUndefined(input.to),
-          requestedBy: cliActor()
-        }),
-        (refund) =>
-          print(
-            input.json,
-            {
-              id: refund.id,
-              key: refund.key,
-              contract_id: refund.contractId,
-              amount: Money.format(refund.amount),
-              currency: refund.currency,
-              destination: refund.destination
-            },
-            () =>
-              `Refund ${refund.id} of ${Money.format(refund.amount)} ${refund.currency} recorded against ${refund.key}; ` +
-              `the workers send it to ${refund.destination ?? "the partner's refund address"} from the hot wallet (\`ratelock treasury show\`).`
-          )
-      )
-    )
+  (input) => {
+    const to = Option.getOrUndefined(input.to)
+    return operatorCallOnChains(
+      Effect.map(OperatorActions.refund({ transferId: input.transferId, to }), MoneyViews.refundJson),
+      (api) =>
+        api.money.refund({
+          headers: {},
+          payload: { transfer_id: input.transferId, ...(to === undefined ? {} : { to }) }
+        })
+    ).pipe(Effect.flatMap((refund) => print(input.json, refund, Format.refund)))
+  }
 ).pipe(
   Command.withDescription(
     "Refunds from the hot wallet, at most once, to --to or the partner's refund address: an unmatched transfer of the contract's token, whole; or, named by a transfer that funded it, what the books still owe the partner on a contract (a surplus, a defaulted contract's partial funds)"

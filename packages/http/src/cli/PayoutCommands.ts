@@ -1,12 +1,14 @@
 /**
  * `ratelock payouts …`: the payouts not landed, stuck or failed, one payout's versions beside what
- * the chain asks, and an operator's bump (a higher fee now, within the cap) or cancellation.
+ * the chain asks, and an operator's bump (a higher fee now, within the cap) or cancellation. Each
+ * acts through the operator API when it is configured (`OperatorCall.ts`), else on the database.
  */
-import { PayoutDesk, Payouts } from "@ratelock/core"
+import { OperatorActions, PayoutDesk } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/payoutFormat.ts"
-import { onChains, onStore } from "./OnStore.ts"
+import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
@@ -23,32 +25,41 @@ const payoutsList = Command.make(
     limit: listLimitFlag,
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(
-        PayoutDesk.list({
-          filter: Option.getOrUndefined(input.status),
-          environment: Option.getOrUndefined(input.environment),
-          limit: input.limit
-        }),
-        (payouts) => print(input.json, payouts, Format.list)
-      )
-    )
+  (input) => {
+    const query = {
+      filter: Option.getOrUndefined(input.status),
+      environment: Option.getOrUndefined(input.environment),
+      limit: input.limit
+    }
+    return operatorCall(
+      Effect.map(PayoutDesk.list(query), (items) => ({ items })),
+      (api) =>
+        api.operator.payouts({
+          query: {
+            ...(query.filter === undefined ? {} : { status: query.filter }),
+            ...(query.environment === undefined ? {} : { environment: query.environment }),
+            limit: query.limit
+          }
+        })
+    ).pipe(Effect.flatMap((payouts) => print(input.json, payouts, Format.list)))
+  }
 ).pipe(Command.withDescription("Payouts not landed yet (or stuck, or failed), oldest first, with why each waits"))
 
 const payoutsShow = Command.make("show", { contractId: contractArgument, json: jsonFlag }, (input) =>
-  onChains(Effect.flatMap(PayoutDesk.show(input.contractId), (detail) => print(input.json, detail, Format.detail)))
+  operatorCallOnChains(PayoutDesk.show(input.contractId), (api) =>
+    api.operator.payout({ params: { contract_id: input.contractId } })
+  ).pipe(Effect.flatMap((detail) => print(input.json, detail, Format.detail)))
 ).pipe(Command.withDescription("One payout: every version signed (hash, nonce, fees) and what the chain asks now"))
 
 const replaceCommand = (mode: "bump" | "cancel", description: string) =>
   Command.make(mode, { contractId: contractArgument, json: jsonFlag }, (input) =>
-    onChains(
-      Effect.flatMap(Payouts.replaceNow(input.contractId, mode), (payout) =>
-        print(input.json, { contract_id: payout.contractId, transaction_hash: payout.transactionHash }, () =>
-          Format.replaced(mode, payout)
-        )
-      )
-    )
+    operatorCallOnChains(
+      Effect.map(OperatorActions.replacePayout(input.contractId, mode), MoneyViews.replacedJson),
+      (api) => {
+        const params = { params: { contract_id: input.contractId }, headers: {} }
+        return mode === "bump" ? api.money.bumpPayout(params) : api.money.cancelPayout(params)
+      }
+    ).pipe(Effect.flatMap((payout) => print(input.json, payout, (p: typeof payout) => Format.replaced(mode, p))))
   ).pipe(Command.withDescription(description))
 
 export const payouts = Command.make("payouts").pipe(

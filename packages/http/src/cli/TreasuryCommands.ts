@@ -1,12 +1,15 @@
 /**
  * `ratelock treasury …`: the hot wallets as the workers last read them, against their thresholds
- * and the payouts due (`Treasury.view`, the JSON of `GET /operator/v1/treasury`).
+ * and the payouts due (`Treasury.view`, the JSON of `GET /operator/v1/treasury`), the books set
+ * against the chain now, and an inflow booked. Each acts through the operator API when it is
+ * configured (`OperatorCall.ts`), else on the database.
  */
-import { Money, Rail, Reconciliation, Treasury, TreasuryFlows, TreasuryLedger } from "@ratelock/core"
+import { OperatorActions, Rail, Treasury, TreasuryLedger } from "@ratelock/core"
 import { Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import { CliError, Command, Flag } from "effect/cli"
+import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/treasuryFormat.ts"
-import { onChains, onStore } from "./OnStore.ts"
+import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -16,12 +19,12 @@ const treasuryShow = Command.make(
     environment: environmentFlag.pipe(Flag.withDescription("Only this environment (default: both)"), Flag.optional),
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(Treasury.view({ environment: Option.getOrUndefined(input.environment) }), (view) =>
-        print(input.json, view, Format.treasury)
-      )
-    )
+  (input) => {
+    const environment = Option.getOrUndefined(input.environment)
+    return operatorCall(Treasury.view({ environment }), (api) =>
+      api.operator.treasury({ query: environment === undefined ? {} : { environment } })
+    ).pipe(Effect.flatMap((view) => print(input.json, view, Format.treasury)))
+  }
 ).pipe(
   Command.withDescription(
     "Per environment, chain and asset: the hot wallet's balance as last read, its threshold (RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>), the payouts due and whether it can pay them; stuck payouts"
@@ -34,13 +37,13 @@ const treasuryReconcile = Command.make(
     environment: environmentFlag.pipe(Flag.withDescription("Only this environment (default: both)"), Flag.optional),
     json: jsonFlag
   },
-  (input) =>
-    onChains(
-      Effect.flatMap(Reconciliation.reconcile({ environment: Option.getOrUndefined(input.environment) }), (runs) => {
-        const rows = runs.map(TreasuryFlows.reconciliationRow)
-        return print(input.json, rows, Format.reconciliation)
-      })
-    )
+  (input) => {
+    const environment = Option.getOrUndefined(input.environment)
+    return operatorCallOnChains(
+      Effect.map(OperatorActions.reconcile({ environment }), MoneyViews.reconciledJson),
+      (api) => api.money.reconcile({ headers: {}, payload: environment === undefined ? {} : { environment } })
+    ).pipe(Effect.flatMap((view) => print(input.json, view, Format.reconciled)))
+  }
 ).pipe(
   Command.withDescription(
     "Sets the books against the chain now: each funding address not yet swept, the hot wallet and the treasury, per token (and the hot wallet's native currency); every difference listed with when it was first seen"
@@ -69,29 +72,31 @@ const treasuryRecordInflow = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(
-      Effect.gen(function* () {
-        const amount = Option.filter(Money.parse(input.amount), Money.isPositive)
-        if (Option.isNone(amount)) {
-          return yield* Effect.fail(new Error(`--amount must be a positive decimal, got ${input.amount}`))
-        }
-        const booked = yield* Reconciliation.recordInflow({ ...input, amount: amount.value })
-        const written = {
-          source: booked.source,
-          entries: booked.entries.map((e) => ({
-            account: e.account,
-            currency: e.currency,
-            amount: Money.format(e.amount)
-          }))
-        }
-        return yield* print(
-          input.json,
-          written,
-          () =>
-            `Recorded ${input.amount} ${input.currency} into the ${input.environment} ${input.chain} ${input.wallet === "hot_wallet" ? "hot wallet" : "treasury"} as ${input.as === "topup" ? "a treasury top-up" : "unmatched funds"} (${booked.source}).`
-        )
-      })
-    )
+    Effect.gen(function* () {
+      // refused before anything is asked of the database or the API, in the same words either way
+      const amount = MoneyViews.inflowAmount(input.amount)
+      if (Option.isNone(amount)) {
+        const message = MoneyViews.notAnInflowAmount("--amount", input.amount)
+        return yield* Effect.fail(new CliError.UserError({ cause: input.amount, userMessage: message }))
+      }
+      const inflow = {
+        environment: input.environment,
+        chain: input.chain,
+        wallet: input.wallet,
+        currency: input.currency,
+        as: input.as
+      }
+      const booked = yield* operatorCall(
+        Effect.map(OperatorActions.recordInflow({ ...inflow, amount: amount.value }), MoneyViews.inflowJson),
+        (api) => api.money.recordInflow({ headers: {}, payload: { ...inflow, amount: input.amount } })
+      )
+      return yield* print(
+        input.json,
+        booked,
+        () =>
+          `Recorded ${input.amount} ${input.currency} into the ${input.environment} ${input.chain} ${input.wallet === "hot_wallet" ? "hot wallet" : "treasury"} as ${input.as === "topup" ? "a treasury top-up" : "unmatched funds"} (${booked.source}).`
+      )
+    })
 ).pipe(
   Command.withDescription(
     "Books an inflow the reconciliation found and nobody expected: the operator's top-up, or someone's funds owed back"

@@ -9,10 +9,10 @@ import {
   Money,
   type OperatorTokens,
   type Partners,
-  type QuoteExplain,
-  type UnmatchedFunds
+  type QuoteExplain
 } from "@ratelock/core"
 import { DateTime, Duration, Option } from "effect"
+import type { RefundRecorded, UnmatchedFunds as UnmatchedFundsView } from "../api/OperatorMoney.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
 
@@ -86,10 +86,10 @@ export const webhookSet = (w: {
     field("webhook_secret", w.webhook_secret)
   ].join("\n")
 
-export const unmatchedFunds = (transfers: ReadonlyArray<UnmatchedFunds.UnmatchedListing>): string =>
-  transfers.length === 0
+export const unmatchedFunds = (view: typeof UnmatchedFundsView.Type): string =>
+  view.items.length === 0
     ? "No unmatched funds."
-    : transfers
+    : view.items
         .map((t) =>
           [
             `${t.observed_at}  ${t.chain} ${t.transaction_hash} #${t.index}`,
@@ -100,6 +100,10 @@ export const unmatchedFunds = (transfers: ReadonlyArray<UnmatchedFunds.Unmatched
           ].join("\n")
         )
         .join("\n\n")
+
+export const refund = (refund: typeof RefundRecorded.Type): string =>
+  `Refund ${refund.id} of ${refund.amount} ${refund.currency} recorded against ${refund.key}; ` +
+  `the workers send it to ${refund.destination ?? "the partner's refund address"} from the hot wallet (\`ratelock treasury show\`).`
 
 export const importedSnapshotJson = (imported: MarketSnapshotRepo.Inserted) => ({
   snapshot_id: imported.snapshot.id,

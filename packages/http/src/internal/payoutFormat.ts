@@ -1,11 +1,12 @@
 /** The payout commands' text: a table of payouts, one payout's versions, a bump or cancellation. */
-import type { PayoutDesk, PayoutRepo } from "@ratelock/core"
+import type { PayoutDesk } from "@ratelock/core"
+import type { ReplacedPayout } from "../api/OperatorMoney.ts"
 import { table } from "./table.ts"
 
 const age = (seconds: number) =>
   seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.floor(seconds / 60)}m` : `${Math.floor(seconds / 3600)}h`
 
-export const list = (payouts: ReadonlyArray<PayoutDesk.PayoutView>): string =>
+export const list = ({ items: payouts }: { readonly items: ReadonlyArray<PayoutDesk.PayoutView> }): string =>
   payouts.length === 0
     ? "No payouts."
     : table(
@@ -56,7 +57,7 @@ export const detail = (p: PayoutDesk.PayoutDetail): string =>
     ...(p.chain_error === null ? [] : ["", `The chain did not answer: ${p.chain_error}`])
   ].join("\n")
 
-export const replaced = (what: "bump" | "cancel", p: PayoutRepo.PayoutRecord): string =>
+export const replaced = (what: "bump" | "cancel", p: typeof ReplacedPayout.Type): string =>
   what === "bump"
-    ? `Payout of contract ${p.contractId} replaced: ${p.transactionHash} sent (version ${p.replacements + 1}).`
-    : `Cancellation of the payout of contract ${p.contractId} sent: ${p.transactionHash}. Once it is mined the payout is sent again as a new transaction.`
+    ? `Payout of contract ${p.contract_id} replaced: ${p.transaction_hash} sent (version ${p.replacements + 1}).`
+    : `Cancellation of the payout of contract ${p.contract_id} sent: ${p.transaction_hash}. Once it is mined the payout is sent again as a new transaction.`

@@ -109,6 +109,10 @@ const moneyLoop = (view: Treasury.TreasuryView): ReadonlyArray<string> => [
   reconciliation(view.reconciliation)
 ]
 
+/** `treasury reconcile`: the runs it made. */
+export const reconciled = (view: { readonly reconciliation: ReadonlyArray<TreasuryFlows.ReconciliationRow> }): string =>
+  reconciliation(view.reconciliation)
+
 /** The last reconciliation of each chain, and every difference it found. */
 export const reconciliation = (runs: ReadonlyArray<TreasuryFlows.ReconciliationRow>): string =>
   runs.length === 0
