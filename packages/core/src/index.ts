@@ -5,8 +5,10 @@
  * (`pnpm lint` enforces it). The engines' stages (`risk/internal/`, `pricing/internal/`) are not exported.
  */
 
-// The kernel: exact money, corridors and rails, environments, fields and errors, ids, leases, cursors, tracing
+// The kernel: exact money, corridors and rails, environments, fields and errors, ids, leases, cursors, tracing,
+// the store transaction and the audited change
 export * as ApiError from "./kernel/ApiError.ts"
+export * as AuditedChange from "./kernel/AuditedChange.ts"
 export * as Corridor from "./kernel/Corridor.ts"
 export * as Cursor from "./kernel/Cursor.ts"
 export * as Environment from "./kernel/Environment.ts"
@@ -18,6 +20,7 @@ export * as Money from "./kernel/Money.ts"
 export * as Rail from "./kernel/Rail.ts"
 export * as RequestDecoding from "./kernel/RequestDecoding.ts"
 export * as StoreError from "./kernel/StoreError.ts"
+export * as StoreTransaction from "./kernel/StoreTransaction.ts"
 export * as TraceContext from "./kernel/TraceContext.ts"
 
 // The terms: wire schemas of quotes, contracts, events and partners, and the settlement rule
@@ -122,9 +125,13 @@ export * as RiskScenario from "./risk/RiskScenario.ts"
 export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 
 // The operator's programs
+export * as Audit from "./operator/Audit.ts"
+export * as AuditRepo from "./operator/AuditRepo.ts"
 export * as BacklogRepo from "./operator/BacklogRepo.ts"
 export * as HotWalletRepo from "./operator/HotWalletRepo.ts"
 export * as HotWallets from "./operator/HotWallets.ts"
+export * as OperatorActor from "./operator/OperatorActor.ts"
+export * as OperatorRole from "./operator/OperatorRole.ts"
 export * as OperatorStatus from "./operator/OperatorStatus.ts"
 export * as OperatorTokenRepo from "./operator/OperatorTokenRepo.ts"
 export * as OperatorTokens from "./operator/OperatorTokens.ts"
