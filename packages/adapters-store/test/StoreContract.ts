@@ -3424,8 +3424,11 @@ const token = (
   id: R.uuid(),
   name: "prometheus",
   secretHash: R.uuid().replaceAll("-", "").padEnd(64, "0"),
+  role: "viewer",
   createdAt: R.base,
+  expiresAt: null,
   revokedAt: null,
+  lastUsedAt: null,
   ...overrides
 })
 
