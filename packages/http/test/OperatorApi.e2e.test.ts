@@ -103,7 +103,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
 
     it.effect("a revoked token is refused from its next request; the others keep working", () =>
       Effect.gen(function* () {
-        const created = yield* OperatorTokens.create("to revoke")
+        const created = yield* OperatorTokens.create({ name: "to revoke", role: "admin" })
         const headers = Operator.bearer(created.token)
         assert.strictEqual((yield* operator("GET", "/operator/v1/status", { headers })).status, 200)
         assert.strictEqual((yield* operator("GET", "/metrics", { headers })).status, 200)

@@ -23,7 +23,7 @@ export const layer: Layer.Layer<
   Operator,
   Effect.gen(function* () {
     const { url } = yield* OperatorServer.OperatorListener
-    const created = yield* OperatorTokens.create("tests").pipe(Effect.orDie)
+    const created = yield* OperatorTokens.create({ name: "tests", role: "admin" }).pipe(Effect.orDie)
     return { url, token: created.token }
   })
 ).pipe(
