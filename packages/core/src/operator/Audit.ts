@@ -63,7 +63,12 @@ export const recorded = (value: unknown): AuditRecord["after"] => {
 
 /** A failure's code and message, as the record's reason: `invalid_fill: the rate must be above 0`. */
 const reasonOf = (error: unknown): string => {
-  const e = error as { readonly _tag?: string; readonly reason?: unknown; readonly code?: unknown; readonly message?: unknown }
+  const e = error as {
+    readonly _tag?: string
+    readonly reason?: unknown
+    readonly code?: unknown
+    readonly message?: unknown
+  }
   const code = typeof e.reason === "string" ? e.reason : typeof e.code === "string" ? e.code : (e._tag ?? "error")
   return typeof e.message === "string" && e.message !== "" ? `${code}: ${e.message}` : code
 }
