@@ -234,6 +234,8 @@ export const Treasury = Schema.Struct({
       oldest_stuck_age_seconds: Seconds
     })
   ),
+  // in the order `ratelock treasury show --json` prints (core's `Treasury.view`)
+  reconciliation: Schema.Array(Reconciliation),
   sweeps: Schema.Array(
     Schema.Struct({
       environment: Partner.Environment,
@@ -279,8 +281,7 @@ export const Treasury = Schema.Struct({
       last_error: Schema.NullOr(Schema.String),
       created_at: Instant
     })
-  ),
-  reconciliation: Schema.Array(Reconciliation)
+  )
 }).annotate({ identifier: "OperatorTreasury" })
 
 /** The hedge orders, newest first (`ratelock hedge orders --json`). */

@@ -21,7 +21,8 @@ const treasuryShow = Command.make(
   },
   (input) => {
     const environment = Option.getOrUndefined(input.environment)
-    return operatorCall(Treasury.view({ environment }), (api) =>
+    // the funding keys and the rails served are the chains' configuration: the same as the server's
+    return operatorCallOnChains(Treasury.view({ environment }), (api) =>
       api.operator.treasury({ query: environment === undefined ? {} : { environment } })
     ).pipe(Effect.flatMap((view) => print(input.json, view, Format.treasury)))
   }
