@@ -168,14 +168,22 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           "/metrics",
           "/operator/openapi.json",
           "/operator/v1/deliveries",
+          "/operator/v1/funds/refunds",
+          "/operator/v1/funds/unmatched",
           "/operator/v1/hedge/orders",
+          "/operator/v1/limits",
+          "/operator/v1/limits/{environment}/{corridor}",
           "/operator/v1/market",
           "/operator/v1/market/snapshots",
           "/operator/v1/payouts",
           "/operator/v1/payouts/{contract_id}",
+          "/operator/v1/payouts/{contract_id}/bump",
+          "/operator/v1/payouts/{contract_id}/cancel",
           "/operator/v1/risk",
           "/operator/v1/status",
-          "/operator/v1/treasury"
+          "/operator/v1/treasury",
+          "/operator/v1/treasury/inflows",
+          "/operator/v1/treasury/reconcile"
         ])
         assert.deepStrictEqual(spec.components.securitySchemes.operatorToken, { type: "http", scheme: "Bearer" })
         for (const item of Object.values<Record<string, { security: unknown; responses: object }>>(spec.paths)) {
