@@ -111,6 +111,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         Format.unmatchedFunds(local)
       )
       assert.strictEqual((yield* operator("GET", "/operator/v1/funds/unmatched?limit=0")).status, 400)
+      const notAnId = yield* operator("GET", "/operator/v1/funds/unmatched?contract_id=not-an-id")
+      assert.deepStrictEqual([notAnId.status, notAnId.json], [200, { items: [] }])
 
       // refunds are an admin's: a viewer is refused and nothing is recorded
       const refundBody = { transfer_id: `${first}:0` }
@@ -186,13 +188,23 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       const none = yield* operator("POST", `/operator/v1/payouts/${nobody}/bump`)
       assert.strictEqual(none.status, 404, none.text)
       assert.deepStrictEqual(errorOf(none), { code: "not_found", message: `contract ${nobody} has no payout` })
+      assert.strictEqual((yield* operator("POST", "/operator/v1/payouts/not-an-id/cancel")).status, 404)
 
       const { baseUrl, a } = yield* TestServer
       const { contract } = yield* createContract(baseUrl, a.sandbox)
       yield* activate(contract)
       assert.strictEqual((yield* exercise(baseUrl, a.sandbox, contract.id)).status, 200)
       yield* Payouts.runDue().pipe(Effect.orDie) // signed and broadcast; the simulated chain mines it at once
-      assert.strictEqual((yield* PayoutDesk.show(contract.id).pipe(Effect.orDie)).status, "prepared")
+      // the routes `payouts list|show` call through the API answer what they print on the database,
+      // key for key in the same order (but the age, which may tick between the two)
+      const text = (value: unknown) => JSON.stringify(value).replace(/"age_seconds":\d+/g, '"age_seconds":0')
+      const shown = yield* operator("GET", `/operator/v1/payouts/${contract.id}`)
+      const detail = yield* PayoutDesk.show(contract.id).pipe(Effect.orDie)
+      assert.strictEqual(detail.status, "prepared")
+      assert.strictEqual(text(shown.json), text(detail))
+      const listed = yield* operator("GET", "/operator/v1/payouts?environment=sandbox")
+      const items = yield* PayoutDesk.list({ environment: "sandbox", limit: 100 }).pipe(Effect.orDie)
+      assert.strictEqual(text(listed.json), text({ items }))
 
       // a refusal is the key's answer too: the same 409 replayed
       const key = newKey()
