@@ -95,7 +95,7 @@ export const baseUrl = (address: NetAddress.SocketAddress): string => OperatorSe
 const announceOperator = Effect.gen(function* () {
   const { url } = yield* OperatorServer.OperatorListener
   yield* Effect.logInfo(
-    `Operator API on ${url} (Authorization: Bearer <operator token>; /metrics, /operator/v1/status)`
+    `Operator API on ${url} (Authorization: Bearer <operator token>; /metrics, /operator/v1/status; console: ${url}/console)`
   )
   return url
 })

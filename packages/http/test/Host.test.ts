@@ -239,6 +239,14 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       const operatorUrl = await operatorUrlOf(service)
       assert.match(operatorUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.include(out, `operator_url    ${operatorUrl}`)
+      // where to read the API and where to watch the service: each served on its own listener
+      assert.include(out, `docs            ${baseUrl}/docs`)
+      assert.include(out, `console         ${operatorUrl}/console`)
+      for (const page of [`${baseUrl}/docs`, `${operatorUrl}/console`]) {
+        const reply = await fetch(page)
+        assert.strictEqual(reply.status, 200, page)
+        assert.match(reply.headers.get("content-type") ?? "", /^text\/html/, page)
+      }
       const operatorToken = /operator_token\s+(rlop_\S+)/.exec(out)?.[1]
       assert.isDefined(operatorToken)
       const bearer = { Authorization: `Bearer ${operatorToken}` }
