@@ -260,7 +260,9 @@ const section = (id, draw) => {
   if (primary.data === undefined) {
     content.replaceChildren(primary.error ? "" : h("p", { class: "note" }, "Loading…"))
   } else {
-    content.replaceChildren(...draw(later))
+    // a part with nothing to show is null (the limits' gauges without a limit, the hot wallets'
+    // alerts without one): replaceChildren would write it as the text "null"
+    content.replaceChildren(...draw(later).filter((part) => part !== null && part !== undefined))
   }
   for (const chart of later) chart()
 }
