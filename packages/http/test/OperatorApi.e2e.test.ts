@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { Deliveries, MarketView, Status, Treasury as TreasuryView } from "../src/api/OperatorApi.ts"
+import { ChainAvailability } from "../src/server/ChainAvailability.ts"
 import { request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { cli, cliJson, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -26,8 +27,12 @@ const example = readFileSync(examplePath, "utf8")
 /** The hot wallets' thresholds, as `RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE=5` and `…_USDC=10000` give them. */
 const thresholds: Treasury.ThresholdsShape = { polygon: { NATIVE: Money.unsafe("5"), USDC: Money.unsafe("10000") } }
 
+/** Production served, the sandbox not (`RATELOCK_SANDBOX=false`): the other way round from the default. */
+const served = { sandbox: false, production: true }
+
 const both = Operator.layer.pipe(
   Layer.provide(Layer.succeed(Treasury.Thresholds, thresholds)),
+  Layer.provide(Layer.succeed(ChainAvailability, served)),
   Layer.provideMerge(serverLayer())
 )
 
@@ -214,6 +219,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
           ["sandbox", "production"]
         )
         for (const e of status.environments) {
+          // as the host serves them, which the console opens on
+          assert.strictEqual(e.served, served[e.environment], e.environment)
           assert.deepStrictEqual(e.outbox, { undelivered: 0, oldest_undelivered_age_seconds: null })
           assert.deepStrictEqual(e.payouts, { awaiting_confirmation: 0, oldest_awaiting_age_seconds: null, failed: 0 })
           assert.strictEqual(e.unmatched_funds, 0)
