@@ -66,7 +66,13 @@ const routes: ReadonlyArray<Route> = (() => {
   HttpApi.reflect(OperatorApi, {
     onGroup: () => {},
     onEndpoint: ({ group, endpoint }: { group: HttpApiGroup.Top; endpoint: HttpApiEndpoint.Top }) => {
-      all.push({ group: group.identifier, name: endpoint.identifier, method: endpoint.method, path: endpoint.path, endpoint })
+      all.push({
+        group: group.identifier,
+        name: endpoint.identifier,
+        method: endpoint.method,
+        path: endpoint.path,
+        endpoint
+      })
     }
   })
   return all
