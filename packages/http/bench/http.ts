@@ -46,7 +46,16 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
-import { ApiKeySecret, AuditRepo, IdGenerator, MarketData, OperatorTokens, PartnerRepo, Requests } from "@ratelock/core"
+import {
+  ApiKeySecret,
+  AuditRepo,
+  Corridor,
+  IdGenerator,
+  MarketData,
+  OperatorTokens,
+  PartnerRepo,
+  Requests
+} from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import autocannon from "autocannon"
 import { Cause, DateTime, Duration, Effect, Exit, Layer, References, type Scope } from "effect"
@@ -85,6 +94,8 @@ const targets = {
 interface Call {
   readonly method: "GET" | "POST" | "PUT"
   readonly path: string
+  /** Paths taken in turn by each connection instead of `path` alone. */
+  readonly paths?: ReadonlyArray<string>
   readonly headers?: Record<string, string>
   readonly body?: string
 }
@@ -109,6 +120,7 @@ const fire = (baseUrl: string, call: Call, seconds: number) =>
       method: call.method,
       ...(call.headers === undefined ? {} : { headers: call.headers }),
       ...(call.body === undefined ? {} : { body: call.body }),
+      ...(call.paths === undefined ? {} : { requests: call.paths.map((path) => ({ path })) }),
       connections,
       duration: seconds,
       // the load in its own thread: the server has this process's main thread to itself
@@ -353,9 +365,9 @@ const sharedLimit = Effect.scoped(
 )
 
 /**
- * An operator's write and its audit record: `PUT /operator/v1/limits/production/USD_TO_BRL` (a
+ * An operator's write and its audit record: `PUT /operator/v1/limits/:environment/:corridor` (a
  * corridor limit set through `OperatorActions.setLimits`, its audit record inserted in the same
- * transaction) against the same route's read (`GET /operator/v1/limits`), and against the same
+ * transaction; every corridor of both environments in turn) against the same route's read (`GET /operator/v1/limits`), and against the same
  * write on a second listener over the same database whose audit insert is left out (the store's
  * `AuditRepo.append` a no-op): the record's cost is 1 - audited / unaudited requests/s. Each in
  * turn, three times, on PostgreSQL and on the embedded store.
@@ -381,9 +393,15 @@ const operatorWrites = (name: string, store: () => Store) =>
       const unauditedUrl = yield* urlOf(unaudited)
       const headers = { authorization: `Bearer ${token.token}`, "content-type": "application/json" }
       let limit = 1_000_000
+      // every corridor of both environments in turn: a corridor's row is locked while its change
+      // commits, so writes to one corridor alone would measure waiting for that lock
+      const corridorPaths = ["sandbox", "production"].flatMap((environment) =>
+        Corridor.directions.map((direction) => `/operator/v1/limits/${environment}/${direction}`)
+      )
       const write = (): Call => ({
         method: "PUT",
-        path: "/operator/v1/limits/production/USD_TO_BRL",
+        path: corridorPaths[0]!,
+        paths: corridorPaths,
         headers,
         // a new value for each run: its requests all write it again, each with its record
         body: JSON.stringify({ max_lock_notional: String(limit++) })
