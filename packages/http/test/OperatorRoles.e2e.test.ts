@@ -50,7 +50,13 @@ const samples: Readonly<Record<string, Sample>> = {
   openapi: {},
   metrics: {},
   limits: {},
-  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } }
+  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } },
+  unmatchedFunds: {},
+  refund: { body: { transfer_id: `0x${"ab".repeat(32)}` } },
+  bumpPayout: { path: `/operator/v1/payouts/${unknown}/bump` },
+  cancelPayout: { path: `/operator/v1/payouts/${unknown}/cancel` },
+  reconcile: { body: { environment: "sandbox" } },
+  recordInflow: { body: { environment: "sandbox", chain: "polygon", currency: "USDC", amount: "1", as: "topup" } }
 }
 
 interface Route {
