@@ -111,6 +111,7 @@ export * as HedgePolicyRepo from "./hedging/HedgePolicyRepo.ts"
 export * as HedgeVenue from "./hedging/HedgeVenue.ts"
 export * as Hedging from "./hedging/Hedging.ts"
 export * as ManualHedgeVenue from "./hedging/ManualHedgeVenue.ts"
+export * as SimulatedVenueControl from "./hedging/SimulatedVenueControl.ts"
 
 // The book's risk: revaluation, reports, scenarios
 export * as NetExposure from "./risk/NetExposure.ts"
