@@ -181,7 +181,8 @@ const operatorListener = OperatorServer.layer.pipe(
       processName: "bench-http",
       startedAt: Date.now(),
       database: "postgresql",
-      marketMaxAge: Duration.minutes(15)
+      marketMaxAge: Duration.minutes(15),
+      hedging: "off"
     })
   )
 )

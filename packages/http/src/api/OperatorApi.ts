@@ -352,7 +352,7 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
           description: "true: revalue the book now instead of reading the workers' latest revaluation"
         })
       },
-      success: RiskDeskReport.DeskReport,
+      success: Schema.toEncoded(RiskDeskReport.DeskReport),
       error: always
     })
       .annotate(RequiredRole, "viewer")
