@@ -3,9 +3,10 @@
  * `-`, and its refusal. The argument's help and the reading are kept together, as one promises
  * what the other does.
  */
-import { ApiError } from "@ratelock/core"
-import { Effect, Predicate, Schema } from "effect"
+import type { ApiError } from "@ratelock/core"
+import { Effect, Predicate } from "effect"
 import { Argument, CliError } from "effect/cli"
+import { ValidationFailed } from "../api/Errors.ts"
 import { refusedDocument } from "../internal/operatorFormat.ts"
 import { readFile } from "node:fs/promises"
 import { text as readAll } from "node:stream/consumers"
@@ -21,11 +22,9 @@ export const readDocument = (path: string) =>
     catch: (cause) => new CliError.UserError({ cause, userMessage: `Cannot read ${path}: ${String(cause)}` })
   })
 
-const hasIssues = Schema.is(Schema.Struct({ detail: Schema.Array(ApiError.ValidationIssue) }))
-
 /** Core's refusal of a document on the database, or the operator API's 422 of it: both carry every problem. */
 const isRefusal = (error: unknown): error is { readonly detail: ReadonlyArray<ApiError.ValidationIssue> } =>
-  Predicate.isTagged(error, "ValidationError") || (Predicate.isTagged(error, "ValidationFailed") && hasIssues(error))
+  Predicate.isTagged(error, "ValidationError") || error instanceof ValidationFailed
 
 /**
  * A command's refusal of its document printed as every problem with its path (`what refused,
