@@ -50,7 +50,16 @@ const samples: Readonly<Record<string, Sample>> = {
   openapi: {},
   metrics: {},
   limits: {},
-  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } }
+  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } },
+  hedgePolicies: {},
+  setHedgePolicy: { body: { environment: "sandbox", pair: "USD/MXN", band: "1000", instrument: "spot" } },
+  fillHedgeOrder: { path: `/operator/v1/hedge/orders/${unknown}/fill`, body: { rate: "5.4" } },
+  rejectHedgeOrder: { path: `/operator/v1/hedge/orders/${unknown}/reject`, body: { reason: "no liquidity" } },
+  // no simulated venue in this process: refused (409), and recorded as such
+  armSimulatedVenue: { body: { action: "timeout" } },
+  scenarios: {},
+  setScenarios: { text: JSON.stringify({ name: "matrix_vol_up", vol_shift: "0.01" }) },
+  explainQuote: { path: `/operator/v1/quotes/${unknown}/explain` }
 }
 
 interface Route {
