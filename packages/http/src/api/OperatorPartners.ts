@@ -31,6 +31,19 @@ const perChain = <S extends Schema.Top>(value: S) =>
     polygon: Schema.optionalKey(value)
   })
 
+/**
+ * A webhook URL per environment, as a partner is created with. Another key is refused, not
+ * ignored: a misspelt environment would leave the partner without the webhook the operator meant.
+ */
+const WebhookUrls = Schema.Record(Schema.String, Text).check(
+  Schema.makeFilter(
+    (urls: Readonly<Record<string, string>>) =>
+      Object.keys(urls).every((key) => Partner.Environment.literals.some((environment) => environment === key)) ||
+      "the environments are sandbox and production",
+    { toJsonSchema: () => ({ propertyNames: { enum: [...Partner.Environment.literals] } }) }
+  )
+)
+
 /** A partner as `ratelock partner list --json` prints it: no secret, revoked keys too. */
 export const PartnerListing = Schema.Struct({
   partner_id: Schema.String,
@@ -110,8 +123,8 @@ export class PartnersGroup extends HttpApiGroup.make("partners")
       payload: Schema.Struct({
         name: Text.annotate({ description: "1 to 200 characters once trimmed" }),
         webhook_urls: Schema.optionalKey(
-          perEnvironment(Text).annotate({
-            description: "A webhook URL per environment (production: https on a public address)"
+          WebhookUrls.annotate({
+            description: "A webhook URL per environment, sandbox or production (production: https on a public address)"
           })
         )
       }),

@@ -8,7 +8,9 @@ import {
   type ChainGateway,
   type IdempotencyRepo,
   type IdGenerator,
+  Environment,
   OperatorActions,
+  type Partner,
   type PartnerRepo,
   Partners,
   type StoreTransaction,
@@ -35,6 +37,14 @@ export type Requirements =
   | Digest.Digest
   | SecureRandom.SecureRandom
 
+/** The body's URLs by environment (its keys were checked to be environments). */
+const webhookUrls = (urls: Readonly<Record<string, string>> = {}): Partial<Record<Partner.Environment, string>> =>
+  Object.fromEntries(
+    Environment.all.flatMap((environment) =>
+      urls[environment] === undefined ? [] : [[environment, urls[environment]]]
+    )
+  )
+
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "partners">,
   never,
@@ -47,7 +57,7 @@ export const layer: Layer.Layer<
         call,
         CreatedPartner,
         201,
-        OperatorActions.createPartner({ name: call.payload.name, webhookUrls: call.payload.webhook_urls })
+        OperatorActions.createPartner({ name: call.payload.name, webhookUrls: webhookUrls(call.payload.webhook_urls) })
       )
     )
     .handle("setRefundAddress", ({ params, payload }) =>
