@@ -26,7 +26,7 @@ export interface Credentials {
   readonly partnerId: string
   readonly api_key_id: string
   readonly api_key_secret: string
-  /** The `demo` operator token, for the operator API. */
+  /** The `demo` operator token (admin), for the operator API. */
   readonly operator_token: string
 }
 
@@ -59,7 +59,7 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   })
   const sandbox = demo.created.environments.sandbox
   if (sandbox === undefined || !(yield* repo.insertFirstPartner(demo.partner, demo.credentials))) return Option.none()
-  // its name is valid: the token cannot be refused
+  // its name is valid: the token cannot be refused; the operator of a demo may do everything
   const token = yield* OperatorTokens.create({ name: operatorTokenName, role: "admin" }).pipe(
     Effect.catchTag("OperatorTokenError", Effect.die)
   )
@@ -112,6 +112,10 @@ export const banner = (credentials: Credentials, baseUrl: string, operatorUrl: s
     "Its sandbox webhook delivers to this server's own inbox: what arrived, signed, is",
     `listed by GET ${baseUrl}/api/v1/sandbox/webhook-inbox (same headers).`,
     "",
+    "Every route of the partner API, described and tried from a browser:",
+    "",
+    `  docs            ${baseUrl}/docs`,
+    "",
     "The operator API (status, market data, Prometheus /metrics) listens on its own",
     "port; its token, also shown only this once:",
     "",
@@ -120,6 +124,11 @@ export const banner = (credentials: Credentials, baseUrl: string, operatorUrl: s
     "",
     `  curl ${operatorUrl}/operator/v1/status \\`,
     `    -H 'Authorization: Bearer ${credentials.operator_token}'`,
+    "",
+    "The same token signs in to the operator console (book, limits, market data,",
+    "pipes, hot wallets), on the operator listener:",
+    "",
+    `  console         ${operatorUrl}/console`,
     "",
     "More partners and keys: pnpm ratelock partner create --name NAME; more operator",
     "tokens: pnpm ratelock operator token create --name NAME (stop the server first",
