@@ -50,7 +50,17 @@ const samples: Readonly<Record<string, Sample>> = {
   openapi: {},
   metrics: {},
   limits: {},
-  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } }
+  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } },
+  partners: {},
+  // a blank name: refused (and recorded), so no role's call makes a partner
+  createPartner: { body: { name: " " } },
+  setRefundAddress: {
+    path: `/operator/v1/partners/${unknown}/refund-addresses/sandbox/polygon`,
+    body: { address: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed" }
+  },
+  createKey: { path: `/operator/v1/partners/${unknown}/keys`, body: { environment: "sandbox" } },
+  revokeKey: { path: `/operator/v1/keys/${unknown}/revoke` },
+  setWebhook: { path: `/operator/v1/partners/${unknown}/webhooks/sandbox`, body: { url: "http://127.0.0.1:9000/h" } }
 }
 
 interface Route {

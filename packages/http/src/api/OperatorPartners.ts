@@ -112,13 +112,13 @@ export const WebhookSet = Schema.Struct({
 
 export class PartnersGroup extends HttpApiGroup.make("partners")
   .add(
-    HttpApiEndpoint.get("list", "/v1/partners", { success: Schema.Array(PartnerListing), error: reading })
+    HttpApiEndpoint.get("partners", "/v1/partners", { success: Schema.Array(PartnerListing), error: reading })
       .annotate(RequiredRole, "viewer")
       .annotate(
         OpenApi.Summary,
         "Every partner, oldest first: its API keys (no secret), webhook URLs, refund addresses"
       ),
-    HttpApiEndpoint.post("create", "/v1/partners", {
+    HttpApiEndpoint.post("createPartner", "/v1/partners", {
       headers: OptionalIdempotencyKey,
       payload: Schema.Struct({
         name: Text.annotate({ description: "1 to 200 characters once trimmed" }),

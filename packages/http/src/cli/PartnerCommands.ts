@@ -33,7 +33,7 @@ const partnerCreate = Command.make(
       ...Option.match(input.webhookUrlProduction, { onNone: () => ({}), onSome: (production) => ({ production }) })
     }
     return operatorCall(OperatorActions.createPartner({ name: input.name, webhookUrls }), (api) =>
-      api.partners.create({ headers: {}, payload: { name: input.name, webhook_urls: webhookUrls } })
+      api.partners.createPartner({ headers: {}, payload: { name: input.name, webhook_urls: webhookUrls } })
     ).pipe(Effect.flatMap((created) => print(input.json, created, Format.createdPartner)))
   }
 ).pipe(
@@ -48,7 +48,7 @@ const partnerCreate = Command.make(
 )
 
 const partnerList = Command.make("list", { json: jsonFlag }, (input) =>
-  operatorCall(Partners.listPartners(), (api) => api.partners.list()).pipe(
+  operatorCall(Partners.listPartners(), (api) => api.partners.partners()).pipe(
     Effect.flatMap((partners) => print(input.json, partners, Format.partnerList))
   )
 ).pipe(Command.withDescription("List partners with their API keys, webhook URLs and refund addresses"))

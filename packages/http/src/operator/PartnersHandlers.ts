@@ -51,8 +51,8 @@ export const layer: Layer.Layer<
   OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
 > = HttpApiBuilder.group(OperatorApi, "partners", (handlers) =>
   handlers
-    .handle("list", () => mapRefusals(Partners.listPartners()))
-    .handle("create", (call) =>
+    .handle("partners", () => mapRefusals(Partners.listPartners()))
+    .handle("createPartner", (call) =>
       post(
         call,
         CreatedPartner,
