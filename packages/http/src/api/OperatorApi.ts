@@ -22,6 +22,7 @@ import {
 import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OptionalIdempotencyKey } from "./Headers.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
+import { PartnersGroup } from "./OperatorPartners.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
@@ -449,6 +450,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
 export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
+  .add(PartnersGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({

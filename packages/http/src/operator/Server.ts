@@ -21,6 +21,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
 import * as DeskHandlers from "./DeskHandlers.ts"
 import * as Handlers from "./Handlers.ts"
+import * as PartnersHandlers from "./PartnersHandlers.ts"
 
 /** Where the operator listener listens, for the start-up lines and the demo banner. */
 export class OperatorListener extends Context.Service<OperatorListener, { readonly url: string }>()(
@@ -35,13 +36,18 @@ export const urlOf = (address: NetAddress.SocketAddress): string =>
 export type Ports =
   | Handlers.Requirements
   | DeskHandlers.Requirements
+  | PartnersHandlers.Requirements
   | OperatorTokenRepo.OperatorTokenRepo
   | AuditRepo.AuditRepo
 
 /** The routes on the `HttpRouter` (the API's and the console's), each noting its template for the request metrics. */
 const layerRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(OperatorApi).pipe(
-    Layer.provide(Layer.mergeAll(Handlers.layer, DeskHandlers.layer).pipe(Layer.provide(Authentication.layer)))
+    Layer.provide(
+      Layer.mergeAll(Handlers.layer, DeskHandlers.layer, PartnersHandlers.layer).pipe(
+        Layer.provide(Authentication.layer)
+      )
+    )
   ),
   // the console's files are read at start: without them the listener does not start
   Console.layer.pipe(Layer.orDie)
