@@ -11,7 +11,6 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as HostConfig from "../HostConfig.ts"
 import * as HedgeFormat from "../internal/hedgeFormat.ts"
 import { operatorCall } from "./OperatorCall.ts"
-import { forOperator } from "./OperatorMessage.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
@@ -228,12 +227,13 @@ const hedgeSimulate = Command.make(
         })
       }
       const action: SimulatedVenueControl.Action = input.rejectNext ? "reject" : "timeout"
-      const settings = yield* forOperator(HostConfig.settings)
       const armed = yield* operatorCall(
         // on the database: the venue's books there, and where this deployment's settings send orders
-        OperatorActions.armSimulatedVenue(action).pipe(
-          Effect.as({ armed: action, hedging: settings.hedging }),
-          Effect.provide(SimulatedHedgeVenue.layerSqlControl)
+        Effect.flatMap(HostConfig.settings, (settings) =>
+          OperatorActions.armSimulatedVenue(action).pipe(
+            Effect.as({ armed: action, hedging: settings.hedging }),
+            Effect.provide(SimulatedHedgeVenue.layerSqlControl)
+          )
         ),
         (api) => api.desk.armSimulatedVenue({ headers: {}, payload: { action } })
       )
