@@ -1,7 +1,7 @@
 /**
  * The operator API's partner routes over real sockets (the operator listener beside the partner
  * API, one embedded Postgres): each route's answer, each refusal with core's code and message, and
- * a POST replayed under its `Idempotency-Key` (the same secrets, nothing made twice). Then the CLI:
+ * a POST replayed under its `Idempotency-Key` (the same answer, its secrets null: shown once; nothing made twice). Then the CLI:
  * the same `partner`, `key` and `webhook` commands on two fresh data directories, one on the
  * database and one through a running service's operator API, print the same (text and `--json`),
  * refusals included.
@@ -81,7 +81,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
     })
   )
 
-  it.effect("POST /partners: 201 with keys that work; replayed under its key with the same secrets, made once", () =>
+  it.effect("POST /partners: 201 with keys that work; replayed under its key without the secrets, made once", () =>
     Effect.gen(function* () {
       const before = (yield* listed).length
       const key = newKey()
@@ -99,10 +99,18 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       const sandbox = created.environments.sandbox
       assert.strictEqual(yield* partnerApiStatus(sandbox.api_key_id, sandbox.api_key_secret, "sandbox"), 200)
 
+      // a replay says what was made, its secrets shown once: none is kept to be shown again
       const again = yield* operator("POST", "/operator/v1/partners", { body, headers: { "Idempotency-Key": key } })
       assert.strictEqual(again.status, 201)
       assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
-      assert.strictEqual(again.text, first.text)
+      assert.deepStrictEqual(again.json, {
+        ...created,
+        environments: {
+          sandbox: { ...created.environments.sandbox, api_key_secret: null, webhook_secret: null },
+          production: { ...created.environments.production, api_key_secret: null }
+        }
+      })
+      assert.notInclude(again.text, sandbox.api_key_secret)
       const after = yield* listed
       assert.strictEqual(after.length, before + 1)
       assert.strictEqual(after.filter((p) => p.name === "Gamma Pay").length, 1)
@@ -216,7 +224,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
     })
   )
 
-  it.effect("POST keys: 201 with a key that works, replayed with the same secret, issued once; refusals", () =>
+  it.effect("POST keys: 201 with a key that works, replayed without its secret, issued once; refusals", () =>
     Effect.gen(function* () {
       const { b } = yield* TestServer
       const keysOfB = Effect.map(listed, (all) => all.find((p) => p.partner_id === b.id)!.keys.length)
@@ -235,7 +243,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       const again = yield* post()
       assert.strictEqual(again.status, 201)
       assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
-      assert.strictEqual(again.text, first.text)
+      assert.deepStrictEqual(again.json, { ...first.json, api_key_secret: null })
       assert.strictEqual(yield* keysOfB, before + 1)
 
       refused(
