@@ -27,11 +27,10 @@ import { Effect, type Layer, Option, Schema } from "effect"
 import type { Digest } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
-import { envelope, NotFound, ValidationFailed } from "../api/Errors.ts"
+import { ValidationFailed } from "../api/Errors.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { ArmedVenue } from "../api/OperatorDesk.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
-import { hideInternal } from "../server/HttpErrors.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
 import { post } from "./OperatorPost.ts"
@@ -89,13 +88,7 @@ const optionalDecimal = (
 const orderView = Schema.toEncoded(HedgeOrder.HedgeOrderView)
 
 /** The quote's explanation, or 404 `quote_not_found` with core's message. */
-const explain = (quoteId: string) =>
-  QuoteExplain.explain(quoteId).pipe(
-    Effect.map(QuoteExplain.encode),
-    Effect.catch((e) =>
-      e._tag === "QuoteNotFound" ? Effect.fail(new NotFound(envelope(e.code, e.message))) : hideInternal(e)
-    )
-  )
+const explain = (quoteId: string) => mapRefusals(Effect.map(QuoteExplain.explain(quoteId), QuoteExplain.encode))
 
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "desk">,
