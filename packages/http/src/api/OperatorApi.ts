@@ -22,6 +22,7 @@ import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, Vali
 import { OptionalIdempotencyKey } from "./Headers.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
 import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
+import { PartnersGroup } from "./OperatorPartners.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
@@ -332,7 +333,7 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
           description: "true: revalue the book now instead of reading the workers' latest revaluation"
         })
       },
-      success: RiskDeskReport.DeskReport,
+      success: Schema.toEncoded(RiskDeskReport.DeskReport),
       error: always
     })
       .annotate(RequiredRole, "viewer")
@@ -426,6 +427,7 @@ export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
   .add(MoneyGroup)
+  .add(PartnersGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({

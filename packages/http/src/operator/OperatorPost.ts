@@ -3,9 +3,10 @@
  * (`server/Idempotent.ts`): the first answer, a refusal included, is stored and replayed with
  * `Idempotent-Replayed: true`; the same key on another body or route is 409. An operator's keys
  * are their token's: they are kept beside partners' under the token's id, so two tokens never
- * share one.
+ * share one. A secret in the answer (a new key's, a webhook's, a token) is shown once: what is
+ * kept for a replay has each secret as null, so none is stored in the clear.
  */
-import type { IdempotencyRepo } from "@ratelock/core"
+import { Audit, type IdempotencyRepo } from "@ratelock/core"
 import { Effect, Schema } from "effect"
 import { CurrentOperator } from "../api/OperatorSecurity.ts"
 import { type Call, respond, routeOf } from "../server/Idempotent.ts"
@@ -42,6 +43,14 @@ const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, 
 const statusOf = (refusal: Refusal): number =>
   refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
 
+/** Every secret of a JSON answer as null, however deep (core's rule of what a secret is). */
+const withoutSecrets = (response: IdempotencyRepo.StoredResponse): IdempotencyRepo.StoredResponse => ({
+  status: response.status,
+  body: JSON.stringify(JSON.parse(response.body), (key, value) =>
+    key !== "" && Audit.isSecretKey(key) && value !== null ? null : value
+  )
+})
+
 /** A POST of the operator, answered once per key when one is sent. */
 export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
   call: Call,
@@ -54,6 +63,7 @@ export const post = <S extends Schema.Top & { readonly EncodingServices: never }
       { partnerId: token.token_id, environment: "production" },
       call.headers["idempotency-key"],
       { request: call.request, route: routeOf(call.endpoint.path, call.params) },
-      render(schema, status, program)
+      render(schema, status, program),
+      { stored: withoutSecrets }
     )
   ).pipe(mapErrors)
