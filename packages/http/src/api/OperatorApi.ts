@@ -21,6 +21,7 @@ import {
 } from "@ratelock/core"
 import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OptionalIdempotencyKey } from "./Headers.ts"
+import { AccessGroup } from "./OperatorAccess.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
@@ -445,6 +446,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
 export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
+  .add(AccessGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({

@@ -4,9 +4,13 @@
  * `Idempotent-Replayed: true`; the same key on another body or route is 409. An operator's keys
  * are their token's: they are kept beside partners' under the token's id, so two tokens never
  * share one.
+ *
+ * A secret in an answer (a new token, a partner's key or webhook secret) is in the first answer
+ * only: what is stored for a replay has it as null, so the idempotency table never holds one.
  */
 import type { IdempotencyRepo } from "@ratelock/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Ref, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { CurrentOperator } from "../api/OperatorSecurity.ts"
 import { type Call, respond, routeOf } from "../server/Idempotent.ts"
 import { mapErrors } from "../server/HttpErrors.ts"
@@ -42,6 +46,15 @@ const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, 
 const statusOf = (refusal: Refusal): number =>
   refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
 
+/** A key naming a secret (as core's audit names them): its value is never stored. */
+const secretKey = (key: string): boolean => /secret|password/i.test(key) || key === "token"
+
+/** `body` as kept for a replay: every secret's value null. */
+export const withoutSecrets = (body: string): string =>
+  JSON.stringify(JSON.parse(body), (key, value) =>
+    key !== "" && secretKey(key) && typeof value === "string" ? null : value
+  )
+
 /** A POST of the operator, answered once per key when one is sent. */
 export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
   call: Call,
@@ -49,11 +62,23 @@ export const post = <S extends Schema.Top & { readonly EncodingServices: never }
   status: number | ((value: S["Type"]) => number),
   program: Effect.Effect<S["Type"], E, R>
 ) =>
-  Effect.flatMap(CurrentOperator, (token) =>
-    respond(
+  Effect.gen(function* () {
+    const token = yield* CurrentOperator
+    // this request's own answer, secrets included; what is stored (and replayed) has them null
+    const own = yield* Ref.make(Option.none<IdempotencyRepo.StoredResponse>())
+    const response = yield* respond(
       { partnerId: token.token_id, environment: "production" },
       call.headers["idempotency-key"],
       { request: call.request, route: routeOf(call.endpoint.path, call.params) },
-      render(schema, status, program)
+      render(schema, status, program).pipe(
+        Effect.tap((answer) => Ref.set(own, Option.some(answer))),
+        Effect.map((answer) => ({ ...answer, body: withoutSecrets(answer.body) }))
+      )
     )
-  ).pipe(mapErrors)
+    // a replay ran nothing: it answers what was stored
+    return Option.match(yield* Ref.get(own), {
+      onNone: () => response,
+      onSome: (answer) =>
+        HttpServerResponse.text(answer.body, { status: answer.status, contentType: "application/json" })
+    })
+  }).pipe(mapErrors)

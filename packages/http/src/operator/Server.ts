@@ -17,6 +17,7 @@ import * as Metrics from "../Metrics.ts"
 import * as RequestLog from "../server/RequestLog.ts"
 import * as ResponseEnvelope from "../server/ResponseEnvelope.ts"
 import type { Platform } from "../server/Server.ts"
+import * as AccessHandlers from "./AccessHandlers.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
 import * as DeskHandlers from "./DeskHandlers.ts"
@@ -35,13 +36,16 @@ export const urlOf = (address: NetAddress.SocketAddress): string =>
 export type Ports =
   | Handlers.Requirements
   | DeskHandlers.Requirements
+  | AccessHandlers.Requirements
   | OperatorTokenRepo.OperatorTokenRepo
   | AuditRepo.AuditRepo
 
 /** The routes on the `HttpRouter` (the API's and the console's), each noting its template for the request metrics. */
 const layerRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(OperatorApi).pipe(
-    Layer.provide(Layer.mergeAll(Handlers.layer, DeskHandlers.layer).pipe(Layer.provide(Authentication.layer)))
+    Layer.provide(
+      Layer.mergeAll(Handlers.layer, DeskHandlers.layer, AccessHandlers.layer).pipe(Layer.provide(Authentication.layer))
+    )
   ),
   // the console's files are read at start: without them the listener does not start
   Console.layer.pipe(Layer.orDie)
