@@ -52,13 +52,15 @@ export const RevokedToken = Schema.Struct({
 }).annotate({ identifier: "OperatorRevokedToken" })
 
 /** What the log is filtered by: an actor, an action, a target's id (as they are recorded, exactly). */
-const Filter = Fields.BoundedString(256)
+export const AuditFilter = Fields.BoundedString(256)
 
 /** The audit route's query; the CLI checks its flags with the same schema before calling either way. */
 export const AuditQuery = {
-  actor: Schema.optionalKey(Filter).annotate({ description: "The operator's name (a token's), or cli:<user>@<host>" }),
-  action: Schema.optionalKey(Filter).annotate({ description: "limits.set, operator.token.create, ..." }),
-  target: Schema.optionalKey(Filter).annotate({ description: "The target's id: a partner's, a corridor's, ..." }),
+  actor: Schema.optionalKey(AuditFilter).annotate({
+    description: "The operator's name (a token's), or cli:<user>@<host>"
+  }),
+  action: Schema.optionalKey(AuditFilter).annotate({ description: "limits.set, operator.token.create, ..." }),
+  target: Schema.optionalKey(AuditFilter).annotate({ description: "The target's id: a partner's, a corridor's, ..." }),
   since: Schema.optionalKey(Fields.Datetime).annotate({ description: "Only records at or after this instant" }),
   cursor: Schema.optionalKey(Schema.String).annotate({ description: "The next_cursor of the page before" }),
   limit: Schema.optionalKey(
