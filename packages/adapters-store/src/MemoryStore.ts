@@ -2,11 +2,13 @@
  * The repository ports of `@ratelock/core` in memory, for the testkit and fast unit tests. One
  * immutable state lives in one `Ref`; every method is one atomic step over it, so concurrent
  * fibers see what the SQL stores give: compare-and-set commits, unique constraints, and claims
- * that never hand one job to two claimers. Behaviour: the package README, checked by
- * `test/StoreContract.ts`.
+ * that never hand one job to two claimers. `StoreTransaction` runs a program on a private copy
+ * of that state and replays its steps onto the latest one when it commits (`internal/memory/state.ts`).
+ * Behaviour: the package README, checked by `test/StoreContract.ts`.
  */
 import { Context, Effect, Layer, Ref, Semaphore } from "effect"
 import {
+  AuditRepo,
   BacklogRepo,
   ContractRepo,
   CorridorLimitRepo,
@@ -24,9 +26,11 @@ import {
   ReconciliationRepo,
   RiskRevaluationRepo,
   RiskScenarioRepo,
+  StoreTransaction,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
 } from "@ratelock/core"
+import { makeAuditRepo } from "./internal/memory/audit.ts"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
@@ -69,7 +73,12 @@ export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
       Context.add(BacklogRepo.BacklogRepo, makeBacklogRepo(ref)),
       Context.add(RiskScenarioRepo.RiskScenarioRepo, makeRiskScenarioRepo(ref)),
       Context.add(RiskRevaluationRepo.RiskRevaluationRepo, makeRiskRevaluationRepo(ref)),
-      Context.add(HotWalletRepo.HotWalletRepo, makeHotWalletRepo(ref))
+      Context.add(HotWalletRepo.HotWalletRepo, makeHotWalletRepo(ref)),
+      Context.add(AuditRepo.AuditRepo, makeAuditRepo(ref)),
+      Context.add(
+        StoreTransaction.StoreTransaction,
+        StoreTransaction.StoreTransaction.of({ run: State.transaction(ref) })
+      )
     )
   })
 )

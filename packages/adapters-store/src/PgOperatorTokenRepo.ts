@@ -1,6 +1,7 @@
 /**
  * `OperatorTokenRepo` on Postgres: `operator_tokens`, one row per token, its secret as a SHA-256
- * hash (unique, so a token is found by its hash on an index).
+ * hash (unique, so a token is found by its hash on an index), its role, expiry and last use
+ * (migration 21).
  */
 import { OperatorTokenRepo } from "@ratelock/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -54,6 +55,12 @@ export const layer: Layer.Layer<OperatorTokenRepo.OperatorTokenRepo, never, SqlC
       yield* sql`UPDATE operator_tokens SET revoked_at = ${timestamp(at)} WHERE id = ${id} AND revoked_at IS NULL`
     }, orStoreError("PgOperatorTokenRepo.revoke"))
 
-    return OperatorTokenRepo.OperatorTokenRepo.of({ insert, find, findByHash, list, revoke })
+    // the latest use stands: a slow request noting an earlier one does not move it back
+    const touch = Effect.fn("PgOperatorTokenRepo.touch")(function* (id: string, at: DateTime.Utc) {
+      if (!isUuid(id)) return
+      yield* sql`UPDATE operator_tokens SET last_used_at = greatest(last_used_at, ${timestamp(at)}) WHERE id = ${id}`
+    }, orStoreError("PgOperatorTokenRepo.touch"))
+
+    return OperatorTokenRepo.OperatorTokenRepo.of({ insert, find, findByHash, list, revoke, touch })
   })
 )

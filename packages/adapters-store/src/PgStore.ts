@@ -8,6 +8,7 @@ import { Config, Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import type { Repos } from "./internal/repos.ts"
 import * as Migrations from "./migrations/index.ts"
+import * as PgAuditRepo from "./PgAuditRepo.ts"
 import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
@@ -24,6 +25,7 @@ import * as PgPayoutRepo from "./PgPayoutRepo.ts"
 import * as PgQuoteRepo from "./PgQuoteRepo.ts"
 import * as PgReconciliationRepo from "./PgReconciliationRepo.ts"
 import * as PgRiskRepos from "./PgRiskRepos.ts"
+import * as PgStoreTransaction from "./PgStoreTransaction.ts"
 import * as PgWebhookInboxRepo from "./PgWebhookInboxRepo.ts"
 import * as PgWorkerHeartbeatRepo from "./PgWorkerHeartbeatRepo.ts"
 
@@ -67,7 +69,9 @@ export const layer: Layer.Layer<
   PgBacklogRepo.layer,
   PgRiskRepos.layerScenarios,
   PgRiskRepos.layerRevaluations,
-  PgHotWalletRepo.layer
+  PgHotWalletRepo.layer,
+  PgAuditRepo.layer,
+  PgStoreTransaction.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 
 /**

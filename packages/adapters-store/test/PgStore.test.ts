@@ -6,6 +6,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import {
+  AuditRepo,
   type Contract,
   ContractRepo,
   CorridorLimitRepo,
@@ -17,6 +18,7 @@ import {
   MarketSnapshotRepo,
   Money,
   MovementRepo,
+  OperatorTokenRepo,
   type Partner,
   PartnerRepo,
   PayoutRepo,
@@ -41,6 +43,7 @@ import * as PgQuoteRepo from "../src/PgQuoteRepo.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
 import * as PgMarketSnapshotRepo from "../src/PgMarketSnapshotRepo.ts"
 import * as PgMovementRepo from "../src/PgMovementRepo.ts"
+import * as PgOperatorTokenRepo from "../src/PgOperatorTokenRepo.ts"
 import * as PgPayoutRepo from "../src/PgPayoutRepo.ts"
 import * as PgMigrations from "../src/PgMigrations.ts"
 import * as PgStore from "../src/PgStore.ts"
@@ -427,6 +430,49 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
         yield* partners.saveWebhookEndpoint(endpoint)
         assert.deepStrictEqual(plain(Option.getOrThrow(yield* partners.findWebhookEndpoint(scope))), plain(endpoint))
         assert.isTrue(Option.isNone(yield* partners.findWebhookEndpoint({ ...scope, environment: "production" })))
+      })
+    )
+
+    it.effect("the audit log is append-only: the database refuses UPDATE, DELETE and TRUNCATE of it from anyone", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const audit = yield* AuditRepo.AuditRepo
+        const record: AuditRepo.AuditRecord = {
+          id: uuid(),
+          at: t0,
+          via: "cli",
+          actor: `cli:${uuid()}@host`,
+          tokenId: null,
+          role: null,
+          action: "partner.create",
+          targetKind: "partner",
+          targetId: uuid(),
+          outcome: "ok",
+          reason: null,
+          before: null,
+          after: { name: "Acme Pay" },
+          requestId: null,
+          traceId: null,
+          clientAddress: null
+        }
+        yield* audit.append(record)
+        for (const statement of [
+          sql`UPDATE operator_audit SET outcome = 'failed' WHERE id = ${record.id}`,
+          sql`UPDATE operator_audit SET actor = 'nobody' WHERE false`,
+          sql`DELETE FROM operator_audit WHERE id = ${record.id}`,
+          sql`DELETE FROM operator_audit`,
+          sql`TRUNCATE operator_audit`
+        ]) {
+          const refused = yield* Effect.flip(statement)
+          assert.strictEqual(refused.reason._tag, "AuthorizationError")
+          const cause = refused.reason.cause
+          assert.match(cause instanceof Error ? cause.message : String(cause), /the audit log is append-only/)
+        }
+        assert.deepStrictEqual(plain(yield* audit.list({ actor: record.actor, limit: 10 })), plain([record]))
+        // and inserting goes on
+        const next = { ...record, id: uuid(), at: shift(t0, 1) }
+        yield* audit.append(next)
+        assert.deepStrictEqual(ids(yield* audit.list({ actor: record.actor, limit: 10 })), [next.id, record.id])
       })
     )
   })
@@ -915,6 +961,73 @@ const migrateBefore = (id: number) =>
   })
 
 describe("PgStore migrations", () => {
+  it.effect(
+    "migration 21: tokens issued before roles become admin, with no expiry or last use; a later token must name its role",
+    () =>
+      Effect.gen(function* () {
+        yield* migrateBefore(21)
+        const sql = yield* SqlClient.SqlClient
+        const old = {
+          id: uuid(),
+          name: "demo",
+          secret_hash: "cd".repeat(32),
+          created_at: new Date("2025-01-02T03:04:05.678Z")
+        }
+        const revoked = {
+          ...old,
+          id: uuid(),
+          secret_hash: "ef".repeat(32),
+          created_at: new Date("2025-01-02T03:04:06.000Z"),
+          revoked_at: new Date("2025-02-01T00:00:00.001Z")
+        }
+        yield* sql`INSERT INTO operator_tokens ${sql.insert(old)}`
+        yield* sql`INSERT INTO operator_tokens ${sql.insert(revoked)}`
+        assert.deepStrictEqual(
+          (yield* PgStore.migrate).map(([id]) => id),
+          Object.keys(PgMigrations.migrations)
+            .map((key) => Number.parseInt(key, 10))
+            .filter((id) => id >= 21)
+        )
+        const tokens = yield* Effect.flatMap(OperatorTokenRepo.OperatorTokenRepo, (repo) => repo.list()).pipe(
+          Effect.provide(PgOperatorTokenRepo.layer)
+        )
+        assert.deepStrictEqual(plain(tokens), [
+          plain({
+            id: old.id,
+            name: "demo",
+            secretHash: old.secret_hash,
+            role: "admin",
+            createdAt: at("2025-01-02T03:04:05.678Z"),
+            expiresAt: null,
+            revokedAt: null,
+            lastUsedAt: null
+          }),
+          plain({
+            id: revoked.id,
+            name: "demo",
+            secretHash: revoked.secret_hash,
+            role: "admin",
+            createdAt: at("2025-01-02T03:04:06.000Z"),
+            expiresAt: null,
+            revokedAt: at("2025-02-01T00:00:00.001Z"),
+            lastUsedAt: null
+          })
+        ])
+        // the default filled the old rows and is gone: a token without a role is refused, as is an unknown role
+        const unnamed = { ...old, id: uuid(), secret_hash: "ab".repeat(32) }
+        assert.strictEqual(
+          (yield* Effect.flip(sql`INSERT INTO operator_tokens ${sql.insert(unnamed)}`)).reason._tag,
+          "ConstraintError"
+        )
+        const unknown = { ...unnamed, role: "root" }
+        assert.strictEqual(
+          (yield* Effect.flip(sql`INSERT INTO operator_tokens ${sql.insert(unknown)}`)).reason._tag,
+          "ConstraintError"
+        )
+      }).pipe(Effect.provide(PgliteClient.layer())),
+    60_000
+  )
+
   it.effect(
     "migration 20: a released deposit is owed back, not taken off its funding address; unmatched tokens are booked once",
     () =>

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
+  AuditRepo,
   Contract,
   Corridor,
   HedgeLedger,
@@ -15,6 +16,7 @@ import {
   InboundEvent,
   Ledger,
   MovementRepo,
+  OperatorRole,
   OutboundEvent,
   Partner,
   PayoutRepo,
@@ -96,7 +98,7 @@ describe("SQL enumerations", () => {
   )
 
   it.live(
-    "the hedging tables' CHECKs name core's statuses, sides, instruments, accounts and currencies",
+    "the hedging and operator tables' CHECKs name core's statuses, sides, instruments, accounts, currencies, roles and outcomes",
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -110,7 +112,11 @@ describe("SQL enumerations", () => {
           ["hedge_ledger_entries", "kind", HedgeLedger.HedgeEntryKind.literals],
           ["hedge_ledger_entries", "account", HedgeLedger.HedgeAccount.literals],
           ["hedge_ledger_entries", "currency", Corridor.Currency.literals],
-          ["sim_hedge_fills", "side", HedgePolicy.Side.literals]
+          ["sim_hedge_fills", "side", HedgePolicy.Side.literals],
+          ["operator_tokens", "role", OperatorRole.roles],
+          ["operator_audit", "role", OperatorRole.roles],
+          ["operator_audit", "via", AuditRepo.AuditRecord.fields.via.literals],
+          ["operator_audit", "outcome", AuditRepo.AuditOutcome.literals]
         ]
         for (const [table, column, values] of columns) {
           const [row] = yield* sql<{ readonly definition: string }>`

@@ -12,6 +12,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
 import { BigDecimal, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import {
+  AuditRepo,
   BacklogRepo,
   type ChainGateway,
   type Contract,
@@ -33,6 +34,7 @@ import {
   MarketSnapshotRepo,
   Money,
   MovementRepo,
+  OperatorRole,
   OperatorTokenRepo,
   type Partner,
   PartnerRepo,
@@ -46,6 +48,7 @@ import {
   RiskScenario,
   RiskScenarioRepo,
   type StoreError,
+  StoreTransaction,
   TreasuryLedger,
   WebhookInboxRepo,
   WorkerHeartbeatRepo
@@ -72,6 +75,8 @@ export type Repos =
   | RiskScenarioRepo.RiskScenarioRepo
   | RiskRevaluationRepo.RiskRevaluationRepo
   | HotWalletRepo.HotWalletRepo
+  | AuditRepo.AuditRepo
+  | StoreTransaction.StoreTransaction
 
 type It = Vitest.MethodsNonLive<Repos>
 
@@ -3424,8 +3429,11 @@ const token = (
   id: R.uuid(),
   name: "prometheus",
   secretHash: R.uuid().replaceAll("-", "").padEnd(64, "0"),
+  role: "viewer",
   createdAt: R.base,
+  expiresAt: null,
   revokedAt: null,
+  lastUsedAt: null,
   ...overrides
 })
 
@@ -3471,6 +3479,58 @@ const operatorTokenTests = (it: It) =>
         const revoked = Option.getOrThrow(yield* tokens.find(t.id))
         assert.deepStrictEqual(R.plain(revoked), R.plain({ ...t, revokedAt: first }))
         assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.findByHash(t.secretHash))), R.plain(revoked))
+      })
+    )
+
+    it.effect("every role, an expiry and a last use are kept as written; none stays none", () =>
+      Effect.gen(function* () {
+        const tokens = yield* OperatorTokenRepo.OperatorTokenRepo
+        const written = OperatorRole.roles.map((role, i) =>
+          token({
+            role,
+            expiresAt: i % 2 === 0 ? null : R.at(`2024-06-0${i}T00:00:00.00${i}Z`),
+            lastUsedAt: i < 2 ? null : R.at(`2024-05-0${i}T08:30:00.99${i}Z`)
+          })
+        )
+        for (const t of written) yield* tokens.insert(t)
+        for (const t of written) {
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.find(t.id))), R.plain(t))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* tokens.findByHash(t.secretHash))), R.plain(t))
+        }
+        // oldest first: one creation instant, so by id
+        const listed = (yield* tokens.list()).filter((t) => written.some((w) => w.id === t.id))
+        assert.deepStrictEqual(R.plain(listed), R.plain([...written].sort((a, b) => (a.id < b.id ? -1 : 1))))
+      })
+    )
+
+    it.effect("touch notes a use, the latest standing; only lastUsedAt moves; an unknown id is no error", () =>
+      Effect.gen(function* () {
+        const tokens = yield* OperatorTokenRepo.OperatorTokenRepo
+        const t = token({ role: "trader", expiresAt: R.at("2024-07-01T00:00:00.000Z") })
+        yield* tokens.insert(t)
+        const lastUsedAt = () => Effect.map(tokens.find(t.id), (found) => Option.getOrThrow(found).lastUsedAt)
+        const first = R.at("2024-05-02T09:00:00.123Z")
+        yield* tokens.touch(t.id, first)
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* tokens.find(t.id))),
+          R.plain({ ...t, lastUsedAt: first })
+        )
+        // a slower request noting an earlier use does not move it back
+        yield* tokens.touch(t.id, R.plusMillis(first, -1))
+        assert.deepStrictEqual(R.plain(yield* lastUsedAt()), R.plain(first))
+        const later = R.plus(first, Duration.minutes(2))
+        yield* tokens.touch(t.id, later)
+        assert.deepStrictEqual(R.plain(yield* lastUsedAt()), R.plain(later))
+        // a revoked token keeps its last use, and a use noted after
+        yield* tokens.revoke(t.id, R.plus(later, Duration.minutes(1)))
+        const afterRevocation = R.plus(later, Duration.minutes(3))
+        yield* tokens.touch(t.id, afterRevocation)
+        assert.deepStrictEqual(
+          R.plain(Option.getOrNull(yield* tokens.findByHash(t.secretHash))),
+          R.plain({ ...t, revokedAt: R.plus(later, Duration.minutes(1)), lastUsedAt: afterRevocation })
+        )
+        yield* tokens.touch(R.uuid(), later)
+        yield* tokens.touch("not-a-uuid", later)
       })
     )
   })
@@ -4103,6 +4163,275 @@ const limitTests = (it: It) =>
     )
   })
 
+// ---------------------------------------------------------------------------------------------
+// The audit log and the store transaction
+// ---------------------------------------------------------------------------------------------
+
+/** An audit record of an actor of its own (each test filters on its actors, actions and targets). */
+const auditRecord = (overrides: Partial<AuditRepo.AuditRecord> = {}): AuditRepo.AuditRecord => ({
+  id: R.uuid(),
+  at: R.base,
+  via: "api",
+  actor: `alice ${R.uuid()}`,
+  tokenId: R.uuid(),
+  role: "risk",
+  action: "limits.set",
+  targetKind: "corridor",
+  targetId: "production:BRL_TO_USD",
+  outcome: "ok",
+  reason: null,
+  before: { maxOpenNotional: null, openNotional: "60.25", nested: { list: [1, 2.5, "três", true, null] } },
+  after: { maxOpenNotional: "1000.50", openNotional: "60.25" },
+  requestId: "req-1",
+  traceId: "0af7651916cd43dd8448eb211c80319c",
+  clientAddress: "203.0.113.9",
+  ...overrides
+})
+
+/** Newest first by `(at, id)`, as `AuditRepo.list` promises. */
+const newestAudit = (records: ReadonlyArray<AuditRepo.AuditRecord>) =>
+  [...records].sort((a, b) => R.byNewest({ createdAt: a.at, id: a.id }, { createdAt: b.at, id: b.id }))
+
+const auditPosition = (record: AuditRepo.AuditRecord) => R.positionOf({ createdAt: record.at, id: record.id })
+
+const auditTests = (it: It) =>
+  describe("AuditRepo", () => {
+    it.effect("append and list keep every field, the JSON before and after included; newest first, ties by id", () =>
+      Effect.gen(function* () {
+        const audit = yield* AuditRepo.AuditRepo
+        const actor = `alice ${R.uuid()}`
+        const t = R.at("2024-05-01T12:00:00.001Z")
+        const records = [
+          auditRecord({ actor, at: t }),
+          auditRecord({
+            actor,
+            at: R.plusMillis(t, 1),
+            outcome: "refused",
+            reason: "invalid_fill: the rate must be above 0"
+          }),
+          auditRecord({ actor, at: R.plusMillis(t, 1), after: [1, "2", { three: 3 }], before: "a string" }),
+          auditRecord({ actor, at: R.plusMillis(t, 1), before: 0, after: false }),
+          auditRecord({
+            actor,
+            at: R.plusMillis(t, 2),
+            via: "cli",
+            tokenId: null,
+            role: null,
+            targetKind: "partner",
+            targetId: null,
+            outcome: "failed",
+            reason: "internal: the service failed",
+            before: null,
+            after: null,
+            requestId: null,
+            traceId: null,
+            clientAddress: null
+          }),
+          auditRecord({ actor, at: R.plusMillis(t, 3), outcome: "forbidden", role: "viewer", before: null })
+        ]
+        for (const record of records) yield* audit.append(record)
+        assert.deepStrictEqual(R.plain(yield* audit.list({ actor, limit: 100 })), R.plain(newestAudit(records)))
+      })
+    )
+
+    it.effect("a second record with a stored id fails with StoreError and changes nothing", () =>
+      Effect.gen(function* () {
+        const audit = yield* AuditRepo.AuditRepo
+        const first = auditRecord()
+        yield* audit.append(first)
+        const twin = auditRecord({ id: first.id })
+        assert.strictEqual(errorTag(yield* Effect.exit(audit.append(twin))), "StoreError")
+        assert.deepStrictEqual(yield* audit.list({ actor: twin.actor, limit: 10 }), [])
+        assert.deepStrictEqual(R.plain(yield* audit.list({ actor: first.actor, limit: 10 })), R.plain([first]))
+      })
+    )
+
+    it.effect("filters by actor, action, target and since (at or after), alone and together", () =>
+      Effect.gen(function* () {
+        const audit = yield* AuditRepo.AuditRepo
+        const [actorA, actorB] = [`alice ${R.uuid()}`, `bob ${R.uuid()}`]
+        const [actionX, actionY] = [`test.x${R.uuid()}`, `test.y${R.uuid()}`]
+        const [targetT, targetU] = [R.uuid(), R.uuid()]
+        const t = R.at("2024-05-01T13:00:00.000Z")
+        const a1 = auditRecord({ actor: actorA, action: actionX, targetId: targetT, at: t })
+        const a2 = auditRecord({ actor: actorA, action: actionY, targetId: targetU, at: R.plus(t, "1 second") })
+        const a3 = auditRecord({ actor: actorB, action: actionX, targetId: targetT, at: R.plus(t, "2 seconds") })
+        const a4 = auditRecord({ actor: actorB, action: actionX, targetId: null, at: R.plus(t, "3 seconds") })
+        for (const record of [a3, a1, a4, a2]) yield* audit.append(record)
+        const ids = (query: Omit<AuditRepo.AuditQuery, "limit">) =>
+          Effect.map(audit.list({ ...query, limit: 100 }), idsOf)
+        assert.deepStrictEqual(yield* ids({ actor: actorA }), idsOf([a2, a1]))
+        assert.deepStrictEqual(yield* ids({ action: actionX }), idsOf([a4, a3, a1]))
+        assert.deepStrictEqual(yield* ids({ target: targetT }), idsOf([a3, a1]))
+        assert.deepStrictEqual(yield* ids({ actor: actorB, action: actionX }), idsOf([a4, a3]))
+        assert.deepStrictEqual(yield* ids({ action: actionX, since: R.plus(t, "2 seconds") }), idsOf([a4, a3]))
+        assert.deepStrictEqual(yield* ids({ action: actionX, since: R.plusMillis(t, 2001) }), idsOf([a4]))
+        assert.deepStrictEqual(yield* ids({ actor: actorA, action: actionX, target: targetT, since: t }), idsOf([a1]))
+        assert.deepStrictEqual(yield* ids({ actor: actorA, target: targetT, since: R.plusMillis(t, 1) }), [])
+        assert.deepStrictEqual(yield* ids({ actor: `nobody ${R.uuid()}` }), [])
+      })
+    )
+
+    it.effect("keyset pages: chained pages never skip or repeat a record, ties included; limit caps a page", () =>
+      Effect.gen(function* () {
+        const audit = yield* AuditRepo.AuditRepo
+        const actor = `carol ${R.uuid()}`
+        const t = R.at("2024-05-01T14:00:00.000Z")
+        // 11 records over 5 instants: ties on `at` are ordered by id
+        const records = Array.from({ length: 11 }, (_, i) => auditRecord({ actor, at: R.plusMillis(t, i % 5) }))
+        for (const record of records) yield* audit.append(record)
+        const expected = newestAudit(records)
+        const seen: Array<AuditRepo.AuditRecord> = []
+        let after: ReturnType<typeof auditPosition> | undefined
+        for (let page = 0; page < 10; page++) {
+          const rows = yield* audit.list({ actor, after, limit: 3 })
+          assert.isAtMost(rows.length, 3)
+          if (rows.length === 0) break
+          seen.push(...rows)
+          after = auditPosition(rows[rows.length - 1]!)
+        }
+        assert.deepStrictEqual(idsOf(seen), idsOf(expected))
+        // a page from the middle, with another filter, and limits
+        const middle = expected[4]!
+        assert.deepStrictEqual(
+          idsOf(yield* audit.list({ actor, after: auditPosition(middle), limit: 100 })),
+          idsOf(expected.slice(5))
+        )
+        assert.deepStrictEqual(
+          idsOf(yield* audit.list({ actor, since: R.plusMillis(t, 2), after: auditPosition(middle), limit: 100 })),
+          idsOf(expected.slice(5).filter((r) => r.at.epochMilliseconds >= t.epochMilliseconds + 2))
+        )
+        assert.deepStrictEqual(idsOf(yield* audit.list({ actor, limit: 4 })), idsOf(expected.slice(0, 4)))
+        assert.deepStrictEqual(yield* audit.list({ actor, limit: 0 }), [])
+        assert.deepStrictEqual(yield* audit.list({ actor, after: auditPosition(expected.at(-1)!), limit: 10 }), [])
+      })
+    )
+
+    it.effect("without a filter, the newest records of the whole log come first", () =>
+      Effect.gen(function* () {
+        const audit = yield* AuditRepo.AuditRepo
+        // a span of time no other test writes in
+        const t = R.at("2099-01-01T00:00:00.000Z")
+        const records = [0, 1, 2].map((i) => auditRecord({ at: R.plus(t, Duration.days(i)) }))
+        for (const record of records) yield* audit.append(record)
+        assert.deepStrictEqual(idsOf(yield* audit.list({ limit: 2 })), idsOf([records[2]!, records[1]!]))
+        assert.deepStrictEqual(
+          idsOf(yield* audit.list({ since: R.plus(t, Duration.days(1)), limit: 10 })),
+          idsOf([records[2]!, records[1]!])
+        )
+      })
+    )
+  })
+
+class Refused extends Schema.TaggedError<Refused>()("Refused", { message: Schema.String }) {}
+
+/** A corridor's limits as the tests compare them, and the audit records of an actor. */
+const stored = (direction: Corridor.Direction, actor: string) =>
+  Effect.gen(function* () {
+    const limit = yield* (yield* CorridorLimitRepo.CorridorLimitRepo).find("sandbox", direction)
+    const records = yield* (yield* AuditRepo.AuditRepo).list({ actor, limit: 10 })
+    return { maxOpenNotional: limitFigures(limit).maxOpenNotional, audit: idsOf(records) }
+  })
+
+/** Puts a sandbox corridor's limits back to their defaults. */
+const unsetLimits = (direction: Corridor.Direction) =>
+  CorridorLimitRepo.CorridorLimitRepo.use((repo) =>
+    repo.set("sandbox", direction, { maxLockNotional: null, maxOpenNotional: null, maxNetDelta: null }, R.base)
+  ).pipe(Effect.orDie)
+
+const transactionTests = (it: It) =>
+  describe("StoreTransaction", () => {
+    it.effect(
+      "a program that writes through two repositories and then fails leaves neither; its error is its own",
+      () =>
+        Effect.gen(function* () {
+          const transaction = yield* StoreTransaction.StoreTransaction
+          const limits = yield* CorridorLimitRepo.CorridorLimitRepo
+          const audit = yield* AuditRepo.AuditRepo
+          const direction = "NGN_TO_USD"
+          const record = auditRecord({ targetId: `sandbox:${direction}` })
+          const exit = yield* Effect.exit(
+            transaction.run(
+              Effect.gen(function* () {
+                yield* limits.set("sandbox", direction, { maxOpenNotional: R.dec("5000") }, R.base)
+                yield* audit.append(record)
+                // inside, the program sees its own writes
+                assert.deepStrictEqual(yield* stored(direction, record.actor), {
+                  maxOpenNotional: "5000",
+                  audit: [record.id]
+                })
+                return yield* new Refused({ message: "a rule said no" })
+              })
+            )
+          )
+          assert.strictEqual(errorTag(exit), "Refused")
+          assert.deepStrictEqual(yield* stored(direction, record.actor), { maxOpenNotional: null, audit: [] })
+        }).pipe(Effect.ensuring(unsetLimits("NGN_TO_USD")))
+    )
+
+    it.effect("a program that succeeds leaves both writes, and answers its value", () =>
+      Effect.gen(function* () {
+        const transaction = yield* StoreTransaction.StoreTransaction
+        const limits = yield* CorridorLimitRepo.CorridorLimitRepo
+        const audit = yield* AuditRepo.AuditRepo
+        const direction = "USD_TO_EUR"
+        const record = auditRecord({ targetId: `sandbox:${direction}` })
+        const value = yield* transaction.run(
+          Effect.gen(function* () {
+            const set = yield* limits.set("sandbox", direction, { maxOpenNotional: R.dec("7000.25") }, R.base)
+            yield* audit.append(record)
+            return Money.format(set.maxOpenNotional!)
+          })
+        )
+        assert.strictEqual(value, "7000.25")
+        assert.deepStrictEqual(yield* stored(direction, record.actor), {
+          maxOpenNotional: "7000.25",
+          audit: [record.id]
+        })
+      }).pipe(Effect.ensuring(unsetLimits("USD_TO_EUR")))
+    )
+
+    it.effect("a nested run that fails and is caught is rolled back alone: the outer run's writes stand", () =>
+      Effect.gen(function* () {
+        const transaction = yield* StoreTransaction.StoreTransaction
+        const limits = yield* CorridorLimitRepo.CorridorLimitRepo
+        const audit = yield* AuditRepo.AuditRepo
+        const direction = "BRL_TO_MXN"
+        const actor = `dave ${R.uuid()}`
+        const [first, nested, last] = [0, 1, 2].map((i) => auditRecord({ actor, at: R.plusMillis(R.base, i) }))
+        yield* transaction.run(
+          Effect.gen(function* () {
+            yield* limits.set("sandbox", direction, { maxOpenNotional: R.dec("100") }, R.base)
+            yield* audit.append(first!)
+            const inner = yield* Effect.exit(
+              transaction.run(
+                Effect.gen(function* () {
+                  yield* audit.append(nested!)
+                  yield* limits.set("sandbox", direction, { maxOpenNotional: R.dec("999") }, R.base)
+                  assert.deepStrictEqual(yield* stored(direction, actor), {
+                    maxOpenNotional: "999",
+                    audit: [nested!.id, first!.id]
+                  })
+                  return yield* new Refused({ message: "the nested step said no" })
+                })
+              )
+            )
+            assert.strictEqual(errorTag(inner), "Refused")
+            // rolled back to where the nested run began, and the transaction goes on
+            assert.deepStrictEqual(yield* stored(direction, actor), { maxOpenNotional: "100", audit: [first!.id] })
+            yield* audit.append(last!)
+            // a nested run that succeeds keeps its writes in the outer transaction
+            yield* transaction.run(limits.set("sandbox", direction, { maxOpenNotional: R.dec("150") }, R.base))
+          })
+        )
+        assert.deepStrictEqual(yield* stored(direction, actor), {
+          maxOpenNotional: "150",
+          audit: [last!.id, first!.id]
+        })
+      }).pipe(Effect.ensuring(unsetLimits("BRL_TO_MXN")))
+    )
+  })
+
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
   // opening PGlite and migrating it can outlast the default 10 s hook on a busy machine
   layer(store, { excludeTestServices: true, timeout: Duration.seconds(60) })(name, (it) => {
@@ -4133,4 +4462,6 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     backlogTests(it)
     failingTests(it)
     riskTests(it)
+    auditTests(it)
+    transactionTests(it)
   })

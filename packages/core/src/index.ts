@@ -5,7 +5,8 @@
  * (`pnpm lint` enforces it). The engines' stages (`risk/internal/`, `pricing/internal/`) are not exported.
  */
 
-// The kernel: exact money, corridors and rails, environments, fields and errors, ids, leases, cursors, tracing
+// The kernel: exact money, corridors and rails, environments, fields and errors, ids, leases, cursors, tracing,
+// the store transaction and the audited change
 export * as ApiError from "./kernel/ApiError.ts"
 export * as AuditedChange from "./kernel/AuditedChange.ts"
 export * as Corridor from "./kernel/Corridor.ts"

@@ -467,7 +467,10 @@ const telemetry = Effect.scoped(
     const on = yield* Layer.build(ratelock(store(), false, telemetryTo(all.url), true))
     const sampled = yield* Layer.build(ratelock(store(), false, telemetryTo(tenth.url, sampledRatio), true))
     const credentials = yield* Effect.provide(seedPartner, off)
-    const operatorToken = (yield* Effect.provide(Effect.orDie(OperatorTokens.create("bench")), off)).token
+    const operatorToken = (yield* Effect.provide(
+      Effect.orDie(OperatorTokens.create({ name: "bench", role: "admin" })),
+      off
+    )).token
     const operatorUrl = Effect.map(OperatorServer.OperatorListener, (listener) => listener.url)
     const servers = [
       ["off", yield* Effect.provide(baseUrlOf, off), undefined],

@@ -26,7 +26,7 @@ export interface Credentials {
   readonly partnerId: string
   readonly api_key_id: string
   readonly api_key_secret: string
-  /** The `demo` operator token, for the operator API. */
+  /** The `demo` operator token (admin), for the operator API. */
   readonly operator_token: string
 }
 
@@ -59,7 +59,7 @@ export const ensure = Effect.fn("DemoPartner.ensure")(function* (
   })
   const sandbox = demo.created.environments.sandbox
   if (sandbox === undefined || !(yield* repo.insertFirstPartner(demo.partner, demo.credentials))) return Option.none()
-  // its name is valid: the token cannot be refused
+  // its name is valid: the token cannot be refused; the operator of a demo may do everything
   const token = yield* OperatorTokens.create({ name: operatorTokenName, role: "admin" }).pipe(
     Effect.catchTag("OperatorTokenError", Effect.die)
   )

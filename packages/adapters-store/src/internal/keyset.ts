@@ -1,7 +1,8 @@
 /**
  * Keyset pagination over `(created_at, id)`: strictly before a position (newest first lists) or
  * strictly after it (the oldest-first payout feed). The position comes from a decoded cursor and
- * is bound as parameters, never interpolated.
+ * is bound as parameters, never interpolated. A table whose instant has another name (the audit
+ * log's `at`) names that column.
  */
 import type { Cursor } from "@ratelock/core"
 import type { SqlClient } from "effect/sql"
@@ -12,8 +13,8 @@ export interface Page {
   readonly after?: Cursor.Position | undefined
 }
 
-export const before = (sql: SqlClient.SqlClient, position: Cursor.Position) =>
-  sql`(created_at, id) < (${position.createdAt}::timestamptz, ${position.id}::uuid)`
+export const before = (sql: SqlClient.SqlClient, position: Cursor.Position, column = "created_at") =>
+  sql`(${sql(column)}, id) < (${position.createdAt}::timestamptz, ${position.id}::uuid)`
 
 export const after = (sql: SqlClient.SqlClient, position: Cursor.Position) =>
   sql`(created_at, id) > (${position.createdAt}::timestamptz, ${position.id}::uuid)`

@@ -1,4 +1,4 @@
-/** Every repository port of `@ratelock/core` a store provides: the one list of them. */
+/** Every repository port of `@ratelock/core` a store provides, and its transaction: the one list of them. */
 import type * as Core from "@ratelock/core"
 
 export type Repos =
@@ -21,3 +21,5 @@ export type Repos =
   | Core.RiskScenarioRepo.RiskScenarioRepo
   | Core.RiskRevaluationRepo.RiskRevaluationRepo
   | Core.HotWalletRepo.HotWalletRepo
+  | Core.AuditRepo.AuditRepo
+  | Core.StoreTransaction.StoreTransaction

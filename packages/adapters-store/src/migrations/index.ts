@@ -35,6 +35,7 @@ import { payoutNonces } from "./17_payout_nonces.ts"
 import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
 import { partnerRefundAddresses } from "./19_partner_refund_addresses.ts"
 import { moneyLoop } from "./20_money_loop.ts"
+import { operatorAudit } from "./21_operator_audit.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -59,7 +60,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "17_payout_nonces": payoutNonces,
   "18_hot_wallet_readings": hotWalletReadings,
   "19_partner_refund_addresses": partnerRefundAddresses,
-  "20_money_loop": moneyLoop
+  "20_money_loop": moneyLoop,
+  "21_operator_audit": operatorAudit
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -58,7 +58,21 @@ export const makeOperatorTokenRepo = (ref: StateRef): OperatorTokenRepo.Operator
     })
   })
 
-  return OperatorTokenRepo.OperatorTokenRepo.of({ insert, find, findByHash, list, revoke })
+  const touch = Effect.fn("MemoryStore.operatorTokens.touch")(function* (id: string, at: DateTime.Utc) {
+    return yield* atomically(ref, (state) => {
+      const token = HashMap.get(state.operatorTokens, id)
+      // the latest use stands, as SQL's greatest(last_used_at, at)
+      if (token._tag === "None") return write(state)
+      const last = token.value.lastUsedAt
+      if (last !== null && last.epochMilliseconds >= at.epochMilliseconds) return write(state)
+      return write({
+        ...state,
+        operatorTokens: HashMap.set(state.operatorTokens, id, { ...token.value, lastUsedAt: at })
+      })
+    })
+  })
+
+  return OperatorTokenRepo.OperatorTokenRepo.of({ insert, find, findByHash, list, revoke, touch })
 }
 
 const heartbeatKey = (h: WorkerHeartbeatRepo.WorkerHeartbeat) => `${h.owner}|${h.pass}`

@@ -2,14 +2,17 @@
  * `operator_tokens`, `worker_heartbeats` and the backlog counts: the one place their columns are
  * named, in the schemas reads decode and the mappings writes bind.
  */
-import { BacklogRepo, OperatorTokenRepo, Partner, WorkerHeartbeatRepo } from "@ratelock/core"
+import { BacklogRepo, OperatorRole, OperatorTokenRepo, Partner, WorkerHeartbeatRepo } from "@ratelock/core"
 import { Schema } from "effect"
-import { rowSchema, Timestamp, timestamp, utc, utcOrNull } from "./columns.ts"
+import { rowSchema, Timestamp, timestamp, timestampOrNull, utc, utcOrNull } from "./columns.ts"
 import { RevocableColumns, revocableOf, revocableRow } from "./revocable.ts"
 
 const TokenColumns = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
+  role: OperatorRole.OperatorRole,
+  expires_at: Schema.NullOr(Timestamp),
+  last_used_at: Schema.NullOr(Timestamp),
   ...RevocableColumns.fields
 })
 
@@ -17,6 +20,9 @@ const TokenColumns = Schema.Struct({
 export const tokenRow = (t: OperatorTokenRepo.OperatorTokenRecord): typeof TokenColumns.Type => ({
   id: t.id,
   name: t.name,
+  role: t.role,
+  expires_at: timestampOrNull(t.expiresAt),
+  last_used_at: timestampOrNull(t.lastUsedAt),
   ...revocableRow(t)
 })
 
@@ -24,6 +30,9 @@ export const tokenRow = (t: OperatorTokenRepo.OperatorTokenRecord): typeof Token
 export const TokenRow = rowSchema("OperatorTokenRow", TokenColumns, OperatorTokenRepo.OperatorTokenRecord, (r) => ({
   id: r.id,
   name: r.name,
+  role: r.role,
+  expiresAt: utcOrNull(r.expires_at),
+  lastUsedAt: utcOrNull(r.last_used_at),
   ...revocableOf(r)
 }))
 
