@@ -89,7 +89,7 @@ $("#login-form").addEventListener("submit", async (event) => {
   } catch (error) {
     $("#login-error").textContent =
       error instanceof Refused
-        ? "The operator API refused this token. Check it, or make one: ratelock operator token create --name NAME."
+        ? "The operator API refused this token. Check it, or make one: ratelock operator token create --name NAME --role viewer."
         : `The operator API did not answer (${error.message}). Try again in a moment.`
   } finally {
     button.disabled = false

@@ -80,7 +80,8 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       "--webhook-url-sandbox",
       `http://127.0.0.1:${closedPort}/hooks`
     )
-    const token = (await cliJson(dataDir, "operator", "token", "create", "--name", "console-test")).token as string
+    const token = (await cliJson(dataDir, "operator", "token", "create", "--name", "console-test", "--role", "admin"))
+      .token as string
     await cliJson(
       dataDir,
       "hedge",
