@@ -28,6 +28,10 @@
  *   the ratio of traced to untraced requests/s and main-thread CPU per request, from the same
  *   run, the spans, metric exports and scrapes the receivers got, and the README's table.
  *
+ * - operator writes: `PUT /operator/v1/limits/...` with its audit record against the same route's
+ *   read and against the same write without the record's insert, on PostgreSQL, in turn three
+ *   times: what the audit record costs a write.
+ *
  * Each route: 10 connections, a warm-up, then the measured run; requests/s, p50 and p99 latency,
  * non-2xx answers (must be 0) and the ratio to the bare server. The servers run on this process's
  * main thread, autocannon in a worker thread. The load average is printed at the start and the end.
@@ -35,14 +39,23 @@
  * Run: `pnpm bench:http` (= `node --conditions=source bench/http.ts` in packages/http, Node ≥ 24).
  * `DATABASE_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`. `BENCH_SECONDS` (default
  * 10) and `BENCH_WARMUP_SECONDS` (default 2) change the durations; `BENCH_ONLY=embedded`,
- * `BENCH_ONLY=postgres`, `BENCH_ONLY=shared` or `BENCH_ONLY=telemetry` runs one part (with the bare reference),
+ * `BENCH_ONLY=postgres`, `BENCH_ONLY=shared`, `BENCH_ONLY=telemetry` or `BENCH_ONLY=operator` runs one part (with the bare reference),
  * `BENCH_ROUTE=health`, `me` or `quotes` one route, e.g. under `--cpu-prof`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import type { PgClient } from "@effect/sql-pg"
 import { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, PgStore } from "@ratelock/adapters-store"
-import { ApiKeySecret, IdGenerator, MarketData, OperatorTokens, PartnerRepo, Requests } from "@ratelock/core"
+import {
+  ApiKeySecret,
+  AuditRepo,
+  Corridor,
+  IdGenerator,
+  MarketData,
+  OperatorTokens,
+  PartnerRepo,
+  Requests
+} from "@ratelock/core"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import autocannon from "autocannon"
 import { Cause, DateTime, Duration, Effect, Exit, Layer, References, type Scope } from "effect"
@@ -67,14 +80,22 @@ const measureSeconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 const only = process.env.BENCH_ONLY
 const onlyRoute = process.env.BENCH_ROUTE
-const targets = { meRatio: 0.6, quotesPostgres: 1_500, sharedLimitRatio: 0.95, tracingRatio: 0.9 } as const
+const targets = {
+  meRatio: 0.6,
+  quotesPostgres: 1_500,
+  sharedLimitRatio: 0.95,
+  tracingRatio: 0.9,
+  auditCost: 0.1
+} as const
 
 // ---------------------------------------------------------------------------------------------
 // Load
 
 interface Call {
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "PUT"
   readonly path: string
+  /** Paths taken in turn by each connection instead of `path` alone. */
+  readonly paths?: ReadonlyArray<string>
   readonly headers?: Record<string, string>
   readonly body?: string
 }
@@ -99,6 +120,7 @@ const fire = (baseUrl: string, call: Call, seconds: number) =>
       method: call.method,
       ...(call.headers === undefined ? {} : { headers: call.headers }),
       ...(call.body === undefined ? {} : { body: call.body }),
+      ...(call.paths === undefined ? {} : { requests: call.paths.map((path) => ({ path })) }),
       connections,
       duration: seconds,
       // the load in its own thread: the server has this process's main thread to itself
@@ -342,6 +364,81 @@ const sharedLimit = Effect.scoped(
   })
 )
 
+/**
+ * An operator's write and its audit record: `PUT /operator/v1/limits/:environment/:corridor` (a
+ * corridor limit set through `OperatorActions.setLimits`, its audit record inserted in the same
+ * transaction; every corridor of both environments in turn) against the same route's read (`GET /operator/v1/limits`), and against the same
+ * write on a second listener over the same database whose audit insert is left out (the store's
+ * `AuditRepo.append` a no-op): the record's cost is 1 - audited / unaudited requests/s. Each in
+ * turn, three times, on PostgreSQL and on the embedded store.
+ */
+const operatorWrites = (name: string, store: () => Store) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const audited = yield* Layer.build(ratelock(store(), false, undefined, true))
+      const noAudit = Layer.succeed(AuditRepo.AuditRepo, {
+        append: () => Effect.void,
+        list: () => Effect.succeed([])
+      })
+      const unaudited = yield* Layer.build(
+        ratelock(Layer.merge(store(), noAudit) as unknown as Store, false, undefined, true)
+      )
+      const token = yield* Effect.provide(
+        Effect.orDie(OperatorTokens.create({ name: "bench", role: "admin" })),
+        audited
+      )
+      const urlOf = (context: typeof audited) =>
+        Effect.map(Effect.provide(OperatorServer.OperatorListener, context), (l) => l.url)
+      const auditedUrl = yield* urlOf(audited)
+      const unauditedUrl = yield* urlOf(unaudited)
+      const headers = { authorization: `Bearer ${token.token}`, "content-type": "application/json" }
+      let limit = 1_000_000
+      // every corridor of both environments in turn: a corridor's row is locked while its change
+      // commits, so writes to one corridor alone would measure waiting for that lock
+      const corridorPaths = ["sandbox", "production"].flatMap((environment) =>
+        Corridor.directions.map((direction) => `/operator/v1/limits/${environment}/${direction}`)
+      )
+      const write = (): Call => ({
+        method: "PUT",
+        path: corridorPaths[0]!,
+        paths: corridorPaths,
+        headers,
+        // a new value for each run: its requests all write it again, each with its record
+        body: JSON.stringify({ max_lock_notional: String(limit++) })
+      })
+      const read = (): Call => ({ method: "GET", path: "/operator/v1/limits?environment=production", headers })
+      const runs = [
+        ["GET /operator/v1/limits", auditedUrl, read],
+        ["PUT limits audited", auditedUrl, write],
+        ["PUT limits unaudited", unauditedUrl, write]
+      ] as const
+      console.log(
+        `\n━━ Operator writes on ${name}: a read, the audited write, the write without its record, in turn ━━`
+      )
+      for (const [, url, call] of runs) yield* fire(url, call(), warmupSeconds)
+      const rows: Array<Row> = []
+      for (const round of [1, 2, 3]) {
+        for (const [route, url, call] of runs) {
+          rows.push(yield* measure(name, `${route} (${round})`, url, call, false))
+        }
+      }
+      const sql = yield* Effect.provide(SqlClient.SqlClient, audited)
+      const records = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM operator_audit`
+      console.log(`  · audit records written: ${int(records[0]?.n ?? 0)}`)
+      yield* Effect.sleep("1 second")
+      return rows
+    })
+  )
+
+const operatorOnPostgres = Effect.scoped(
+  Effect.gen(function* () {
+    const db = yield* freshDatabase(databaseUrl)
+    return yield* operatorWrites(`PostgreSQL (database ${db.name}, pool ${poolSize})`, () =>
+      PgStore.layer.pipe(Layer.provideMerge(Postgres.client(db.url, poolSize)))
+    )
+  })
+)
+
 interface ReceiverStats {
   readonly bytes: number
   readonly spans: number
@@ -573,6 +670,7 @@ const main = Effect.gen(function* () {
   if (only === undefined || only === "postgres") rows.push(...(yield* postgres))
   if (only === undefined || only === "shared") rows.push(...(yield* sharedLimit))
   if (only === undefined || only === "telemetry") rows.push(...(yield* telemetry))
+  if (only === undefined || only === "operator") rows.push(...(yield* operatorOnPostgres))
 
   const server = (r: Row) =>
     r.server.startsWith("PostgreSQL") ? "PostgreSQL" : r.server.startsWith("the embedded") ? "PGlite" : "bare"
@@ -671,6 +769,19 @@ const main = Effect.gen(function* () {
         )
       }
     }
+  }
+  // the audit record's cost: the audited write against the same write without its record, summed over the rounds
+  const operatorOf = (label: string) => rows.filter((r) => r.route.startsWith(label))
+  const perSecondOf = (label: string) => operatorOf(label).reduce((sum, r) => sum + r.perSecond, 0)
+  if (operatorOf("PUT limits audited").length > 0) {
+    const cost = 1 - perSecondOf("PUT limits audited") / perSecondOf("PUT limits unaudited")
+    const rounds = operatorOf("PUT limits audited").length
+    console.log(
+      `  PUT limits on PostgreSQL: ${int(perSecondOf("PUT limits audited") / rounds)}/s audited, ` +
+        `${int(perSecondOf("PUT limits unaudited") / rounds)}/s without the record, ` +
+        `GET limits ${int(perSecondOf("GET /operator/v1/limits") / rounds)}/s; ` +
+        `the audit record costs ${(cost * 100).toFixed(1)} % of the write (≤ ${targets.auditCost * 100} %) — ${verdict(cost <= targets.auditCost)}`
+    )
   }
   console.log(`\nload average (1 / 5 / 15 min) at the end: ${load()}`)
   const failed = rows.filter((r) => r.non2xx + r.errors > 0)

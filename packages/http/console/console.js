@@ -32,9 +32,23 @@ const $ = (selector) => document.querySelector(selector)
 const environmentButtons = () =>
   /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll("button[data-environment]"))
 
+/** The environments, in the switch's order. */
+const environments = ["production", "sandbox"]
+
+/** The environment the address names (`#sandbox`, `#production`: a bookmark), if any. */
+const askedEnvironment = () => environments.find((e) => location.hash === `#${e}`)
+
+/**
+ * The first environment this deployment serves (the status's `environments[].served`): production
+ * turned off would open on zeros only. Production when the status is unknown or serves neither.
+ */
+const firstServed = (status) =>
+  environments.find((e) => status?.environments?.some((s) => s.environment === e && s.served)) ?? "production"
+
 const state = {
   token: null,
-  environment: location.hash === "#sandbox" ? "sandbox" : "production",
+  /** Chosen on signing in (`start`). */
+  environment: "production",
   /** Per source: `{ data, at, error, since }`: the last figures, when read, and the failure since when. */
   sources: {},
   refreshedAt: null,
@@ -65,7 +79,14 @@ const signOut = (message = "") => {
   showLogin(message)
 }
 
-const start = (token) => {
+/** Shows the figures; `status`, when the sign-in just read it, spares reading it again to choose the environment. */
+const start = async (token, status) => {
+  const asked = askedEnvironment()
+  if (asked === undefined) {
+    // a status that does not answer leaves production: the refresh then says what is unavailable
+    const known = status ?? (await getJson(routes.status(), token).catch(() => undefined))
+    state.environment = firstServed(known)
+  } else state.environment = asked
   state.token = token
   state.sources = freshSources()
   $("#login").hidden = true
@@ -82,10 +103,10 @@ $("#login-form").addEventListener("submit", async (event) => {
   const button = event.target.querySelector("button")
   button.disabled = true
   try {
-    await getJson(routes.status(), token)
+    const status = await getJson(routes.status(), token)
     input.value = ""
     keepToken(token)
-    start(token)
+    start(token, status)
   } catch (error) {
     $("#login-error").textContent =
       error instanceof Refused
@@ -112,7 +133,8 @@ for (const button of environmentButtons()) {
   button.addEventListener("click", () => {
     if (button.dataset.environment === state.environment) return
     state.environment = button.dataset.environment
-    history.replaceState(null, "", state.environment === "sandbox" ? "#sandbox" : location.pathname)
+    // in the address, so a reload or a bookmark keeps the choice over the first served one
+    history.replaceState(null, "", `#${state.environment}`)
     state.round++
     // the other environment's figures are not this one's: nothing is shown until its routes answer
     state.sources = freshSources()
@@ -273,7 +295,9 @@ const section = (id, draw) => {
   if (primary.data === undefined) {
     content.replaceChildren(primary.error ? "" : h("p", { class: "note" }, "Loading…"))
   } else {
-    content.replaceChildren(...draw(later))
+    // a part with nothing to show is null (the limits' gauges without a limit, the hot wallets'
+    // alerts without one): replaceChildren would write it as the text "null"
+    content.replaceChildren(...draw(later).filter((part) => part !== null && part !== undefined))
   }
   for (const chart of later) chart()
 }

@@ -1,8 +1,8 @@
 /**
  * The running service as one layer: the database (migrated on start), the simulated chain for
- * the sandbox, market data, ids and crypto, the API on a Node HTTP server, the operator API on a
- * second one (`RATELOCK_OPERATOR_HOST`:`RATELOCK_OPERATOR_PORT`), and the start-up announcement
- * (listening URLs, demo partner and operator token).
+ * the sandbox, market data, ids and crypto, the API on a Node HTTP server (`RATELOCK_HOST`:`PORT`),
+ * the operator API on a second one (`RATELOCK_OPERATOR_HOST`:`RATELOCK_OPERATOR_PORT`), and the
+ * start-up announcement (listening URLs, demo partner and operator token).
  *
  * Shutdown is the layer's release, in reverse order: the HTTP server stops accepting and waits
  * for in-flight requests (up to `RATELOCK_SHUTDOWN_GRACE_SECONDS`), then the operator listener
@@ -85,15 +85,17 @@ const services = (settings: HostConfig.Settings) =>
     Readiness.layerSql
   ).pipe(Layer.provideMerge(marketData(settings)))
 
-/** The base URL to print: `localhost` when listening on every interface. */
-export const baseUrl = (address: NetAddress.SocketAddress): string =>
-  address._tag === "UnixPathAddress" ? HttpServer.formatAddress(address) : `http://localhost:${address.port}`
+/**
+ * The base URL to print: `localhost` when listening on every interface, else the interface
+ * `RATELOCK_HOST` bound (`localhost` might not reach it).
+ */
+export const baseUrl = (address: NetAddress.SocketAddress): string => OperatorServer.urlOf(address)
 
 /** Where the operator API listens: logged by every process that runs it (the API's and the workers'). */
 const announceOperator = Effect.gen(function* () {
   const { url } = yield* OperatorServer.OperatorListener
   yield* Effect.logInfo(
-    `Operator API on ${url} (Authorization: Bearer <operator token>; /metrics, /operator/v1/status)`
+    `Operator API on ${url} (Authorization: Bearer <operator token>; /metrics, /operator/v1/status; console: ${url}/console)`
   )
   return url
 })
@@ -238,7 +240,12 @@ export const layer = (settings: HostConfig.Settings): Layer.Layer<never, StartEr
     Layer.provideMerge(Server.layer),
     Layer.provideMerge(workers(settings)),
     Layer.provide(
-      NodeHttpServer.layer(createServer, { port: settings.port, gracefulShutdownTimeout: settings.shutdownGrace })
+      NodeHttpServer.layer(createServer, {
+        port: settings.port,
+        // unset: Node's default, every interface
+        host: Option.getOrUndefined(settings.host),
+        gracefulShutdownTimeout: settings.shutdownGrace
+      })
     ),
     // built before the API's server, closed after it
     Layer.provide(operatorListener(settings, "api")),

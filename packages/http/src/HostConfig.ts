@@ -24,6 +24,11 @@ import { RateLimitConfig } from "./server/RateLimiter.ts"
 export interface Settings {
   /** `PORT`: 8080; 0 picks a free port. */
   readonly port: number
+  /**
+   * `RATELOCK_HOST`: the interface the partner API listens on. Unset: Node's default, every
+   * interface (`::`, or `0.0.0.0` without IPv6), as before the setting existed.
+   */
+  readonly host: Option.Option<string>
   /** `RATELOCK_OPERATOR_PORT`: the operator listener's port, 8081; 0 picks a free port. */
   readonly operatorPort: number
   /** `RATELOCK_OPERATOR_HOST`: the interface the operator listener binds, 127.0.0.1 (this machine only). */
@@ -186,6 +191,7 @@ const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
 
 export const settings: Config.Config<Settings> = Config.all({
   port: Config.schema(Port, "PORT").pipe(Config.withDefault(8080)),
+  host: Config.option(Config.schema(Schema.NonEmptyString, "RATELOCK_HOST")),
   operatorPort: Config.schema(Port, "RATELOCK_OPERATOR_PORT").pipe(Config.withDefault(8081)),
   operatorHost: Config.schema(Schema.NonEmptyString, "RATELOCK_OPERATOR_HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.String("RATELOCK_DATA_DIR").pipe(Config.withDefault(".data"), Config.map(absolute)),

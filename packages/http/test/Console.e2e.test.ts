@@ -4,22 +4,26 @@
  * with the CLI as an operator would: two sandbox partners (one whose webhook endpoint is down), an
  * operator token, a hedge policy on USD/BRL and capacity limits on two corridors.
  *
- * The page asks for a token and refuses a wrong one; with a market snapshot older than production's
- * limit it says the market is stale, and stops saying so once a fresh one is imported; it shows the
- * book of a seeded set of sandbox locks (revalued, and hedged by the simulated venue) with every
- * figure equal to the operator routes' JSON, the limits' gauges (red above 90 %), the failing
- * partner and the market's curves and smiles; it is used with the keyboard; it reaches no other
- * host, logs no console error, keeps the token out of URLs and of the service's output; and once
- * the service is gone it says every source is unavailable instead of passing the last figures off
- * as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`: the
- * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), production's
- * empty book under a stale market (`stale-production.png`) and the service gone (`unavailable.png`).
+ * The page asks for a token and refuses a wrong one; it opens on an environment the deployment
+ * serves (the sandbox here, production being off; production when the status says it is served),
+ * or on the one the address names; with a market snapshot older than production's limit it says
+ * the market is stale, and stops saying so once a fresh one is imported; it shows the book of a
+ * seeded set of sandbox locks (revalued, and hedged by the simulated venue) with every figure equal
+ * to the operator routes' JSON, the limits' gauges (red above 90 %), the failing partner and the
+ * market's curves and smiles; a part with nothing to show (no limit, no alert) reads nothing, not
+ * "null", and production's empty book says how to set a limit; it is used with the keyboard; it
+ * reaches no other host, logs no console error, keeps the token out of URLs and of the service's
+ * output; and once the service is gone it says every source is unavailable instead of passing the
+ * last figures off as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`: the
+ * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), the first screen
+ * under a stale market (`stale.png`), production's empty book (`production.png`) and the service
+ * gone (`unavailable.png`).
  */
 import { WebhookInbox } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import type { Browser } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, describe, it } from "vitest"
 import { figuresOf, launch, mismatches, runBrowserSuites } from "./support/browser.ts"
 import { eventually } from "./support/process.ts"
@@ -47,6 +51,18 @@ const poll = async <A>(test: () => Promise<A | undefined>, what: () => string, t
 }
 
 const band = "2000"
+
+/** The sections of the page holding a text "null" (a missing part written out), by their id. */
+const nullTexts = (page: Page) =>
+  page.evaluate(() => {
+    const found: Array<string> = []
+    const walker = document.createTreeWalker(document.querySelector("#app")!, NodeFilter.SHOW_TEXT)
+    while (walker.nextNode()) {
+      const text = walker.currentNode
+      if (text.textContent?.trim() === "null") found.push(text.parentElement?.closest("[id]")?.id ?? "?")
+    }
+    return found
+  })
 
 describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
   it("shows the book, limits, market and pipes as the routes say, and says what is stale or unavailable", {
@@ -194,6 +210,27 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       assert.isNull(await refusedPage.evaluate(() => sessionStorage.getItem("ratelock.operatorToken")))
       await other.close()
 
+      // where the status says production is served (answered so here), the page opens on production
+      const servedEverywhere = await browser.newContext()
+      const servedPage = await servedEverywhere.newPage()
+      await servedPage.route("**/operator/v1/status", async (route) => {
+        const response = await route.fetch()
+        const json = await response.json()
+        // biome-ignore lint/suspicious/noExplicitAny: the status JSON, one field changed
+        const environments = json.environments.map((e: any) => ({ ...e, served: true }))
+        await route.fulfill({ response, json: { ...json, environments } })
+      })
+      await servedPage.goto(`${origin}/console`)
+      await servedPage.fill("#token", token)
+      await servedPage.click("#login-form button[type=submit]")
+      // once the first refresh has drawn the page
+      await servedPage.waitForSelector("#refreshed-at")
+      assert.match(await servedPage.title(), /· production$/)
+      assert.strictEqual(await servedPage.getAttribute("button[data-environment=production]", "aria-pressed"), "true")
+      // a status read still in flight when the tab closes is no failure
+      await servedPage.unrouteAll({ behavior: "ignoreErrors" })
+      await servedEverywhere.close()
+
       // a snapshot two hours old: the market is stale for production
       const staleId = await imported(2 * 3600)
       await page.goto(`${origin}/console`)
@@ -201,12 +238,18 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       await page.fill("#token", token)
       await page.click("#login-form button[type=submit]")
       await page.waitForSelector("#stale-banner")
+      // production is off on this deployment: the page opens on the sandbox, which it serves
+      assert.strictEqual(await page.getAttribute("button[data-environment=sandbox]", "aria-pressed"), "true")
+      assert.strictEqual(await page.getAttribute("button[data-environment=production]", "aria-pressed"), "false")
+      assert.match(await page.title(), /· sandbox$/)
+      // a part with nothing to show (no hot wallet alert) is left out, not written "null"
+      assert.deepStrictEqual(await nullTexts(page), [])
       const stale = await page.textContent("#stale-banner")
       assert.include(stale, "Market data stale")
       assert.include(stale, staleId.slice(0, 8))
       assert.match(stale ?? "", /is 2 h 0\d min old, over production's limit of 15 min 00 s/)
       assert.isTrue(await page.locator("#snapshot-in-force.stale").isVisible())
-      await page.screenshot({ path: join(artifacts, "stale-production.png"), fullPage: true })
+      await page.screenshot({ path: join(artifacts, "stale.png"), fullPage: true })
       assert.notInclude(page.url(), token)
       assert.strictEqual(await page.evaluate(() => sessionStorage.getItem("ratelock.operatorToken")), token)
       assert.strictEqual(await page.evaluate(() => localStorage.length + document.cookie.length), 0)
@@ -312,16 +355,37 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         () => "Bolt's failing delivery"
       )
 
-      // --- the sandbox, chosen with the keyboard -----------------------------------------------------------
+      // --- production, then the sandbox again, chosen with the keyboard ----------------------------------
       await page.click("#refresh-now")
       await page.waitForSelector("#stale-banner", { state: "detached" })
-      await page.focus("#refresh-now")
-      for (let i = 0; i < 12; i++) {
-        if (await page.evaluate(() => document.activeElement?.getAttribute("data-environment") === "sandbox")) break
-        await page.keyboard.press("Shift+Tab")
+      const choose = async (environment: string) => {
+        await page.focus("#refresh-now")
+        for (let i = 0; i < 12; i++) {
+          if (await page.evaluate((e) => document.activeElement?.getAttribute("data-environment") === e, environment))
+            break
+          await page.keyboard.press("Shift+Tab")
+        }
+        await page.keyboard.press("Enter")
+        assert.strictEqual(await page.getAttribute(`button[data-environment=${environment}]`, "aria-pressed"), "true")
+        // the choice is in the address, so a reload or a bookmark keeps it
+        assert.strictEqual(new URL(page.url()).hash, `#${environment}`)
       }
-      await page.keyboard.press("Enter")
-      assert.strictEqual(await page.getAttribute("button[data-environment=sandbox]", "aria-pressed"), "true")
+      const emptyBook = () =>
+        page.waitForFunction(() => document.querySelector('#book [data-path="open_locks"]')?.textContent === "0")
+      await choose("production")
+      await emptyBook()
+      // production has no limit: the summary says how to set one, and nothing after it reads "null"
+      assert.strictEqual(
+        await page.textContent("#limits-summary"),
+        "No corridor has a capacity limit (max_open_notional, max_net_delta): set one with ratelock limits set."
+      )
+      assert.deepStrictEqual(await nullTexts(page), [])
+      // reopened with the token kept by the tab, it stays on production, as the address says
+      await page.reload()
+      await emptyBook()
+      assert.strictEqual(await page.getAttribute("button[data-environment=production]", "aria-pressed"), "true")
+      await page.screenshot({ path: join(artifacts, "production.png"), fullPage: true })
+      await choose("sandbox")
       await page.waitForFunction(
         (n) => document.querySelector('#book [data-path="open_locks"]')?.textContent === String(n),
         locks

@@ -9,6 +9,7 @@ import { ConfigProvider, DateTime, Duration, Effect, Exit, Option } from "effect
 import { readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
+import { networkInterfaces } from "node:os"
 import { join } from "node:path"
 import * as HostConfig from "../src/HostConfig.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
@@ -36,6 +37,8 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({})
       assert.strictEqual(s.port, 8080)
+      // no interface named: Node's default, every interface
+      assert.isTrue(Option.isNone(s.host))
       assert.strictEqual(s.operatorPort, 8081)
       assert.strictEqual(s.operatorHost, "127.0.0.1")
       assert.isTrue(s.dataDir.endsWith("/.data"))
@@ -62,6 +65,7 @@ describe("settings", () => {
     Effect.gen(function* () {
       const s = yield* parse({
         PORT: "0",
+        RATELOCK_HOST: "127.0.0.1",
         RATELOCK_OPERATOR_PORT: "0",
         RATELOCK_OPERATOR_HOST: "0.0.0.0",
         RATELOCK_DATA_DIR: "/srv/ratelock",
@@ -83,6 +87,7 @@ describe("settings", () => {
         LOG_LEVEL: "error"
       })
       assert.strictEqual(s.port, 0)
+      assert.deepStrictEqual(s.host, Option.some("127.0.0.1"))
       assert.strictEqual(s.operatorPort, 0)
       assert.strictEqual(s.operatorHost, "0.0.0.0")
       assert.strictEqual(s.dataDir, "/srv/ratelock")
@@ -211,6 +216,8 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     const service = start(dataDir)
     try {
       const baseUrl = await baseUrlOf(service)
+      // every interface, without RATELOCK_HOST: printed as localhost
+      assert.match(baseUrl, /^http:\/\/localhost:\d+$/)
       const port = Number(new URL(baseUrl).port)
       assert.strictEqual((await fetch(`${baseUrl}/health`)).status, 200)
       const ready = await fetch(`${baseUrl}/ready`)
@@ -232,6 +239,14 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       const operatorUrl = await operatorUrlOf(service)
       assert.match(operatorUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.include(out, `operator_url    ${operatorUrl}`)
+      // where to read the API and where to watch the service: each served on its own listener
+      assert.include(out, `docs            ${baseUrl}/docs`)
+      assert.include(out, `console         ${operatorUrl}/console`)
+      for (const page of [`${baseUrl}/docs`, `${operatorUrl}/console`]) {
+        const reply = await fetch(page)
+        assert.strictEqual(reply.status, 200, page)
+        assert.match(reply.headers.get("content-type") ?? "", /^text\/html/, page)
+      }
       const operatorToken = /operator_token\s+(rlop_\S+)/.exec(out)?.[1]
       assert.isDefined(operatorToken)
       const bearer = { Authorization: `Bearer ${operatorToken}` }
@@ -321,6 +336,29 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       assert.strictEqual(await stop(again), 0)
     } finally {
       again.child.kill("SIGKILL")
+    }
+  })
+
+  it("RATELOCK_HOST binds the partner API to that interface only, and the start-up line names it", async () => {
+    const service = start(tempDataDir(), { RATELOCK_HOST: "127.0.0.1", RATELOCK_DEMO_PARTNER: "false" })
+    try {
+      const baseUrl = await baseUrlOf(service)
+      assert.match(baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+      assert.strictEqual((await fetch(`${baseUrl}/health`)).status, 200)
+      // the other interfaces of this machine refuse (by default every one answers)
+      const port = new URL(baseUrl).port
+      const elsewhere = [
+        "[::1]",
+        ...Object.values(networkInterfaces())
+          .flat()
+          .flatMap((a) => (a?.family === "IPv4" && !a.internal ? [a.address] : []))
+      ]
+      for (const host of elsewhere) {
+        assert.isTrue(await refusesConnections(`http://${host}:${port}`), `${host} answered`)
+      }
+      assert.strictEqual(await stop(service), 0)
+    } finally {
+      service.child.kill("SIGKILL")
     }
   })
 

@@ -119,7 +119,8 @@ const recordFailure = (spec: { readonly action: string; readonly target: Target 
 /**
  * Runs `program`, the operator's action `spec`, with its audit record in the same transaction as
  * its change (with `external`, in the transaction of the statement the program commits through
- * `AuditedChange.commit`). A refusal or a failure is recorded after, on its own.
+ * `AuditedChange.commit`). A refusal or a failure is recorded after, on its own, unless the change
+ * was committed already (an external action failing after it: the change stands, recorded once).
  */
 export const act = <A, E, R, RB = never>(
   spec: Action<A, RB>,
@@ -127,43 +128,60 @@ export const act = <A, E, R, RB = never>(
 ): Effect.Effect<A, E | StoreError, R | RB | OperatorActor | AuditRepo | StoreTransaction | IdGenerator> =>
   Effect.gen(function* () {
     const transaction = yield* StoreTransaction
+    const committed = yield* Ref.make(false)
     const after = (result: A) => (spec.after === undefined ? null : spec.after(result))
     const done = (result: A) => ({ action: spec.action, target: spec.targetOf?.(result) ?? spec.target })
-    if (spec.external !== true) {
-      return yield* transaction.run(
-        Effect.gen(function* () {
-          const before = spec.before === undefined ? null : yield* spec.before
-          const result = yield* program
-          yield* write(done(result), "ok", { before, after: after(result) })
-          return result
-        })
-      )
-    }
-    const before = spec.before === undefined ? null : yield* spec.before
-    const written = yield* Ref.make(false)
-    const context = yield* Effect.context<OperatorActor | AuditRepo | IdGenerator>()
-    const hook: AuditedChange.AuditedChangeShape = {
-      commit: (change, changed) =>
-        transaction.run(
-          Effect.tap(change, (value) =>
-            Option.match(changed(value), {
-              onNone: () => Effect.void,
-              onSome: (what) =>
-                write(spec, "ok", { before, after: what }).pipe(
-                  Effect.andThen(Ref.set(written, true)),
-                  Effect.provideContext(context)
-                )
+    const run: Effect.Effect<A, E | StoreError, R | RB | OperatorActor | AuditRepo | IdGenerator> =
+      spec.external !== true
+        ? transaction.run(
+            Effect.gen(function* () {
+              const before = spec.before === undefined ? null : yield* spec.before
+              const result = yield* program
+              yield* write(done(result), "ok", { before, after: after(result) })
+              return result
             })
           )
+        : Effect.gen(function* () {
+            const before = spec.before === undefined ? null : yield* spec.before
+            const context = yield* Effect.context<OperatorActor | AuditRepo | IdGenerator>()
+            const hook: AuditedChange.AuditedChangeShape = {
+              commit: <B, EB, RC>(change: Effect.Effect<B, EB, RC>, changed: (value: B) => Option.Option<unknown>) =>
+                Effect.gen(function* () {
+                  let recorded = false
+                  const value = yield* transaction.run(
+                    Effect.tap(change, (value) =>
+                      Option.match(changed(value), {
+                        onNone: () => Effect.void,
+                        onSome: (what) =>
+                          write(spec, "ok", { before, after: what }).pipe(
+                            Effect.andThen(
+                              Effect.sync(() => {
+                                recorded = true
+                              })
+                            ),
+                            Effect.provideContext(context)
+                          )
+                      })
+                    )
+                  )
+                  // only once the transaction committed: a rolled back record is no record
+                  if (recorded) yield* Ref.set(committed, true)
+                  return value
+                })
+            }
+            const result = yield* Effect.provideService(program, AuditedChange.AuditedChange, hook)
+            if (!(yield* Ref.get(committed))) yield* write(done(result), "ok", { before, after: after(result) })
+            return result
+          })
+    return yield* run.pipe(
+      Effect.tap(() => Metrics.operatorAction(spec.action, "ok")),
+      Effect.tapCause((cause) =>
+        Effect.flatMap(Ref.get(committed), (changed) =>
+          changed ? Metrics.operatorAction(spec.action, "ok") : recordFailure(spec, cause)
         )
-    }
-    const result = yield* Effect.provideService(program, AuditedChange.AuditedChange, hook)
-    if (!(yield* Ref.get(written))) yield* write(done(result), "ok", { before, after: after(result) })
-    return result
-  }).pipe(
-    Effect.tap(() => Metrics.operatorAction(spec.action, "ok")),
-    Effect.tapCause((cause) => recordFailure(spec, cause))
-  )
+      )
+    )
+  })
 
 /** The host's record of an action the token's role does not allow (the 403 it answers). */
 export const forbidden = Effect.fn("Audit.forbidden")(function* (

@@ -43,6 +43,10 @@ export const MarketStatus = Schema.Struct({
 
 export const EnvironmentStatus = Schema.Struct({
   environment: Partner.Environment,
+  served: Schema.Boolean.annotate({
+    description:
+      "Whether this deployment serves the environment (RATELOCK_SANDBOX, RATELOCK_PRODUCTION_CHAINS); partners' calls to one that is not are refused 403 environment_disabled"
+  }),
   outbox: Schema.Struct({ undelivered: Seconds, oldest_undelivered_age_seconds: Schema.NullOr(Seconds) }),
   payouts: Schema.Struct({
     awaiting_confirmation: Seconds,

@@ -28,6 +28,6 @@ export const requiredRole = (endpoint: HttpApiEndpoint.Top): OperatorRole.Operat
 /** The action a refused call of `endpoint` is recorded under: its audited action, else the route's name. */
 export const actionOf = (endpoint: HttpApiEndpoint.Top) =>
   Context.getOrElse(endpoint.annotations, AuditedAction, () => ({
-    action: `read.${endpoint.name}`,
+    action: `read.${endpoint.identifier}`,
     targetKind: "route"
   }))

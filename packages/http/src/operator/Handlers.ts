@@ -43,6 +43,7 @@ import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import * as Format from "../internal/operatorFormat.ts"
 import * as Metrics from "../Metrics.ts"
 import { hideInternal, mapErrors } from "../server/HttpErrors.ts"
+import { ChainAvailability } from "../server/ChainAvailability.ts"
 import { Readiness } from "../server/Readiness.ts"
 import { version } from "../Version.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
@@ -52,6 +53,7 @@ const status = Effect.gen(function* () {
   const info = yield* OperatorInfo
   const migrations = yield* (yield* Readiness).migrations
   const current = yield* OperatorStatus.status({ marketMaxAge: info.marketMaxAge })
+  const served = yield* ChainAvailability
   const now = yield* DateTime.now
   return {
     checked_at: current.checked_at,
@@ -66,7 +68,8 @@ const status = Effect.gen(function* () {
     },
     database: { kind: info.database, migrations },
     market: current.market,
-    environments: current.environments,
+    // which environments this host serves: the console opens on one of them, not on an empty one that is off
+    environments: current.environments.map((e) => ({ ...e, served: served[e.environment] })),
     workers: current.workers
   }
 })

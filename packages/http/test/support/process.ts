@@ -118,7 +118,7 @@ export { eventually }
 export const baseUrlOf = (service: Service) =>
   Promise.race([
     eventually(
-      () => /Ratelock ready on (http:\/\/localhost:\d+)/.exec(service.stdout() + service.stderr())?.[1],
+      () => /Ratelock ready on (http:\/\/[^\s]+)/.exec(service.stdout() + service.stderr())?.[1],
       60_000,
       "the service to start"
     ),
