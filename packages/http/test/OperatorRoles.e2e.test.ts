@@ -50,7 +50,11 @@ const samples: Readonly<Record<string, Sample>> = {
   openapi: {},
   metrics: {},
   limits: {},
-  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } }
+  setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } },
+  tokens: {},
+  createToken: { body: { name: "made-by-the-matrix", role: "viewer" } },
+  revokeToken: { path: `/operator/v1/tokens/${unknown}/revoke` },
+  audit: {}
 }
 
 interface Route {

@@ -89,7 +89,8 @@ export class AccessGroup extends HttpApiGroup.make("access")
       .annotate(AuditedAction, { action: "operator.token.create", targetKind: "operator_token" })
       .annotate(OpenApi.Summary, "Create an operator token with a role: its secret is in this answer, once"),
     HttpApiEndpoint.post("revokeToken", "/v1/tokens/:token_id/revoke", {
-      params: { token_id: Schema.String },
+      // what is not a token's id is no token (404); a NUL could not even be recorded (422)
+      params: { token_id: Schema.String.check(Fields.noNul) },
       headers: OptionalIdempotencyKey,
       success: RevokedToken,
       error: changing
