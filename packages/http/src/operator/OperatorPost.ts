@@ -46,14 +46,17 @@ const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, 
 const statusOf = (refusal: Refusal): number =>
   refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
 
-/** A key naming a secret (as core's audit names them): its value is never stored. */
-const secretKey = (key: string): boolean => /secret|password/i.test(key) || key === "token"
+/**
+ * A secret of an answer: under a key naming one (`api_key_secret`, `webhook_secret`), or a value
+ * that is one by its prefix (an operator token, an API key's or a webhook's secret). A `token` that
+ * names a currency (`USDC`) is no secret.
+ */
+const isSecret = (key: string, value: unknown): boolean =>
+  typeof value === "string" && (/secret|password/i.test(key) || /^(rlop|rlk|rlwhsec|whsec)_/.test(value))
 
 /** `body` as kept for a replay: every secret's value null. */
 export const withoutSecrets = (body: string): string =>
-  JSON.stringify(JSON.parse(body), (key, value) =>
-    key !== "" && secretKey(key) && typeof value === "string" ? null : value
-  )
+  JSON.stringify(JSON.parse(body), (key, value) => (key !== "" && isSecret(key, value) ? null : value))
 
 /** A POST of the operator, answered once per key when one is sent. */
 export const post = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
