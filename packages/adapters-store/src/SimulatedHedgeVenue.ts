@@ -8,12 +8,20 @@
  *
  * - One record per order id: executing an id again changes nothing but its count of executions
  *   (what the tests read to prove an order was never sent twice) and answers the first outcome.
- * - It can be told (`SimulatedHedgeVenue.rejectNext` / `timeoutNext`, `ratelock hedge simulate`)
- *   to reject the next new order, or to fill it but answer `timeout`: the fill is recorded, the
+ * - It can be told (`arm`, core's `SimulatedVenueControl`: `ratelock hedge simulate`) to reject
+ *   the next new order, or to fill it but answer `timeout`: the fill is recorded, the
  *   caller only learns of it by looking the order up.
  * - No mid for the pair, or a store that fails: `unavailable`, nothing recorded.
  */
-import { Corridor, type HedgeOrder, HedgeVenue, MarketData, type Money, type StoreError } from "@ratelock/core"
+import {
+  Corridor,
+  type HedgeOrder,
+  HedgeVenue,
+  MarketData,
+  type Money,
+  SimulatedVenueControl,
+  type StoreError
+} from "@ratelock/core"
 import { Context, DateTime, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { numeric } from "./internal/rows/columns.ts"
@@ -131,10 +139,13 @@ const sqlControl = Effect.fnUntraced(function* (sql: SqlClient.SqlClient) {
   return SimulatedHedgeVenue.of({ arm, received })
 })
 
-/** The SQL venue's controls alone (`ratelock hedge simulate`): arming it needs no market data. */
-export const layerSqlControl: Layer.Layer<SimulatedHedgeVenue, never, SqlClient.SqlClient> = Layer.effect(
-  SimulatedHedgeVenue,
-  Effect.flatMap(SqlClient.SqlClient, sqlControl)
+/**
+ * The SQL venue's controls alone, as core's port (`ratelock hedge simulate`, the operator API):
+ * arming it needs no market data, so every process on the database can.
+ */
+export const layerSqlControl: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effect(
+  SimulatedVenueControl.SimulatedVenueControl,
+  Effect.map(Effect.flatMap(SqlClient.SqlClient, sqlControl), (controls) => ({ arm: controls.arm }))
 )
 
 /** The venue in SQL, on the store's database (tables of migration 13). */
@@ -217,7 +228,8 @@ export const layerSql = (
         Effect.map(controls.received(orderId), lookupOf).pipe(Effect.mapError((e) => unavailable(e.message)))
 
       return Context.make(HedgeVenue.HedgeVenue, HedgeVenue.HedgeVenue.of({ name, execute, lookup })).pipe(
-        Context.add(SimulatedHedgeVenue, controls)
+        Context.add(SimulatedHedgeVenue, controls),
+        Context.add(SimulatedVenueControl.SimulatedVenueControl, { arm: controls.arm })
       )
     })
   )
@@ -268,6 +280,9 @@ export const layerMemory = (
       return Context.make(
         HedgeVenue.HedgeVenue,
         HedgeVenue.HedgeVenue.of({ name, execute, lookup: (orderId) => Effect.map(received(orderId), lookupOf) })
-      ).pipe(Context.add(SimulatedHedgeVenue, SimulatedHedgeVenue.of({ arm, received })))
+      ).pipe(
+        Context.add(SimulatedHedgeVenue, SimulatedHedgeVenue.of({ arm, received })),
+        Context.add(SimulatedVenueControl.SimulatedVenueControl, { arm })
+      )
     })
   )

@@ -67,6 +67,7 @@ import { cpus, loadavg } from "node:os"
 import { Worker } from "node:worker_threads"
 import { OperatorInfo } from "../src/operator/OperatorInfo.ts"
 import * as OperatorServer from "../src/operator/Server.ts"
+import * as WebhookUrl from "../src/WebhookUrl.ts"
 import { RateLimitConfig } from "../src/server/RateLimiter.ts"
 import * as RateLimitShares from "../src/server/RateLimitShares.ts"
 import { Readiness } from "../src/server/Readiness.ts"
@@ -203,7 +204,8 @@ const operatorListener = OperatorServer.layer.pipe(
       processName: "bench-http",
       startedAt: Date.now(),
       database: "postgresql",
-      marketMaxAge: Duration.minutes(15)
+      marketMaxAge: Duration.minutes(15),
+      hedging: "off"
     })
   )
 )
@@ -218,7 +220,9 @@ const ratelock = (store: Store, shared = false, telemetry?: Telemetry.Settings, 
     Readiness.layerSql.pipe(Layer.provideMerge(store)),
     SimulatedChain.layer,
     MarketData.MarketData.layerDefaults,
-    IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(Server.layerCrypto))
+    IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(Server.layerCrypto)),
+    // the webhook URL rules, as the host has them (the operator's partner routes check URLs)
+    WebhookUrl.layer
   )
   const settings = Layer.mergeAll(
     Layer.succeed(RateLimitConfig, { ratePerSecond: 1e9, burst: 1e9 }),

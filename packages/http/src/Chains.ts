@@ -2,8 +2,9 @@
  * The chains behind the service, as one `ChainGateway`: the sandbox's simulated chain for every
  * sandbox rail, and for production the real gateway of each chain in `RATELOCK_PRODUCTION_CHAINS`
  * (configured by `ProductionChains`); a production rail without one fails `unsupported_rail`.
- * `SettlementRails` follows: production quotes only on the tokens configured for enabled chains.
- * Every call to the gateway is timed into `ratelock_chain_call_duration_seconds`.
+ * `SettlementRails` follows: production quotes only on the tokens configured for enabled chains,
+ * and `EnabledRails`: a rail without a chain is refused a refund address, in words that name the
+ * setting. Every call to the gateway is timed into `ratelock_chain_call_duration_seconds`.
  */
 import {
   ChainRouter,
@@ -12,7 +13,15 @@ import {
   SqlSimulatedChain,
   type TokenRegistry
 } from "@ratelock/adapters-chain"
-import { ChainGateway, Metrics, type PayoutRepo, type Rail, SettlementRails } from "@ratelock/core"
+import {
+  ChainGateway,
+  EnabledRails,
+  Metrics,
+  type Partner,
+  type PayoutRepo,
+  type Rail,
+  SettlementRails
+} from "@ratelock/core"
 import { type Config, Effect, Layer, SchemaIssue } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import type * as HostConfig from "./HostConfig.ts"
@@ -75,8 +84,34 @@ export const measured: Layer.Layer<ChainGateway.ChainGateway, never, ChainGatewa
   })
 )
 
-/** The simulated chain (as itself, for the sandbox routes) and the routed `ChainGateway`. */
-export const layer = (
+type RailSettings = Pick<HostConfig.Settings, "productionChains" | "sandbox">
+
+/** Why the rail has no chain in this deployment, naming the setting that would give it one. */
+const notEnabled = (settings: RailSettings, environment: Partner.Environment, chain: Rail.Chain): string => {
+  if (environment === "sandbox") {
+    return "the sandbox is off (RATELOCK_SANDBOX=false): no sandbox chain can check a sandbox refund address"
+  }
+  const now = settings.productionChains.length === 0 ? "empty" : `"${settings.productionChains.join(",")}"`
+  return (
+    `${chain} is not enabled for production (RATELOCK_PRODUCTION_CHAINS is ${now}): add ${chain} to ` +
+    "RATELOCK_PRODUCTION_CHAINS, with its RPC and tokens, to set a production refund address on it"
+  )
+}
+
+/**
+ * The rails this deployment has a chain for: the sandbox's while it is on, and production's
+ * listed chains. The gateway alone cannot say it: without production chains the one gateway is the
+ * simulated chain, for production rails too.
+ */
+export const enabledRails = (settings: RailSettings): EnabledRails.EnabledRailsShape => ({
+  whyNot: (environment, chain) =>
+    (environment === "sandbox" ? settings.sandbox : settings.productionChains.includes(chain))
+      ? undefined
+      : notEnabled(settings, environment, chain)
+})
+
+/** The simulated chain and the routed `ChainGateway`. */
+const gateways = (
   settings: HostConfig.Settings
 ): Layer.Layer<
   SimulatedChain.SimulatedChain | ChainGateway.ChainGateway,
@@ -105,3 +140,15 @@ export const layer = (
     )
   )
 }
+
+/**
+ * The simulated chain (as itself, for the sandbox routes), the routed `ChainGateway`, and which
+ * rails it serves (`EnabledRails`).
+ */
+export const layer = (
+  settings: HostConfig.Settings
+): Layer.Layer<
+  SimulatedChain.SimulatedChain | ChainGateway.ChainGateway,
+  HostError | SqlError.SqlError,
+  PayoutRepo.PayoutRepo | SqlClient.SqlClient
+> => Layer.merge(gateways(settings), Layer.succeed(EnabledRails.EnabledRails, enabledRails(settings)))

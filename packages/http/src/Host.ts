@@ -77,6 +77,8 @@ const services = (settings: HostConfig.Settings) =>
   Layer.mergeAll(
     Chains.layer(settings),
     hedgeVenue(settings),
+    // the simulated venue's controls, whatever the mode: an operator may arm it before switching to it
+    SimulatedHedgeVenue.layerSqlControl,
     // the hedger hedges the delta of the workers' latest revaluation, made this often
     Revaluation.bookDelta,
     Layer.succeed(Revaluation.Settings, { interval: settings.riskInterval }),
@@ -180,7 +182,8 @@ const operatorListener = (settings: HostConfig.Settings, role: "api" | "worker")
         processName: processName(),
         startedAt: Date.now(),
         database: Option.isSome(settings.databaseUrl) ? "postgresql" : "embedded",
-        marketMaxAge: settings.marketMaxAge
+        marketMaxAge: settings.marketMaxAge,
+        hedging: settings.hedging
       })
     ),
     Layer.catchTag("ServeError", (error) =>

@@ -701,7 +701,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
 
     // the book carries 180,000 USD of delta: sell 180,000, which waits for the trader
     assert.strictEqual((await pass("180000")).moved, 1)
-    const pending = await cliJson(dir, "hedge", "orders", "--status", "pending")
+    const pending = (await cliJson(dir, "hedge", "orders", "--status", "pending")).items
     assert.strictEqual(pending.length, 1)
     const [order] = pending
     assert.deepInclude(order, { pair: "USD/BRL", side: "sell", amount: "180000.00", status: "sent", venue: "manual" })
@@ -714,13 +714,13 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const again = await cli(dir, "hedge", "fill", order.id, "--rate", "5.4")
     assert.strictEqual(again.code, 1)
     assert.include(again.stderr, `hedge order ${order.id} is already filled`)
-    const shown = await cliJson(dir, "hedge", "policy", "show")
+    const shown = (await cliJson(dir, "hedge", "policy", "show")).items
     assert.deepInclude(shown[0], { pair: "USD/BRL", position: "-100000", outstanding_order: null })
 
     // the 80,000 not filled is a new decision, which the trader cannot do: rejected
     const second = await pass("180000")
     assert.strictEqual(second.moved, 1)
-    const [rest] = await cliJson(dir, "hedge", "orders", "--status", "sent")
+    const [rest] = (await cliJson(dir, "hedge", "orders", "--status", "sent")).items
     assert.deepInclude(rest, { side: "sell", amount: "80000.00" })
     const tooMuch = await cli(dir, "hedge", "fill", rest.id, "--rate", "5.4", "--amount", "80000.01")
     assert.strictEqual(tooMuch.code, 1)
@@ -739,7 +739,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
         ["BRL", "540120.0000"]
       ]
     )
-    const all = await cliJson(dir, "hedge", "orders")
+    const all = (await cliJson(dir, "hedge", "orders")).items
     assert.deepStrictEqual(
       all.map((o: { status: string }) => o.status),
       ["sent", "rejected", "filled"]
@@ -767,7 +767,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     )
     const stored = await cliJson(dir, "risk", "scenario", "set", file)
     assert.deepStrictEqual(stored, { stored: ["mxn_minus_20", "vol_plus_5"] })
-    const listed = await cliJson(dir, "risk", "scenario", "list")
+    const listed = (await cliJson(dir, "risk", "scenario", "list")).items
     assert.strictEqual(listed.length, 9, "eight defaults, one replaced, one added")
     const byName = Object.fromEntries(listed.map((s: { name: string }) => [s.name, s]))
     assert.strictEqual(byName.mxn_minus_20.source, "operator")
@@ -779,7 +779,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const refused = await cli(dir, "risk", "scenario", "set", file)
     assert.strictEqual(refused.code, 1)
     assert.match(refused.stderr, /Scenarios refused, nothing stored: [2-9] problems/)
-    assert.strictEqual((await cliJson(dir, "risk", "scenario", "list")).length, 9)
+    assert.strictEqual((await cliJson(dir, "risk", "scenario", "list")).items.length, 9)
 
     // an empty book: every pair at zero, the operator's scenarios in the stress, every corridor's limits
     const report = await cliJson(dir, "risk", "report", "--environment", "sandbox")

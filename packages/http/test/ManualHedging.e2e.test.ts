@@ -196,7 +196,7 @@ describe.skipIf(databaseUrl === undefined)("hedging off, then manual, with runni
             },
             () => `a hedging pass after ${needSince}`
           )
-          assert.deepStrictEqual(await cliJson(db.url, "hedge", "orders"), [])
+          assert.deepStrictEqual(await cliJson(db.url, "hedge", "orders"), { items: [] })
           const offMetrics = await scrape(`http://127.0.0.1:${offWorkerPort}`, token)
           assert.strictEqual(valueOf(offMetrics, "ratelock_hedge_orders_total"), 0)
           // nothing waits: the gauge is there, at 0
@@ -218,13 +218,9 @@ describe.skipIf(databaseUrl === undefined)("hedging off, then manual, with runni
           const pendingOrder = (except: ReadonlyArray<string>) =>
             poll(
               async () => {
-                const pending: ReadonlyArray<OrderView> = await cliJson(
-                  db.url,
-                  "hedge",
-                  "orders",
-                  "--status",
-                  "pending"
-                )
+                const pending: ReadonlyArray<OrderView> = (
+                  await cliJson(db.url, "hedge", "orders", "--status", "pending")
+                ).items
                 assert.isAtMost(pending.length, 1, "one order at a time per pair")
                 return pending.find((o) => !except.includes(o.id))
               },

@@ -51,8 +51,32 @@ const samples: Readonly<Record<string, Sample>> = {
   metrics: {},
   limits: {},
   setLimits: { path: "/operator/v1/limits/sandbox/USD_TO_BRL", body: { max_lock_notional: "500000" } },
+  hedgePolicies: {},
+  // a ratio above 1: refused (and recorded), so no role's call sets a policy
+  setHedgePolicy: {
+    body: { environment: "sandbox", pair: "USD/MXN", target_ratio: "2", band: "1000", instrument: "spot" }
+  },
+  fillHedgeOrder: { path: `/operator/v1/hedge/orders/${unknown}/fill`, body: { rate: "5.4" } },
+  rejectHedgeOrder: { path: `/operator/v1/hedge/orders/${unknown}/reject`, body: { reason: "no liquidity" } },
+  // no simulated venue in this process: refused (409), and recorded as such
+  armSimulatedVenue: { body: { action: "timeout" } },
+  scenarios: {},
+  // a name no scenario may have: the document refused whole (422), and recorded
+  setScenarios: { text: JSON.stringify({ name: "Matrix", vol_shift: "0.01" }) },
+  explainQuote: { path: `/operator/v1/quotes/${unknown}/explain` },
+  partners: {},
+  // a blank name: refused (and recorded), so no role's call makes a partner
+  createPartner: { body: { name: " " } },
+  setRefundAddress: {
+    path: `/operator/v1/partners/${unknown}/refund-addresses/sandbox/polygon`,
+    body: { address: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed" }
+  },
+  createKey: { path: `/operator/v1/partners/${unknown}/keys`, body: { environment: "sandbox" } },
+  revokeKey: { path: `/operator/v1/keys/${unknown}/revoke` },
+  setWebhook: { path: `/operator/v1/partners/${unknown}/webhooks/sandbox`, body: { url: "http://127.0.0.1:9000/h" } },
   tokens: {},
-  createToken: { body: { name: "made-by-the-matrix", role: "viewer" } },
+  // a blank name: refused (and recorded), so no role's call makes a token
+  createToken: { body: { name: " ", role: "viewer" } },
   revokeToken: { path: `/operator/v1/tokens/${unknown}/revoke` },
   audit: {}
 }

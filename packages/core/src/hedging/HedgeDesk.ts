@@ -70,6 +70,24 @@ export interface PolicyStatus {
   readonly outstanding: HedgeOrder.HedgeOrder | null
 }
 
+/** A policy with where its pair stands, as an operator sees it (`hedge policy show --json`, the operator API). */
+export const PolicyStatusView = Schema.Struct({
+  ...HedgePolicy.HedgePolicyView.fields,
+  position: Money.DecimalString.annotate({
+    description: "The signed sum of the pair's fills, BASE units (buys positive)"
+  }),
+  outstanding_order: Schema.NullOr(HedgeOrder.HedgeOrderView).annotate({
+    description: "The order waiting for an outcome (intended or sent), if any"
+  })
+}).annotate({ identifier: "HedgePolicyStatus" })
+
+/** The policy's status, encoded (JSON-ready). */
+export const statusView = (s: PolicyStatus): typeof PolicyStatusView.Encoded => ({
+  ...HedgePolicy.view(s.policy),
+  position: Money.format(s.position),
+  outstanding_order: s.outstanding === null ? null : HedgeOrder.view(s.outstanding)
+})
+
 /** Every policy (of one environment, when given) with its pair's position. */
 export const policies = Effect.fn("HedgeDesk.policies")(function* (environment?: Environment) {
   const orders = yield* HedgeOrderRepo

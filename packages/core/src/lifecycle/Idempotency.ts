@@ -39,7 +39,11 @@ export const run = <E, R>(
   scope: PartnerScope,
   key: string,
   request: Request,
-  handler: Effect.Effect<StoredResponse, E, R>
+  handler: Effect.Effect<StoredResponse, E, R>,
+  options: {
+    /** What is kept for a replay, when it must differ from the first answer (a secret shown once is not kept). */
+    readonly stored?: ((response: StoredResponse) => StoredResponse) | undefined
+  } = {}
 ) =>
   Effect.gen(function* () {
     const repo = yield* IdempotencyRepo
@@ -65,6 +69,7 @@ export const run = <E, R>(
       Effect.onExit((exit) => (exit._tag === "Failure" ? repo.release(scope, key) : Effect.void))
     )
     const answeredAt = yield* DateTime.now
-    yield* repo.complete(scope, key, response, DateTime.addDuration(answeredAt, retention))
+    const kept = options.stored === undefined ? response : options.stored(response)
+    yield* repo.complete(scope, key, kept, DateTime.addDuration(answeredAt, retention))
     return { response, replayed: false } satisfies Outcome
   }).pipe(Effect.withSpan("Idempotency.run"))

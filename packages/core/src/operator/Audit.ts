@@ -45,7 +45,7 @@ export interface Action<A, R = never> {
 }
 
 /** A key whose value is never written: secrets, and tokens (a token's id is fine). */
-const secretKey = (key: string): boolean => /secret|password/i.test(key) || key === "token"
+export const isSecretKey = (key: string): boolean => /secret|password/i.test(key) || key === "token"
 
 /**
  * `value` as JSON for a record: exact decimals as strings (`Money.format`), instants in ISO, and
@@ -54,7 +54,7 @@ const secretKey = (key: string): boolean => /secret|password/i.test(key) || key 
 export const recorded = (value: unknown): AuditRecord["after"] => {
   if (value === undefined || value === null) return null
   const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string) {
-    if (key !== "" && secretKey(key)) return undefined
+    if (key !== "" && isSecretKey(key)) return undefined
     const original = this[key]
     if (BigDecimal.isBigDecimal(original)) return Money.format(original)
     if (DateTime.isDateTime(original)) return DateTime.formatIso(DateTime.toUtc(original))

@@ -7,7 +7,7 @@
  * What is recorded of each result is chosen here, never a secret: a key or a webhook secret is
  * recorded as issued or rotated, not written.
  */
-import { type Context, DateTime, Effect, Option } from "effect"
+import { type Context, DateTime, Effect, Option, Result } from "effect"
 import type { Direction } from "../kernel/Corridor.ts"
 import type * as Money from "../kernel/Money.ts"
 import type { Chain } from "../kernel/Rail.ts"
@@ -22,11 +22,12 @@ import * as HedgeOrder from "../hedging/HedgeOrder.ts"
 import { HedgeOrderRepo } from "../hedging/HedgeOrderRepo.ts"
 import * as HedgePolicy from "../hedging/HedgePolicy.ts"
 import { HedgePolicyRepo } from "../hedging/HedgePolicyRepo.ts"
+import * as SimulatedVenueControl from "../hedging/SimulatedVenueControl.ts"
 import * as Payouts from "../lifecycle/Payouts.ts"
 import { PayoutRepo } from "../lifecycle/PayoutRepo.ts"
 import * as Refunds from "../lifecycle/Refunds.ts"
 import * as RiskDesk from "../risk/RiskDesk.ts"
-import type * as RiskScenario from "../risk/RiskScenario.ts"
+import * as RiskScenario from "../risk/RiskScenario.ts"
 import { RiskScenarioRepo } from "../risk/RiskScenarioRepo.ts"
 import { act } from "./Audit.ts"
 import { OperatorActor } from "./OperatorActor.ts"
@@ -231,18 +232,29 @@ export const setHedgePolicy = (input: HedgeDesk.PolicyInput) =>
     HedgeDesk.setPolicy(input)
   )
 
-export const setScenarios = (list: ReadonlyArray<RiskScenario.Scenario>) =>
+/** The names a scenario document gives, as far as it can be read (for the record's `before`). */
+const scenarioNames = (text: string): ReadonlyArray<string> => {
+  const validated = RiskScenario.validateJson(text)
+  return Result.isSuccess(validated) ? validated.success.map((s) => s.name) : []
+}
+
+/** A scenario document's JSON text (one scenario or an array), validated whole inside the action: a refusal is recorded. */
+export const setScenarios = (text: string) =>
   act(
     {
       action: "risk.scenarios.set",
-      target: { kind: "risk_scenario", id: list.map((s) => s.name).join(",") },
+      target: { kind: "risk_scenario", id: null },
+      targetOf: (stored) => ({ kind: "risk_scenario", id: stored.map((s) => s.name).join(",") }),
       before: Effect.map(
         read(RiskScenarioRepo, (repo) => repo.list()),
-        (stored) => stored.filter((s) => list.some((l) => l.name === s.scenario.name)).map((s) => s.scenario)
+        (stored) => {
+          const names = scenarioNames(text)
+          return stored.filter((s) => names.includes(s.scenario.name)).map((s) => RiskScenario.encode(s.scenario))
+        }
       ),
-      after: (stored) => stored
+      after: (stored) => stored.map((s) => RiskScenario.encode(s))
     },
-    RiskDesk.setScenarios(list)
+    RiskDesk.setScenariosJson(text)
   )
 
 // hedge orders (trader)
@@ -278,6 +290,20 @@ export const rejectHedgeOrder = (orderId: string, reason: string, options: { rea
       after: HedgeOrder.view
     },
     HedgeDesk.reject(orderId, reason, options)
+  )
+
+/**
+ * What the simulated venue does to the next new order. The trader's: it decides an order's outcome
+ * at a venue, as a fill or a rejection does at the manual one, and sets no policy, limit or market.
+ */
+export const armSimulatedVenue = (action: SimulatedVenueControl.Action) =>
+  act(
+    {
+      action: "hedge.simulated_venue.arm",
+      target: { kind: "hedge_venue", id: "simulated" },
+      after: () => ({ armed: action })
+    },
+    Effect.flatMap(SimulatedVenueControl.SimulatedVenueControl, (control) => control.arm(action))
   )
 
 // money (admin)

@@ -14,7 +14,8 @@ import type * as StoreError from "../kernel/StoreError.ts"
 import { type InvalidWebhookUrl, WebhookUrlCheck } from "../lifecycle/WebhookUrlCheck.ts"
 import * as WebhookSignature from "../lifecycle/WebhookSignature.ts"
 import * as ChainGateway from "../lifecycle/ChainGateway.ts"
-import type { Chain } from "../kernel/Rail.ts"
+import { EnabledRails } from "../lifecycle/EnabledRails.ts"
+import { Chain } from "../kernel/Rail.ts"
 
 /** How long a replaced webhook secret keeps signing next to the new one (api-decisions.md). */
 export const webhookSecretOverlap = Duration.hours(24)
@@ -225,9 +226,16 @@ export const listPartners = Effect.fn("Partners.listPartners")(function* () {
         const endpoint = yield* repo.findWebhookEndpoint({ partnerId: partner.id, environment })
         if (Option.isSome(endpoint)) webhookUrls[environment] = endpoint.value.url
       }
+      // in one order whatever the store's (environments, then chains, as declared): the CLI prints
+      // this as the operator API answers it
+      const stored = yield* repo.listRefundAddresses(partner.id)
       const refundAddresses: Partial<Record<Partner.Environment, Partial<Record<Chain, string>>>> = {}
-      for (const refund of yield* repo.listRefundAddresses(partner.id)) {
-        refundAddresses[refund.environment] = { ...refundAddresses[refund.environment], [refund.chain]: refund.address }
+      for (const environment of Environment.all) {
+        for (const chain of Chain.literals) {
+          const refund = stored.find((r) => r.environment === environment && r.chain === chain)
+          if (refund !== undefined)
+            refundAddresses[environment] = { ...refundAddresses[environment], [chain]: refund.address }
+        }
       }
       return {
         partner_id: partner.id,
@@ -286,8 +294,9 @@ export const setWebhook = Effect.fn("Partners.setWebhook")(function* (
 /**
  * Sets (or replaces) the partner's refund address for an environment and chain. The address is
  * checked by the gateway that pays out on that rail, by the rule a payout's destination is checked
- * with, and stored as the gateway gives it back; a rail the deployment has no gateway for is refused
- * (`chain_not_enabled`): nothing could check the address, nor ever send to it.
+ * with, and stored as the gateway gives it back; a rail the deployment has no chain for
+ * (`EnabledRails`, asked before the gateway) is refused (`chain_not_enabled`): nothing could check
+ * the address, nor ever send to it.
  */
 export const setRefundAddress = Effect.fn("Partners.setRefundAddress")(function* (
   partnerId: string,
@@ -295,6 +304,8 @@ export const setRefundAddress = Effect.fn("Partners.setRefundAddress")(function*
   chain: Chain,
   address: string
 ) {
+  const notEnabled = (yield* EnabledRails).whyNot(environment, chain)
+  if (notEnabled !== undefined) return yield* new OperatorError({ reason: "chain_not_enabled", message: notEnabled })
   yield* requirePartner(partnerId)
   const gateway = yield* ChainGateway.ChainGateway
   const checked = yield* gateway

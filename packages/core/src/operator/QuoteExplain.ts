@@ -2,28 +2,33 @@
  * `ratelock quote explain`: what priced a quote (its snapshot and the engine's inputs, as stored)
  * and whether repricing from those inputs gives its premium to the token unit.
  */
-import { Effect, Option, Result } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
 import { QuoteNotFound } from "../kernel/ApiError.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import { MarketSnapshotRepo } from "../market/MarketSnapshotRepo.ts"
 import * as Money from "../kernel/Money.ts"
-import type { PricingInputs } from "../terms/PricingInputs.ts"
+import { PricingInputs } from "../terms/PricingInputs.ts"
 import { QuotePolicy } from "../pricing/QuotePolicy.ts"
 import * as QuotePricer from "../pricing/QuotePricer.ts"
 import { QuoteRepo } from "../lifecycle/QuoteRepo.ts"
 
-export interface Explanation {
-  readonly quote_id: string
+/** What `quote explain` answers (`--json`, the operator API), decimals as strings once encoded. */
+export const Explanation = Schema.Struct({
+  quote_id: Schema.String,
   /** The stored snapshot that priced it; null for the built-in illustrative one (or no pricing). */
-  readonly snapshot_id: string | null
-  readonly inputs: PricingInputs | null
-  readonly premium_amount: string
+  snapshot_id: Schema.NullOr(Schema.String),
+  inputs: Schema.NullOr(PricingInputs),
+  premium_amount: Schema.String,
   /** Null when there is nothing to reprice from (see `note`). */
-  readonly repriced_premium_amount: string | null
-  readonly reproduced: boolean
+  repriced_premium_amount: Schema.NullOr(Schema.String),
+  reproduced: Schema.Boolean,
   /** Why it was not reproduced, when it was not. */
-  readonly note: string | null
-}
+  note: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "QuoteExplanation" })
+export type Explanation = typeof Explanation.Type
+
+/** The explanation as JSON: the inputs' spot a decimal string, not a decimal object. */
+export const encode = Schema.encodeSync(Explanation)
 
 export const explain = Effect.fn("QuoteExplain.explain")(function* (quoteId: string) {
   const found = yield* (yield* QuoteRepo).findForOperator(quoteId)

@@ -3,8 +3,9 @@
  * with its hedge as it stands now from `HedgeDesk`, the net currency exposure with the hedge
  * positions from `NetExposure`, and the corridors' limits), and the operator's scenarios.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Result, Schema } from "effect"
 import * as HedgeDesk from "../hedging/HedgeDesk.ts"
+import { ValidationError } from "../kernel/ApiError.ts"
 import * as Money from "../kernel/Money.ts"
 import * as CorridorLimits from "../limits/CorridorLimits.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
@@ -14,7 +15,7 @@ import * as NetExposure from "./NetExposure.ts"
 import * as Revaluation from "./Revaluation.ts"
 import type * as RiskDeskReport from "./RiskDeskReport.ts"
 import { RiskRevaluationRepo } from "./RiskRevaluationRepo.ts"
-import type * as RiskScenario from "./RiskScenario.ts"
+import * as RiskScenario from "./RiskScenario.ts"
 import { RiskScenarioRepo } from "./RiskScenarioRepo.ts"
 
 /** Stores the operator's scenarios (each replaces one of its name). */
@@ -22,6 +23,43 @@ export const setScenarios = Effect.fn("RiskDesk.setScenarios")(function* (list: 
   const updatedAt = yield* DateTime.now
   yield* (yield* RiskScenarioRepo).put(list.map((scenario) => ({ scenario, updatedAt })))
   return list
+})
+
+/**
+ * `setScenarios` of a scenario document's JSON text (one scenario or an array): validated whole,
+ * every problem in the `ValidationError`'s detail with its path, nothing stored when any fails.
+ */
+export const setScenariosJson = Effect.fn("RiskDesk.setScenariosJson")(function* (text: string) {
+  const validated = RiskScenario.validateJson(text)
+  if (Result.isFailure(validated)) return yield* ValidationError.fromIssues(validated.failure)
+  return yield* setScenarios(validated.success)
+})
+
+/** A scenario the report runs, as the operator reads it: its document and whose it is. */
+export const ScenarioListing = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  spot_shocks: Schema.Record(Schema.String, Schema.String).annotate({
+    description: "Relative change of each named market pair's rate, in its usual order: 0.15 is +15 %"
+  }),
+  vol_shift: Schema.String.annotate({ description: "Absolute shift of every vol: 0.05 is +5 vol points" }),
+  source: Schema.Literals(["default", "operator"])
+}).annotate({ identifier: "RiskScenarioListing" })
+export type ScenarioListing = typeof ScenarioListing.Type
+
+/** Every scenario the report runs (`Revaluation.scenarios`), each marked `default` or `operator`. */
+export const scenarioList = Effect.fn("RiskDesk.scenarioList")(function* () {
+  const operator = new Set((yield* (yield* RiskScenarioRepo).list()).map((s) => s.scenario.name))
+  return (yield* Revaluation.scenarios()).map((s): ScenarioListing => {
+    const document = RiskScenario.encode(s)
+    return {
+      name: document.name,
+      description: document.description ?? "",
+      spot_shocks: document.spot_shocks ?? {},
+      vol_shift: document.vol_shift ?? "0",
+      source: operator.has(s.name) ? "operator" : "default"
+    }
+  })
 })
 
 /**

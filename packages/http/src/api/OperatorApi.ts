@@ -23,6 +23,7 @@ import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, Vali
 import { OptionalIdempotencyKey } from "./Headers.ts"
 import { AccessGroup } from "./OperatorAccess.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
+import { PartnersGroup } from "./OperatorPartners.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
@@ -357,7 +358,7 @@ export class OperatorGroup extends HttpApiGroup.make("operator")
           description: "true: revalue the book now instead of reading the workers' latest revaluation"
         })
       },
-      success: RiskDeskReport.DeskReport,
+      success: Schema.toEncoded(RiskDeskReport.DeskReport),
       error: always
     })
       .annotate(RequiredRole, "viewer")
@@ -450,6 +451,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
 export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
+  .add(PartnersGroup)
   .add(AccessGroup)
   .add(MetricsGroup)
   .annotateMerge(

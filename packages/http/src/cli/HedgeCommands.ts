@@ -1,16 +1,16 @@
 /**
  * `ratelock hedge …`: the policy per market pair and the orders the workers placed by it; `fill`
  * and `reject` are the trader's side of the manual venue, `simulate` arms the simulated venue's
- * next failure.
+ * next failure (a change of the venue's books in the store: an audited action too). Each acts
+ * through the operator API when it is configured (`OperatorCall.ts`), else on the database.
  */
 import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
-import { HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
+import { HedgeDesk, HedgeOrder, HedgePolicy, Money, OperatorActions, type SimulatedVenueControl } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as HostConfig from "../HostConfig.ts"
 import * as HedgeFormat from "../internal/hedgeFormat.ts"
-import { onStore } from "./OnStore.ts"
-import { forOperator } from "./OperatorMessage.ts"
+import { operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
@@ -48,19 +48,32 @@ const hedgePolicySet = Command.make(
       const targetRatio = Option.isSome(input.targetRatio)
         ? yield* decimalOf("target-ratio", input.targetRatio.value)
         : undefined
-      return yield* onStore(
-        Effect.flatMap(
-          HedgeDesk.setPolicy({
+      const valueDays = Option.getOrUndefined(input.valueDays)
+      const policy = yield* operatorCall(
+        Effect.map(
+          OperatorActions.setHedgePolicy({
             environment: input.environment,
             pair: input.pair,
             targetRatio,
             band,
             instrument: input.instrument,
-            valueDays: Option.getOrUndefined(input.valueDays)
+            valueDays
           }),
-          (policy) => print(input.json, HedgePolicy.view(policy), () => HedgeFormat.policySet(policy))
-        )
+          HedgePolicy.view
+        ),
+        (api) =>
+          api.desk.setHedgePolicy({
+            payload: {
+              environment: input.environment,
+              pair: input.pair,
+              ...(targetRatio === undefined ? {} : { target_ratio: Money.format(targetRatio) }),
+              band: Money.format(band),
+              instrument: input.instrument,
+              ...(valueDays === undefined ? {} : { value_days: valueDays })
+            }
+          })
       )
+      yield* print(input.json, policy, HedgeFormat.policySet)
     })
 ).pipe(
   Command.withDescription("Create or replace the hedge policy of a market pair in an environment"),
@@ -79,12 +92,13 @@ const hedgePolicyShow = Command.make(
     environment: environmentFlag.pipe(Flag.optional),
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(HedgeDesk.policies(Option.getOrUndefined(input.environment)), (list) =>
-        print(input.json, HedgeFormat.policiesJson(list), () => HedgeFormat.policies(list))
-      )
-    )
+  (input) => {
+    const environment = Option.getOrUndefined(input.environment)
+    return operatorCall(
+      Effect.map(HedgeDesk.policies(environment), (list) => ({ items: list.map(HedgeDesk.statusView) })),
+      (api) => api.desk.hedgePolicies({ query: environment === undefined ? {} : { environment } })
+    ).pipe(Effect.flatMap((shown) => print(input.json, shown, HedgeFormat.policies)))
+  }
 ).pipe(Command.withDescription("The hedge policies, with each pair's position and the order it waits on"))
 
 const hedgePolicy = Command.make("policy").pipe(
@@ -103,17 +117,24 @@ const hedgeOrders = Command.make(
     limit: listLimitFlag,
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(
-        HedgeDesk.orders({
-          environment: Option.getOrUndefined(input.environment),
-          status: Option.getOrUndefined(input.status),
-          limit: input.limit
-        }),
-        (list) => print(input.json, HedgeFormat.ordersJson(list), () => HedgeFormat.orders(list))
-      )
-    )
+  (input) => {
+    const query = {
+      environment: Option.getOrUndefined(input.environment),
+      status: Option.getOrUndefined(input.status),
+      limit: input.limit
+    }
+    return operatorCall(
+      Effect.map(HedgeDesk.orders(query), (list) => ({ items: list.map(HedgeOrder.view) })),
+      (api) =>
+        api.operator.hedgeOrders({
+          query: {
+            ...(query.environment === undefined ? {} : { environment: query.environment }),
+            ...(query.status === undefined ? {} : { status: query.status }),
+            limit: query.limit
+          }
+        })
+    ).pipe(Effect.flatMap((shown) => print(input.json, shown, HedgeFormat.orders)))
+  }
 ).pipe(Command.withDescription("Hedge orders, newest first"))
 
 const orderArgument = Argument.String("order_id").pipe(Argument.withDescription("The hedge order's id"))
@@ -141,11 +162,23 @@ const hedgeFill = Command.make(
     Effect.gen(function* () {
       const rate = yield* decimalOf("rate", input.rate)
       const amount = Option.isSome(input.amount) ? yield* decimalOf("amount", input.amount.value) : undefined
-      return yield* onStore(
-        Effect.flatMap(HedgeDesk.fill(input.order, rate, amount, { overrideVenue: input.overrideVenue }), (order) =>
-          print(input.json, HedgeOrder.view(order), () => HedgeFormat.filled(order))
-        )
+      const order = yield* operatorCall(
+        Effect.map(
+          OperatorActions.fillHedgeOrder(input.order, rate, amount, { overrideVenue: input.overrideVenue }),
+          HedgeOrder.view
+        ),
+        (api) =>
+          api.desk.fillHedgeOrder({
+            params: { order_id: input.order },
+            headers: {},
+            payload: {
+              rate: Money.format(rate),
+              ...(amount === undefined ? {} : { amount: Money.format(amount) }),
+              ...(input.overrideVenue ? { override_venue: true } : {})
+            }
+          })
       )
+      yield* print(input.json, order, HedgeFormat.filled)
     })
 ).pipe(Command.withDescription("Record a trader's fill of a manual hedge order (the rest is decided anew)"))
 
@@ -158,11 +191,18 @@ const hedgeReject = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(
-      Effect.flatMap(HedgeDesk.reject(input.order, input.reason, { overrideVenue: input.overrideVenue }), (order) =>
-        print(input.json, HedgeOrder.view(order), () => HedgeFormat.rejected(order))
-      )
-    )
+    operatorCall(
+      Effect.map(
+        OperatorActions.rejectHedgeOrder(input.order, input.reason, { overrideVenue: input.overrideVenue }),
+        HedgeOrder.view
+      ),
+      (api) =>
+        api.desk.rejectHedgeOrder({
+          params: { order_id: input.order },
+          headers: {},
+          payload: { reason: input.reason, ...(input.overrideVenue ? { override_venue: true } : {}) }
+        })
+    ).pipe(Effect.flatMap((order) => print(input.json, order, HedgeFormat.rejected)))
 ).pipe(Command.withDescription("Record that a manual hedge order was not executed; the next pass decides anew"))
 
 const hedgeSimulate = Command.make(
@@ -186,15 +226,18 @@ const hedgeSimulate = Command.make(
           userMessage: "Give exactly one of --reject-next and --timeout-next"
         })
       }
-      const action = input.rejectNext ? "reject" : "timeout"
-      const settings = yield* forOperator(HostConfig.settings)
-      yield* onStore(
-        SimulatedHedgeVenue.SimulatedHedgeVenue.use((venue) => venue.arm(action)).pipe(
-          Effect.provide(SimulatedHedgeVenue.layerSqlControl)
-        )
+      const action: SimulatedVenueControl.Action = input.rejectNext ? "reject" : "timeout"
+      const armed = yield* operatorCall(
+        // on the database: the venue's books there, and where this deployment's settings send orders
+        Effect.flatMap(HostConfig.settings, (settings) =>
+          OperatorActions.armSimulatedVenue(action).pipe(
+            Effect.as({ armed: action, hedging: settings.hedging }),
+            Effect.provide(SimulatedHedgeVenue.layerSqlControl)
+          )
+        ),
+        (api) => api.desk.armSimulatedVenue({ headers: {}, payload: { action } })
       )
-      const armed = { armed: action, hedging: settings.hedging }
-      yield* print(input.json, armed, () => HedgeFormat.armed(armed))
+      yield* print(input.json, armed, HedgeFormat.armed)
     })
 ).pipe(Command.withDescription("Tell the simulated hedge venue to reject, or to time out, the next new order"))
 

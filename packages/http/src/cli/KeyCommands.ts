@@ -1,9 +1,13 @@
-/** `ratelock key …`: rotation is issue-then-revoke, so a partner never has to go without a live key. */
-import { Partners } from "@ratelock/core"
+/**
+ * `ratelock key …`: rotation is issue-then-revoke, so a partner never has to go without a live key.
+ * Both act through the operator API when it is configured (`OperatorCall.ts`), else on the
+ * database as an audited action.
+ */
+import { OperatorActions } from "@ratelock/core"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
-import { onStore } from "./OnStore.ts"
+import { operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, partnerFlag } from "./SharedFlags.ts"
 
@@ -15,17 +19,22 @@ const keyCreate = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(
-      Effect.flatMap(Partners.createKey(input.partner, input.environment), (key) =>
-        print(input.json, key, Format.issuedKey)
-      )
-    )
+    operatorCall(OperatorActions.createKey(input.partner, input.environment), (api) =>
+      api.partners.createKey({
+        params: { partner_id: input.partner },
+        headers: {},
+        payload: { environment: input.environment }
+      })
+    ).pipe(Effect.flatMap((key) => print(input.json, key, Format.issuedKey)))
 ).pipe(Command.withDescription("Issue another API key (rotation: the old one stays live until revoked)"))
 
 const keyRevoke = Command.make(
   "revoke",
   { key: Flag.String("key").pipe(Flag.withDescription("The API key id")), json: jsonFlag },
-  (input) => onStore(Effect.flatMap(Partners.revokeKey(input.key), (r) => print(input.json, r, Format.revokedKey)))
+  (input) =>
+    operatorCall(OperatorActions.revokeKey(input.key), (api) =>
+      api.partners.revokeKey({ params: { key_id: input.key }, headers: {} })
+    ).pipe(Effect.flatMap((revoked) => print(input.json, revoked, Format.revokedKey)))
 ).pipe(Command.withDescription("Revoke an API key at once"))
 
 export const key = Command.make("key").pipe(

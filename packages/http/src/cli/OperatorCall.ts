@@ -52,8 +52,11 @@ export const throughApi = <A, E>(
       )
     ),
     Effect.provide(FetchHttpClient.layer),
-    Effect.mapError(
-      (error) => new CliError.UserError({ cause: error, userMessage: remoteMessage(settings.url, error) })
+    Effect.mapError((error) =>
+      // a command that already worded the answer for the operator (a refused document) keeps its words
+      error instanceof CliError.UserError
+        ? error
+        : new CliError.UserError({ cause: error, userMessage: remoteMessage(settings.url, error) })
     )
   )
 

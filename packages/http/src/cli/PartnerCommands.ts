@@ -1,15 +1,15 @@
 /**
  * `ratelock partner …`: a partner is created with its keys (and webhook URLs) in one step; its
  * refund addresses are set one environment and chain at a time, each checked by that chain's
- * gateway as a payout's destination is.
+ * gateway as a payout's destination is (a rail the deployment has no chain for is refused, in
+ * words that name the setting: `Chains.enabledRails`). Each acts through the operator API when it
+ * is configured (`OperatorCall.ts`), else on the database as an audited action.
  */
-import { type Partner, Partners, Rail } from "@ratelock/core"
+import { OperatorActions, type Partner, Partners, Rail } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as HostConfig from "../HostConfig.ts"
 import * as Format from "../internal/operatorFormat.ts"
-import { onChains, onStore } from "./OnStore.ts"
-import { forOperator } from "./OperatorMessage.ts"
+import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -27,22 +27,15 @@ const partnerCreate = Command.make(
     ),
     json: jsonFlag
   },
-  (input) =>
-    onStore(
-      Effect.flatMap(
-        Partners.createPartner({
-          name: input.name,
-          webhookUrls: {
-            ...Option.match(input.webhookUrlSandbox, { onNone: () => ({}), onSome: (sandbox) => ({ sandbox }) }),
-            ...Option.match(input.webhookUrlProduction, {
-              onNone: () => ({}),
-              onSome: (production) => ({ production })
-            })
-          }
-        }),
-        (created) => print(input.json, created, Format.createdPartner)
-      )
-    )
+  (input) => {
+    const webhookUrls: Partial<Record<Partner.Environment, string>> = {
+      ...Option.match(input.webhookUrlSandbox, { onNone: () => ({}), onSome: (sandbox) => ({ sandbox }) }),
+      ...Option.match(input.webhookUrlProduction, { onNone: () => ({}), onSome: (production) => ({ production }) })
+    }
+    return operatorCall(OperatorActions.createPartner({ name: input.name, webhookUrls }), (api) =>
+      api.partners.createPartner({ headers: {}, payload: { name: input.name, webhook_urls: webhookUrls } })
+    ).pipe(Effect.flatMap((created) => print(input.json, created, Format.createdPartner)))
+  }
 ).pipe(
   Command.withDescription("Create a partner with an API key per environment; secrets are shown once"),
   Command.withExamples([
@@ -55,30 +48,10 @@ const partnerCreate = Command.make(
 )
 
 const partnerList = Command.make("list", { json: jsonFlag }, (input) =>
-  onStore(Effect.flatMap(Partners.listPartners(), (partners) => print(input.json, partners, Format.partnerList)))
-).pipe(Command.withDescription("List partners with their API keys, webhook URLs and refund addresses"))
-
-type RailSettings = Pick<HostConfig.Settings, "productionChains" | "sandbox">
-
-/** Why the rail has no gateway in this deployment, naming the setting that would give it one. */
-const notEnabled = (settings: RailSettings, environment: Partner.Environment, chain: Rail.Chain): string => {
-  if (environment === "sandbox") {
-    return "the sandbox is off (RATELOCK_SANDBOX=false): no sandbox chain can check a sandbox refund address"
-  }
-  const now = settings.productionChains.length === 0 ? "empty" : `"${settings.productionChains.join(",")}"`
-  return (
-    `${chain} is not enabled for production (RATELOCK_PRODUCTION_CHAINS is ${now}): add ${chain} to ` +
-    "RATELOCK_PRODUCTION_CHAINS, with its RPC and tokens, to set a production refund address on it"
+  operatorCall(Partners.listPartners(), (api) => api.partners.partners()).pipe(
+    Effect.flatMap((partners) => print(input.json, partners, Format.partnerList))
   )
-}
-
-/**
- * Whether the deployment has a gateway for the rail: the routed gateway's `unsupported_rail`,
- * answered before the chains are started. It must be asked first: without production chains the
- * one gateway is the simulated chain, whose form check is not a production chain's payout rule.
- */
-const railEnabled = (settings: RailSettings, environment: Partner.Environment, chain: Rail.Chain): boolean =>
-  environment === "sandbox" ? settings.sandbox : settings.productionChains.includes(chain)
+).pipe(Command.withDescription("List partners with their API keys, webhook URLs and refund addresses"))
 
 const refundAddressSet = Command.make(
   "set",
@@ -94,22 +67,14 @@ const refundAddressSet = Command.make(
     json: jsonFlag
   },
   (input) =>
-    Effect.flatMap(forOperator(HostConfig.settings), (settings) => {
-      const refused = () =>
-        new Partners.OperatorError({
-          reason: "chain_not_enabled",
-          message: notEnabled(settings, input.environment, input.chain)
+    operatorCallOnChains(
+      OperatorActions.setRefundAddress(input.partnerId, input.environment, input.chain, input.address),
+      (api) =>
+        api.partners.setRefundAddress({
+          params: { partner_id: input.partnerId, environment: input.environment, chain: input.chain },
+          payload: { address: input.address }
         })
-      return railEnabled(settings, input.environment, input.chain)
-        ? onChains(
-            Partners.setRefundAddress(input.partnerId, input.environment, input.chain, input.address).pipe(
-              // the router's own refusal, worded as the check above words it
-              Effect.mapError((e) => (e._tag === "OperatorError" && e.reason === "chain_not_enabled" ? refused() : e)),
-              Effect.flatMap((set) => print(input.json, set, Format.refundAddressSet))
-            )
-          )
-        : forOperator(Effect.fail(refused()))
-    })
+    ).pipe(Effect.flatMap((set) => print(input.json, set, Format.refundAddressSet)))
 ).pipe(
   Command.withDescription(
     "Set or replace where a partner's funds that are not a payout go back to, on one chain of an environment"

@@ -1,14 +1,15 @@
 /**
  * `ratelock risk …`: the book of an environment (risk.md) and the stress scenarios it is run
- * through, the operator's beside the defaults.
+ * through, the operator's beside the defaults. Each acts through the operator API when it is
+ * configured (`OperatorCall.ts`), else on the database; `scenario set` is the same audited action
+ * either way, its document validated whole inside it.
  */
-import { Revaluation, RiskDesk, RiskDeskReport, RiskScenario, RiskScenarioRepo } from "@ratelock/core"
-import { Effect, Result } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
-import * as Format from "../internal/operatorFormat.ts"
+import { OperatorActions, RiskDesk, RiskDeskReport } from "@ratelock/core"
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
 import * as RiskFormat from "../internal/riskFormat.ts"
-import { documentArgument, readDocument } from "./DocumentInput.ts"
-import { onStore } from "./OnStore.ts"
+import { documentArgument, readDocument, refusedAs } from "./DocumentInput.ts"
+import { operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -23,16 +24,18 @@ const riskReport = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(
-      Effect.flatMap(RiskDesk.report(input.environment, { fresh: input.fresh }), (report) =>
-        print(input.json, RiskDeskReport.encode(report), () => RiskFormat.report(report))
-      )
-    )
+    operatorCall(Effect.map(RiskDesk.report(input.environment, { fresh: input.fresh }), RiskDeskReport.encode), (api) =>
+      api.operator.risk({
+        query: { environment: input.environment, ...(input.fresh ? { fresh: "true" as const } : {}) }
+      })
+    ).pipe(Effect.flatMap((report) => print(input.json, report, RiskFormat.report)))
 ).pipe(
   Command.withDescription(
     "The book of an environment (production unless named): per pair mtm, greeks and hedge, exposure, stress, payouts due, limits"
   )
 )
+
+const plural = (n: number) => (n === 1 ? "" : "s")
 
 const scenarioSet = Command.make(
   "set",
@@ -41,40 +44,29 @@ const scenarioSet = Command.make(
     json: jsonFlag
   },
   (input) =>
-    onStore(
-      Effect.gen(function* () {
-        const validated = RiskScenario.validateJson(yield* readDocument(input.file))
-        if (Result.isFailure(validated)) {
-          return yield* new CliError.UserError({
-            cause: validated.failure,
-            userMessage: Format.refusedSnapshot(validated.failure, "Scenarios")
-          })
-        }
-        const stored = yield* RiskDesk.setScenarios(validated.success)
-        yield* print(
-          input.json,
-          { stored: stored.map((s) => s.name) },
-          () =>
-            `Stored ${stored.length} scenario${stored.length === 1 ? "" : "s"}: ${stored.map((s) => s.name).join(", ")}`
-        )
-      })
-    )
+    Effect.gen(function* () {
+      const text = yield* readDocument(input.file)
+      const stored = yield* operatorCall(
+        Effect.map(OperatorActions.setScenarios(text), (list) => ({ stored: list.map((s) => s.name) })).pipe(
+          refusedAs("Scenarios")
+        ),
+        (api) => api.desk.setScenarios({ payload: text }).pipe(refusedAs("Scenarios"))
+      )
+      yield* print(
+        input.json,
+        stored,
+        (s: typeof stored) => `Stored ${s.stored.length} scenario${plural(s.stored.length)}: ${s.stored.join(", ")}`
+      )
+    })
 ).pipe(
   Command.withDescription("Store operator stress scenarios beside the defaults (one named like a default replaces it)")
 )
 
 const scenarioList = Command.make("list", { json: jsonFlag }, (input) =>
-  onStore(
-    Effect.gen(function* () {
-      const all = yield* Revaluation.scenarios()
-      const operator = new Set((yield* (yield* RiskScenarioRepo.RiskScenarioRepo).list()).map((s) => s.scenario.name))
-      yield* print(
-        input.json,
-        all.map((s) => ({ ...RiskScenario.encode(s), source: operator.has(s.name) ? "operator" : "default" })),
-        () => RiskFormat.scenarios(all, operator)
-      )
-    })
-  )
+  operatorCall(
+    Effect.map(RiskDesk.scenarioList(), (items) => ({ items })),
+    (api) => api.desk.scenarios()
+  ).pipe(Effect.flatMap((shown) => print(input.json, shown, RiskFormat.scenarios)))
 ).pipe(Command.withDescription("Every stress scenario the report runs: the defaults and the operator's"))
 
 export const risk = Command.make("risk").pipe(

@@ -1,54 +1,48 @@
 /**
- * What the `ratelock hedge …` commands print: aligned text, or with `--json` the operator views
- * of core (`HedgePolicy.view`, `HedgeOrder.view`), decimals as strings.
+ * What the `ratelock hedge …` commands print without `--json`, made from the JSON they print with
+ * it (core's operator views: `HedgePolicy.view`, `HedgeDesk.statusView`, `HedgeOrder.view`), which
+ * is also the operator API's answer: so the text reads the same in both modes.
  */
-import { Corridor, type HedgeDesk, HedgeOrder, HedgePolicy, Money } from "@ratelock/core"
-import { DateTime } from "effect"
+import { Corridor, type HedgeDesk, type HedgeOrder, type HedgePolicy } from "@ratelock/core"
 import { table } from "./table.ts"
 
-const instrumentOf = (p: { readonly instrument: string; readonly valueDays: number | null }) =>
-  p.instrument === "forward" ? `forward ${p.valueDays}d` : "spot"
+type PolicyView = typeof HedgePolicy.HedgePolicyView.Encoded
+type PolicyStatusView = typeof HedgeDesk.PolicyStatusView.Encoded
+type OrderView = typeof HedgeOrder.HedgeOrderView.Encoded
 
-export const policySet = (p: HedgePolicy.HedgePolicy): string => {
+const instrumentOf = (p: { readonly instrument: string; readonly value_days: number | null }) =>
+  p.instrument === "forward" ? `forward ${p.value_days}d` : "spot"
+
+export const policySet = (p: PolicyView): string => {
   const { base } = Corridor.marketPairCurrencies(p.pair)
   return (
-    `Hedge policy set for ${p.pair} in ${p.environment}: hedge ${Money.format(p.targetRatio)} of the delta ` +
-    `when the position strays more than ${Money.format(p.band)} ${base} from target, with ${instrumentOf(p)} orders.`
+    `Hedge policy set for ${p.pair} in ${p.environment}: hedge ${p.target_ratio} of the delta ` +
+    `when the position strays more than ${p.band} ${base} from target, with ${instrumentOf(p)} orders.`
   )
 }
 
-/** `policy show --json`: each policy with its pair's position and outstanding order. */
-export const policiesJson = (list: ReadonlyArray<HedgeDesk.PolicyStatus>) =>
-  list.map((s) => ({
-    ...HedgePolicy.view(s.policy),
-    position: Money.format(s.position),
-    outstanding_order: s.outstanding === null ? null : HedgeOrder.view(s.outstanding)
-  }))
-
-export const policies = (list: ReadonlyArray<HedgeDesk.PolicyStatus>): string => {
-  if (list.length === 0) {
+export const policies = (shown: { readonly items: ReadonlyArray<PolicyStatusView> }): string => {
+  if (shown.items.length === 0) {
     return "No hedge policies. Set one: pnpm ratelock hedge policy set --environment E --pair USD/BRL --band 50000 --instrument spot"
   }
   return table(
     ["ENVIRONMENT", "PAIR", "TARGET_RATIO", "BAND", "INSTRUMENT", "POSITION", "OUTSTANDING"],
-    list.map((s) => [
-      s.policy.environment,
-      s.policy.pair,
-      Money.format(s.policy.targetRatio),
-      Money.format(s.policy.band),
-      instrumentOf(s.policy),
-      Money.format(s.position),
-      s.outstanding === null
+    shown.items.map((s) => [
+      s.environment,
+      s.pair,
+      s.target_ratio,
+      s.band,
+      instrumentOf(s),
+      s.position,
+      s.outstanding_order === null
         ? "-"
-        : `${s.outstanding.id} ${s.outstanding.status} ${s.outstanding.side} ${Money.format(s.outstanding.amount)}`
+        : `${s.outstanding_order.id} ${s.outstanding_order.status} ${s.outstanding_order.side} ${s.outstanding_order.amount}`
     ])
   )
 }
 
-export const ordersJson = (orders: ReadonlyArray<HedgeOrder.HedgeOrder>) => orders.map(HedgeOrder.view)
-
-export const orders = (list: ReadonlyArray<HedgeOrder.HedgeOrder>): string => {
-  if (list.length === 0) return "No hedge orders."
+export const orders = (shown: { readonly items: ReadonlyArray<OrderView> }): string => {
+  if (shown.items.length === 0) return "No hedge orders."
   return table(
     [
       "ID",
@@ -63,33 +57,29 @@ export const orders = (list: ReadonlyArray<HedgeOrder.HedgeOrder>): string => {
       "STATUS",
       "OUTCOME"
     ],
-    list.map((o) => [
+    shown.items.map((o) => [
       o.id,
-      DateTime.formatIso(o.createdAt),
+      o.created_at,
       o.environment,
       o.pair,
       o.side,
-      Money.format(o.amount),
+      o.amount,
       o.instrument,
-      o.valueDate,
+      o.value_date,
       o.venue,
       o.status,
-      o.status === "filled"
-        ? `${Money.format(o.fillAmount!)} at ${Money.format(o.fillRate!)}`
-        : o.status === "rejected"
-          ? o.rejectionReason!
-          : "-"
+      o.status === "filled" ? `${o.fill_amount} at ${o.fill_rate}` : o.status === "rejected" ? o.rejection_reason! : "-"
     ])
   )
 }
 
-export const filled = (o: HedgeOrder.HedgeOrder): string => {
+export const filled = (o: OrderView): string => {
   const { base, quote } = Corridor.marketPairCurrencies(o.pair)
-  return `Hedge order ${o.id} filled: ${o.side === "buy" ? "bought" : "sold"} ${Money.format(o.fillAmount!)} ${base} at ${Money.format(o.fillRate!)} ${quote}.`
+  return `Hedge order ${o.id} filled: ${o.side === "buy" ? "bought" : "sold"} ${o.fill_amount} ${base} at ${o.fill_rate} ${quote}.`
 }
 
-export const rejected = (o: HedgeOrder.HedgeOrder): string =>
-  `Hedge order ${o.id} rejected (${o.rejectionReason}); the next hedging pass decides anew.`
+export const rejected = (o: OrderView): string =>
+  `Hedge order ${o.id} rejected (${o.rejection_reason}); the next hedging pass decides anew.`
 
 export const armed = (r: { readonly armed: string; readonly hedging: string }): string => {
   const what =

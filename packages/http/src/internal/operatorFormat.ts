@@ -117,8 +117,8 @@ export const importedSnapshot = (imported: ReturnType<typeof importedSnapshotJso
     field("source", imported.source)
   ].join("\n")
 
-/** Every rule a refused document broke, one line each with its path. */
-export const refusedSnapshot = (detail: ReadonlyArray<ApiError.ValidationIssue>, what = "Snapshot"): string =>
+/** Every rule a refused document (`Snapshot`, `Scenarios`) broke, one line each with its path. */
+export const refusedDocument = (detail: ReadonlyArray<ApiError.ValidationIssue>, what: string): string =>
   [
     `${what} refused, nothing stored: ${detail.length} problem${detail.length === 1 ? "" : "s"}`,
     ...detail.map(
@@ -128,6 +128,7 @@ export const refusedSnapshot = (detail: ReadonlyArray<ApiError.ValidationIssue>,
 
 type InForce = Option.Option<{ readonly snapshot: MarketSnapshotRepo.StoredSnapshot; readonly age: Duration.Duration }>
 
+/** What `market show --json` prints and the operator API answers: the snapshot in force, or `{snapshot: null}`. */
 export const marketJson = (inForce: InForce) =>
   Option.match(inForce, {
     onNone: () => ({ snapshot: null }),
@@ -146,6 +147,22 @@ export const marketJson = (inForce: InForce) =>
     })
   })
 
+/** What the market's text reads of its JSON (`marketJson`, or the operator API's answer). */
+export interface MarketText {
+  readonly snapshot: {
+    readonly snapshot_id: string
+    readonly hash: string
+    readonly as_of: string
+    readonly source: string
+    readonly age_seconds: number
+  } | null
+  readonly corridors?: ReadonlyArray<{
+    readonly corridor: string
+    readonly spot: string
+    readonly points: ReadonlyArray<{ readonly forward: string; readonly atm_vol: string }>
+  }>
+}
+
 const figure = (value: string, digits: number) => Money.formatFixed(Money.unsafe(value), digits).padStart(12)
 
 /** A vol as a percentage with two decimals, from its decimal string (no float on the way). */
@@ -157,32 +174,30 @@ const decimalsFor = (forward: string) => {
   return Money.greaterThan(value, Money.unsafe("100")) ? 2 : Money.greaterThan(value, Money.one) ? 4 : 6
 }
 
-export const market = (inForce: InForce): string =>
-  Option.match(inForce, {
-    onNone: () =>
-      "No snapshot stored: the sandbox prices from the built-in illustrative one, production quotes fail market_data_stale.\nImport one: pnpm ratelock market import FILE",
-    onSome: ({ age, snapshot }) => {
-      const lines = [
-        `Snapshot ${snapshot.id} (${snapshot.source})`,
-        field(
-          "as_of",
-          `${DateTime.formatIso(snapshot.asOf)} (${Duration.format(Duration.seconds(Math.floor(Duration.toSeconds(age))))} ago)`
-        ),
-        field("hash", snapshot.hash),
-        "",
-        `${"corridor".padEnd(12)} ${"spot".padStart(12)}  ${MarketOverview.tenors.map((t) => `${`F ${t.label}`.padStart(12)} ${`vol ${t.label}`.padStart(8)}`).join(" ")}`
-      ]
-      for (const c of MarketOverview.corridors(snapshot.document)) {
-        const digits = decimalsFor(c.points[0]!.forward)
-        lines.push(
-          `${c.corridor.padEnd(12)} ${c.spot.padStart(12)}  ${c.points.map((p) => `${figure(p.forward, digits)} ${percent(p.atm_vol).padStart(8)}`).join(" ")}`
-        )
-      }
-      return lines.join("\n")
-    }
-  })
+/** The market's JSON (`marketJson`, the operator API's `GET /operator/v1/market`) as text. */
+export const market = (view: MarketText): string => {
+  const { snapshot, corridors = [] } = view
+  if (snapshot === null) {
+    return "No snapshot stored: the sandbox prices from the built-in illustrative one, production quotes fail market_data_stale.\nImport one: pnpm ratelock market import FILE"
+  }
+  const lines = [
+    `Snapshot ${snapshot.snapshot_id} (${snapshot.source})`,
+    field("as_of", `${snapshot.as_of} (${Duration.format(Duration.seconds(snapshot.age_seconds))} ago)`),
+    field("hash", snapshot.hash),
+    "",
+    `${"corridor".padEnd(12)} ${"spot".padStart(12)}  ${MarketOverview.tenors.map((t) => `${`F ${t.label}`.padStart(12)} ${`vol ${t.label}`.padStart(8)}`).join(" ")}`
+  ]
+  for (const c of corridors) {
+    const digits = decimalsFor(c.points[0]!.forward)
+    lines.push(
+      `${c.corridor.padEnd(12)} ${c.spot.padStart(12)}  ${c.points.map((p) => `${figure(p.forward, digits)} ${percent(p.atm_vol).padStart(8)}`).join(" ")}`
+    )
+  }
+  return lines.join("\n")
+}
 
-export const explainedQuote = (e: QuoteExplain.Explanation): string => {
+/** A quote's explanation (`QuoteExplain.encode`, the operator API's answer) as text. */
+export const explainedQuote = (e: typeof QuoteExplain.Explanation.Encoded): string => {
   const lines = [`Quote ${e.quote_id}`, field("snapshot_id", e.snapshot_id ?? "(built-in illustrative snapshot)")]
   if (e.inputs !== null) {
     for (const [name, value] of Object.entries(e.inputs)) lines.push(field(name, String(value)))

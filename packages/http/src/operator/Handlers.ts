@@ -19,6 +19,7 @@ import {
   type PayoutRepo,
   type ReconciliationRepo,
   RiskDesk,
+  RiskDeskReport,
   type RiskRevaluationRepo,
   type RiskScenarioRepo,
   type IdGenerator,
@@ -131,7 +132,12 @@ export const layer: Layer.Layer<
         )
       )
       .handle("risk", ({ query }) =>
-        mapErrors(RiskDesk.report(query.environment ?? "production", { fresh: query.fresh === "true" }))
+        mapErrors(
+          Effect.map(
+            RiskDesk.report(query.environment ?? "production", { fresh: query.fresh === "true" }),
+            RiskDeskReport.encode
+          )
+        )
       )
       .handle("hedgeOrders", ({ query }) =>
         mapErrors(

@@ -33,8 +33,11 @@ export const refusalOf = (error: unknown): Refusal | undefined => {
   }
   const message = Predicate.hasProperty(error, "message") && typeof error.message === "string" ? error.message : ""
   if (message === "") return undefined
+  // an operator program's refusal names itself by `reason`, a partner API error (core's ApiError) by `code`
   const reason = Predicate.hasProperty(error, "reason") ? error.reason : undefined
-  const code = codeByTag[error._tag] ?? (typeof reason === "string" ? reason : undefined)
+  const wireCode = Predicate.hasProperty(error, "code") ? error.code : undefined
+  const code =
+    codeByTag[error._tag] ?? (typeof reason === "string" ? reason : typeof wireCode === "string" ? wireCode : undefined)
   if (code === undefined) return undefined
   if (code.endsWith("not_found")) return new NotFound(envelope(code, message))
   if (code.startsWith("invalid")) return new ValidationFailed({ ...envelope(code, message), detail: [] })

@@ -1,6 +1,7 @@
 /**
  * What the operator's status says of this process that only the host knows: its role and name,
- * when it started, the kind of database, and production's market-data age limit. A reference with
+ * when it started, the kind of database, production's market-data age limit, and where its hedge
+ * orders go. A reference with
  * defaults (a memory store, an API process); the host provides the real values.
  */
 import { MarketFreshness } from "@ratelock/core"
@@ -16,6 +17,8 @@ export interface OperatorInfoShape {
   readonly startedAt: number
   readonly database: "postgresql" | "embedded" | "memory"
   readonly marketMaxAge: Duration.Duration
+  /** `RATELOCK_HEDGING`: where this deployment's hedge orders go. */
+  readonly hedging: "off" | "manual" | "simulated"
 }
 
 /** This process's name on the work it claims, its heartbeats and its `api_replicas` row. */
@@ -29,6 +32,7 @@ export const OperatorInfo = Context.Reference<OperatorInfoShape>("@ratelock/http
     processName: processName(),
     startedAt,
     database: "memory",
-    marketMaxAge: MarketFreshness.defaultMaxAge
+    marketMaxAge: MarketFreshness.defaultMaxAge,
+    hedging: "off"
   })
 })

@@ -22,6 +22,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
 import * as DeskHandlers from "./DeskHandlers.ts"
 import * as Handlers from "./Handlers.ts"
+import * as PartnersHandlers from "./PartnersHandlers.ts"
 
 /** Where the operator listener listens, for the start-up lines and the demo banner. */
 export class OperatorListener extends Context.Service<OperatorListener, { readonly url: string }>()(
@@ -36,6 +37,7 @@ export const urlOf = (address: NetAddress.SocketAddress): string =>
 export type Ports =
   | Handlers.Requirements
   | DeskHandlers.Requirements
+  | PartnersHandlers.Requirements
   | AccessHandlers.Requirements
   | OperatorTokenRepo.OperatorTokenRepo
   | AuditRepo.AuditRepo
@@ -44,7 +46,9 @@ export type Ports =
 const layerRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(OperatorApi).pipe(
     Layer.provide(
-      Layer.mergeAll(Handlers.layer, DeskHandlers.layer, AccessHandlers.layer).pipe(Layer.provide(Authentication.layer))
+      Layer.mergeAll(Handlers.layer, DeskHandlers.layer, PartnersHandlers.layer, AccessHandlers.layer).pipe(
+        Layer.provide(Authentication.layer)
+      )
     )
   ),
   // the console's files are read at start: without them the listener does not start

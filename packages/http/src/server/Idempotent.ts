@@ -63,7 +63,8 @@ export const respond = Effect.fnUntraced(function* <E, R>(
   scope: Partner.PartnerScope,
   key: string | undefined,
   request: { readonly request: HttpServerRequest.HttpServerRequest; readonly route: string },
-  rendered: Effect.Effect<IdempotencyRepo.StoredResponse, E, R>
+  rendered: Effect.Effect<IdempotencyRepo.StoredResponse, E, R>,
+  options: { readonly stored?: (response: IdempotencyRepo.StoredResponse) => IdempotencyRepo.StoredResponse } = {}
 ): Effect.fn.Return<
   HttpServerResponse.HttpServerResponse,
   E | ApiError.IdempotencyKeyReused | ApiError.IdempotencyKeyInUse | StoreError.StoreError | ApiError.ValidationError,
@@ -75,7 +76,8 @@ export const respond = Effect.fnUntraced(function* <E, R>(
     scope,
     key,
     { method: request.request.method, route: request.route, body },
-    rendered
+    rendered,
+    options
   )
   return toResponse(outcome.response, outcome.replayed)
 })

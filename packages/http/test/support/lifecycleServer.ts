@@ -104,7 +104,7 @@ export type Provided =
   | Receiver.Receiver
   | PgStore.Repos
   | Readiness
-  | Layer.Success<typeof Services.crypto>
+  | Layer.Success<typeof Services.layer>
   | ChainGateway.ChainGateway
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
@@ -117,7 +117,8 @@ export const layer = (options: Options = {}): Layer.Layer<Provided> => {
     // every chain call timed, as the host's `Chains.layer` does
     Chains.measured.pipe(Layer.provideMerge(SimulatedChain.layerWith(chainOptions)), Layer.provide(store)),
     MarketData.MarketData.layerDefaults,
-    Services.crypto
+    // crypto and the webhook URL rules, as the host has them
+    Services.layer
   )
   const settings = Layer.mergeAll(
     Layer.succeed(QuotePolicy.QuotePolicy, QuotePolicy.defaults),

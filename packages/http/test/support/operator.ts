@@ -36,7 +36,8 @@ export const layer: Layer.Layer<
           processName: "operator-test:1",
           startedAt: Date.now(),
           database: "embedded",
-          marketMaxAge: Duration.seconds(900)
+          marketMaxAge: Duration.seconds(900),
+          hedging: "off"
         })
       ),
       Layer.orDie

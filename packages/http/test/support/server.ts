@@ -13,7 +13,15 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
 import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
-import { ApiKeySecret, IdGenerator, MarketData, type Partner, PartnerRepo, QuotePolicy } from "@ratelock/core"
+import {
+  ApiKeySecret,
+  IdGenerator,
+  MarketData,
+  type Partner,
+  PartnerRepo,
+  QuotePolicy,
+  type WebhookUrlCheck
+} from "@ratelock/core"
 import { Context, DateTime, Duration, Effect, Layer, References } from "effect"
 import type { SecureRandom } from "effect/crypto"
 import { HttpServer } from "effect/http"
@@ -22,6 +30,7 @@ import { ChainAvailability, type ChainAvailabilityShape } from "../../src/server
 import { RateLimitConfig, type RateLimitShape } from "../../src/server/RateLimiter.ts"
 import { Readiness } from "../../src/server/Readiness.ts"
 import * as Server from "../../src/server/Server.ts"
+import * as WebhookUrl from "../../src/WebhookUrl.ts"
 import * as Chain from "./chain.ts"
 
 export interface Key {
@@ -99,13 +108,16 @@ export type Provided =
   | Server.Ports
   | PgStore.Repos
   | SecureRandom.SecureRandom
+  | WebhookUrlCheck.WebhookUrlCheck
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
   const ports = Layer.mergeAll(
     store(options),
     Chain.layer,
     MarketData.MarketData.layerDefaults,
-    IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(Server.layerCrypto))
+    IdGenerator.IdGenerator.layer.pipe(Layer.provideMerge(Server.layerCrypto)),
+    // the webhook URL rules, as the host has them (the operator's partner routes check URLs)
+    WebhookUrl.layer
   )
   const settings = Layer.mergeAll(
     Layer.succeed(QuotePolicy.QuotePolicy, {
