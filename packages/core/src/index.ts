@@ -128,6 +128,7 @@ export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 
 // The operator's programs
 export * as Audit from "./operator/Audit.ts"
+export * as AuditLog from "./operator/AuditLog.ts"
 export * as AuditRepo from "./operator/AuditRepo.ts"
 export * as BacklogRepo from "./operator/BacklogRepo.ts"
 export * as HotWalletRepo from "./operator/HotWalletRepo.ts"

@@ -14,6 +14,19 @@ export class Refused extends Error {}
 /** How long a route may take before the console calls it unavailable. */
 const timeoutMs = 8_000
 
+/** What the audit section asks of the log (the route's actor and action filters), and the outcome it shows. */
+export const auditQuery = { actor: "", action: "", outcome: "" }
+
+/** The audit log's page the console reads: the last actions, every environment's. */
+export const auditPageSize = 50
+
+const auditPath = () => {
+  const query = new URLSearchParams({ limit: String(auditPageSize) })
+  if (auditQuery.actor !== "") query.set("actor", auditQuery.actor)
+  if (auditQuery.action !== "") query.set("action", auditQuery.action)
+  return `/operator/v1/audit?${query}`
+}
+
 /** The sources the console reads, per environment, and the route each one is. */
 export const routes = {
   status: () => "/operator/v1/status",
@@ -21,7 +34,8 @@ export const routes = {
   risk: (environment) => `/operator/v1/risk?environment=${environment}`,
   deliveries: (environment) => `/operator/v1/deliveries?environment=${environment}`,
   hedgeOrders: (environment) => `/operator/v1/hedge/orders?environment=${environment}&status=pending`,
-  treasury: (environment) => `/operator/v1/treasury?environment=${environment}`
+  treasury: (environment) => `/operator/v1/treasury?environment=${environment}`,
+  audit: () => auditPath()
 }
 
 /** A route's JSON, or why not: `Refused` on 401, an Error saying what failed otherwise. */

@@ -3,6 +3,7 @@
 // said to be unavailable, with the time of the figures still shown, never passed off as current.
 
 import { forgetToken, getJson, keepToken, Refused, routes, storedToken } from "./api.js"
+import { audit, bindAuditFilter } from "./audit.js"
 import { book } from "./book.js"
 import { glance } from "./glance.js"
 import { age, clock, h, shortId } from "./format.js"
@@ -20,7 +21,8 @@ const sourceNames = {
   risk: "the book",
   deliveries: "deliveries",
   hedgeOrders: "hedge orders",
-  treasury: "treasury"
+  treasury: "treasury",
+  audit: "audit log"
 }
 
 /** @type {(selector: string) => any} */
@@ -108,7 +110,7 @@ $("#login-form").addEventListener("submit", async (event) => {
   } catch (error) {
     $("#login-error").textContent =
       error instanceof Refused
-        ? "The operator API refused this token. Check it, or make one: ratelock operator token create --name NAME."
+        ? "The operator API refused this token. Check it, or make one: ratelock operator token create --name NAME --role viewer."
         : `The operator API did not answer (${error.message}). Try again in a moment.`
   } finally {
     button.disabled = false
@@ -143,6 +145,17 @@ for (const button of environmentButtons()) {
 }
 
 $("#refresh-now").addEventListener("click", () => refresh())
+
+// the audit log's filters: another actor or action is another page of the log, read now
+bindAuditFilter(
+  () => {
+    state.round++
+    state.sources.audit = {}
+    render()
+    refresh()
+  },
+  () => render()
+)
 
 const refresh = async () => {
   if (state.token === null) return
@@ -309,6 +322,7 @@ const render = () => {
   section("market", (later) => market(s.market.data, s.status.data, later))
   section("pipes", () => pipes(state.environment, s.status.data, s.deliveries.data, s.hedgeOrders.data))
   section("treasury", () => treasury(state.environment, s.treasury.data, s.status.data))
+  section("audit", () => audit(s.audit.data))
 }
 
 // charts follow the width of the window

@@ -86,7 +86,7 @@ export const reminder = Effect.fn("DemoPartner.reminder")(function* (): Effect.f
     (demo) =>
       `Demo partner ${demo.id}: lost its sandbox credentials? Stop the server, then ` +
       `pnpm ratelock key create --partner ${demo.id} --environment sandbox ` +
-      "(and for a new operator token: pnpm ratelock operator token create --name NAME)"
+      "(and for a new operator token: pnpm ratelock operator token create --name NAME --role ROLE)"
   )
 })
 
@@ -131,8 +131,9 @@ export const banner = (credentials: Credentials, baseUrl: string, operatorUrl: s
     `  console         ${operatorUrl}/console`,
     "",
     "More partners and keys: pnpm ratelock partner create --name NAME; more operator",
-    "tokens: pnpm ratelock operator token create --name NAME (stop the server first",
-    "when it runs on the embedded database).",
+    "tokens: pnpm ratelock operator token create --name NAME --role ROLE, through the",
+    "operator API while the server runs (RATELOCK_OPERATOR_URL and _TOKEN set to the",
+    "two values above), on the database once it is stopped.",
     rule
   ].join("\n")
 }

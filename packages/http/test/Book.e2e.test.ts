@@ -85,7 +85,8 @@ describe.skipIf(databaseUrl === undefined)("the book, revalued and hedged by the
           cliJson(db.url, "limits", "set", "--environment", "sandbox", "--corridor", corridor, ...flags)
         await limits("USD_TO_BRL", "--max-open-notional", "7000000", "--max-net-delta", "1000000")
         await limits("BRL_TO_USD", "--max-open-notional", "1000000")
-        const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test")).token as string
+        const token = (await cliJson(db.url, "operator", "token", "create", "--name", "book-test", "--role", "admin"))
+          .token as string
         // the simulated venue rejects the first order the worker sends
         // (the CLI runs without the cluster's RATELOCK_HEDGING: it arms the venue all the same)
         assert.strictEqual((await cliJson(db.url, "hedge", "simulate", "--reject-next")).armed, "reject")

@@ -40,7 +40,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings, 19_partner_refund_addresses, 20_money_loop on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings, 19_partner_refund_addresses, 20_money_loop, 21_operator_audit on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
@@ -185,29 +185,57 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.deepStrictEqual(await refundsOf(), expected)
   })
 
-  it("operator token create (shown once), list without secrets, revoke once, and refusals", async () => {
-    const created = await cliJson(dataDir, "operator", "token", "create", "--name", "  prometheus ")
+  it("operator token create (a role, shown once), list with role, expiry and last use, revoke once, and refusals", async () => {
+    const created = await cliJson(dataDir, "operator", "token", "create", "--name", "  prometheus ", "--role", "viewer")
     assert.match(created.token_id, uuid)
-    assert.strictEqual(created.name, "prometheus")
+    assert.deepInclude(created, { name: "prometheus", role: "viewer", expires_at: null })
     assert.match(created.token, /^rlop_[A-Za-z0-9_-]{43}$/)
-    const text = await cli(dataDir, "operator", "token", "create", "--name", "alice")
+    const text = await cli(
+      dataDir,
+      "operator",
+      "token",
+      "create",
+      "--name",
+      "alice",
+      "--role",
+      "trader",
+      "--expires-in",
+      "30d"
+    )
     assert.strictEqual(text.code, 0, text.stderr)
-    assert.include(text.stdout, "shown only this once")
+    assert.include(text.stdout, "Operator token created: alice (trader). The token is shown only this once")
+    assert.match(text.stdout, /role\s+trader\n/)
     const alice = /token\s+(rlop_\S+)/.exec(text.stdout)?.[1]
     assert.isDefined(alice)
 
     const listed = await cliJson(dataDir, "operator", "token", "list")
-    assert.includeDeepMembers(
-      listed.map((t: { name: string; revoked_at: string | null }) => [t.name, t.revoked_at]),
-      [
-        ["prometheus", null],
-        ["alice", null]
-      ]
-    )
+    assert.deepStrictEqual(Object.keys(listed), ["items"])
+    const byName = (name: string) => listed.items.find((t: { name: string }) => t.name === name)
+    assert.deepStrictEqual(Object.keys(byName("prometheus")), [
+      "token_id",
+      "name",
+      "role",
+      "created_at",
+      "expires_at",
+      "revoked_at",
+      "last_used_at"
+    ])
+    assert.deepInclude(byName("prometheus"), { role: "viewer", expires_at: null, revoked_at: null, last_used_at: null })
+    const aliceListed = byName("alice")
+    assert.strictEqual(aliceListed.role, "trader")
+    // 30 days from its creation, to the millisecond
+    assert.strictEqual(Date.parse(aliceListed.expires_at) - Date.parse(aliceListed.created_at), 30 * 86_400_000)
     // the secrets are never listed (only their hashes are stored)
-    const everything = JSON.stringify(listed) + (await cli(dataDir, "operator", "token", "list")).stdout
+    const table = (await cli(dataDir, "operator", "token", "list")).stdout
+    const everything = JSON.stringify(listed) + table
     assert.notInclude(everything, created.token)
     assert.notInclude(everything, alice!)
+    assert.match(table, /^TOKEN_ID +NAME +ROLE +STATE +CREATED +EXPIRES +REVOKED +LAST USED$/m)
+    assert.match(table, new RegExp(`^${created.token_id}  prometheus  viewer  live +\\S+ +never +- +never$`, "m"))
+    assert.match(
+      table,
+      new RegExp(`^${aliceListed.token_id}  alice +trader  live +\\S+ +${aliceListed.expires_at}`, "m")
+    )
 
     const revoked = await cliJson(dataDir, "operator", "token", "revoke", created.token_id)
     assert.deepInclude(revoked, { token_id: created.token_id, name: "prometheus", already_revoked: false })
@@ -215,15 +243,103 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const again = await cliJson(dataDir, "operator", "token", "revoke", created.token_id)
     assert.deepInclude(again, { already_revoked: true, revoked_at: revoked.revoked_at })
     const after = await cli(dataDir, "operator", "token", "list")
-    assert.include(after.stdout, `${created.token_id}  prometheus`)
-    assert.include(after.stdout, `revoked ${revoked.revoked_at}`)
+    assert.match(
+      after.stdout,
+      new RegExp(`^${created.token_id}  prometheus  viewer  revoked .* ${revoked.revoked_at} `, "m")
+    )
 
-    const unknown = await cli(dataDir, "operator", "token", "revoke", "00000000-0000-4000-8000-000000000000")
-    assert.strictEqual(unknown.code, 1)
-    assert.include(unknown.stderr, "no operator token 00000000-0000-4000-8000-000000000000")
-    const blank = await cli(dataDir, "operator", "token", "create", "--name", "   ")
-    assert.strictEqual(blank.code, 1)
-    assert.include(blank.stderr, "a token name is 1 to 100 characters")
+    const refusals: ReadonlyArray<[ReadonlyArray<string>, string]> = [
+      [["revoke", "00000000-0000-4000-8000-000000000000"], "no operator token 00000000-0000-4000-8000-000000000000"],
+      [["revoke", "not-a-token-id"], "no operator token not-a-token-id"],
+      [["create", "--name", "   ", "--role", "admin"], "a token name is 1 to 100 characters"],
+      [["create", "--name", "x".repeat(101), "--role", "admin"], "a token name is 1 to 100 characters"],
+      [["create", "--name", "bell\u0007", "--role", "admin"], "a token name has no control characters"],
+      [["create", "--name", "nobody"], "--role"],
+      [["create", "--name", "nobody", "--role", "root"], "root"],
+      [["create", "--name", "later", "--role", "viewer", "--expires-in", "forever"], "expires-in is a whole number"],
+      [["create", "--name", "later", "--role", "viewer", "--expires-in", "4000d"], "at most 10 years"]
+    ]
+    for (const [args, message] of refusals) {
+      const refused = await cli(dataDir, "operator", "token", ...args)
+      assert.strictEqual(refused.code, 1, args.join(" "))
+      assert.include(refused.stderr, message, args.join(" "))
+    }
+    // nothing refused was made
+    assert.deepStrictEqual(
+      (await cliJson(dataDir, "operator", "token", "list")).items.map((t: { name: string }) => t.name).sort(),
+      ["alice", "prometheus"]
+    )
+  })
+
+  it("audit list: what the CLI did on the database, newest first, as cli:<user>@<host>, filtered", async () => {
+    const everything = await cliJson(dataDir, "audit", "list", "--limit", "1000")
+    assert.deepStrictEqual(Object.keys(everything), ["items", "next_cursor"])
+    assert.isNull(everything.next_cursor)
+    const tokenActions = everything.items.filter((e: { action: string }) => e.action.startsWith("operator.token."))
+    // the two tokens made, the two revocations and the refusals of an existing command's rule (not the flags')
+    assert.deepStrictEqual(
+      tokenActions.map((e: { action: string; outcome: string }) => `${e.action} ${e.outcome}`).reverse(),
+      [
+        "operator.token.create ok",
+        "operator.token.create ok",
+        "operator.token.revoke ok",
+        "operator.token.revoke ok",
+        "operator.token.revoke refused",
+        "operator.token.revoke refused",
+        "operator.token.create refused",
+        "operator.token.create refused",
+        "operator.token.create refused",
+        "operator.token.create refused",
+        "operator.token.create refused"
+      ]
+    )
+    for (const e of tokenActions) {
+      assert.match(e.actor, /^cli:.+@.+$/)
+      assert.deepInclude(e, { via: "cli", token_id: null, role: null, request_id: null, client_address: null })
+    }
+    // newest first
+    const instants = everything.items.map((e: { at: string }) => e.at)
+    assert.deepStrictEqual([...instants].sort().reverse(), instants)
+    const revokes = await cliJson(dataDir, "audit", "list", "--action", "operator.token.revoke", "--limit", "2")
+    assert.lengthOf(revokes.items, 2)
+    assert.isString(revokes.next_cursor)
+    const older = await cliJson(
+      dataDir,
+      "audit",
+      "list",
+      "--action",
+      "operator.token.revoke",
+      "--cursor",
+      revokes.next_cursor
+    )
+    assert.deepStrictEqual(
+      [...revokes.items, ...older.items].map((e: { id: string }) => e.id),
+      tokenActions
+        .filter((e: { action: string }) => e.action === "operator.token.revoke")
+        .map((e: { id: string }) => e.id)
+    )
+    const text = await cli(dataDir, "audit", "list", "--action", "operator.token.revoke", "--limit", "2")
+    assert.match(text.stdout, /^AT +ACTOR +ROLE +ACTION +TARGET +OUTCOME +REASON$/m)
+    assert.include(text.stdout, "refused  token_not_found: no operator token not-a-token-id")
+    assert.include(text.stdout, `--cursor ${revokes.next_cursor}`)
+    assert.strictEqual((await cli(dataDir, "audit", "list", "--actor", "nobody")).stdout.trim(), "No audit records.")
+    const future = await cliJson(dataDir, "audit", "list", "--since", "2999-01-01T00:00:00Z")
+    assert.deepStrictEqual(future.items, [])
+    const lastHour = await cliJson(dataDir, "audit", "list", "--since", "1h", "--limit", "1000")
+    assert.deepStrictEqual(lastHour.items, everything.items)
+    for (const [args, message] of [
+      [["--cursor", "nope"], "Invalid cursor"],
+      [
+        ["--since", "yesterday"],
+        '--since is an instant with a zone (2026-11-21T10:00:00Z) or a time back from now (90m, 24h, 7d), not "yesterday"'
+      ],
+      [["--limit", "0"], "--limit is 1 to 1000, not 0"],
+      [["--actor", "a".repeat(257)], "--actor is 1 to 256 characters"]
+    ] as const) {
+      const refused = await cli(dataDir, "audit", "list", ...args)
+      assert.strictEqual(refused.code, 1, args.join(" "))
+      assert.include(refused.stderr, message, args.join(" "))
+    }
   })
 
   it("payouts: none on a new service; show, bump and cancel of a contract without one are refused", async () => {

@@ -10,14 +10,16 @@
  * the market is stale, and stops saying so once a fresh one is imported; it shows the book of a
  * seeded set of sandbox locks (revalued, and hedged by the simulated venue) with every figure equal
  * to the operator routes' JSON, the limits' gauges (red above 90 %), the failing partner and the
- * market's curves and smiles; a part with nothing to show (no limit, no alert) reads nothing, not
+ * market's curves and smiles, and the audit log (the set-up's actions and a viewer's refused import,
+ * filtered by outcome on the page and by actor and action through the route, its figures the
+ * filtered answer's); a part with nothing to show (no limit, no alert) reads nothing, not
  * "null", and production's empty book says how to set a limit; it is used with the keyboard; it
  * reaches no other host, logs no console error, keeps the token out of URLs and of the service's
  * output; and once the service is gone it says every source is unavailable instead of passing the
  * last figures off as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`: the
  * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), the first screen
- * under a stale market (`stale.png`), production's empty book (`production.png`) and the service
- * gone (`unavailable.png`).
+ * under a stale market (`stale.png`), production's empty book (`production.png`), the audit log
+ * (`audit.png`) and the service gone (`unavailable.png`).
  */
 import { WebhookInbox } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
@@ -65,7 +67,7 @@ const nullTexts = (page: Page) =>
   })
 
 describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
-  it("shows the book, limits, market and pipes as the routes say, and says what is stale or unavailable", {
+  it("shows the book, limits, market, pipes and audit log as the routes say, and says what is stale or unavailable", {
     timeout: 400_000
   }, async () => {
     mkdirSync(artifacts, { recursive: true })
@@ -96,7 +98,8 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       "--webhook-url-sandbox",
       `http://127.0.0.1:${closedPort}/hooks`
     )
-    const token = (await cliJson(dataDir, "operator", "token", "create", "--name", "console-test")).token as string
+    const token = (await cliJson(dataDir, "operator", "token", "create", "--name", "console-test", "--role", "admin"))
+      .token as string
     await cliJson(
       dataDir,
       "hedge",
@@ -353,6 +356,18 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
           (await api("/operator/v1/deliveries?environment=sandbox")).json.partners.length > 0 ? true : undefined,
         () => "Bolt's failing delivery"
       )
+      // a viewer's token, made through the API, is refused an import: the log holds a forbidden action
+      const viewer = await api("/operator/v1/tokens", {
+        method: "POST",
+        body: JSON.stringify({ name: "console-viewer", role: "viewer" })
+      })
+      assert.strictEqual(viewer.status, 201, JSON.stringify(viewer.json))
+      const refusedImport = await api("/operator/v1/market/snapshots", {
+        method: "POST",
+        body: snapshotAged(30),
+        headers: { authorization: `Bearer ${viewer.json.token}` }
+      })
+      assert.strictEqual(refusedImport.status, 403)
 
       // --- production, then the sandbox again, chosen with the keyboard ----------------------------------
       await page.click("#refresh-now")
@@ -397,7 +412,8 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         deliveries: "/operator/v1/deliveries?environment=sandbox",
         hedgeOrders: "/operator/v1/hedge/orders?environment=sandbox&status=pending",
         status: "/operator/v1/status",
-        treasury: "/operator/v1/treasury?environment=sandbox"
+        treasury: "/operator/v1/treasury?environment=sandbox",
+        audit: "/operator/v1/audit?limit=50"
       }
       const readRoutes = async () =>
         Object.fromEntries(
@@ -420,11 +436,11 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         )
         if (moved.length > 0 && attempt < 5) continue
         const steady = Object.keys(routes).filter((name) => !moved.includes(name))
-        for (const name of ["risk", "market", "deliveries", "hedgeOrders"])
+        for (const name of ["risk", "market", "deliveries", "hedgeOrders", "audit"])
           assert.include(steady, name, `${name} held still`)
         const shown = figures.filter((f) => steady.includes(f.source))
         assert.deepStrictEqual(mismatches(shown, after), [], "figures that differ from the routes")
-        for (const name of ["risk", "market", "deliveries", "status"]) {
+        for (const name of ["risk", "market", "deliveries", "status", "audit"]) {
           assert.isAbove(shown.filter((f) => f.source === name).length, 0, `${name} figures shown`)
         }
         compared = shown.length
@@ -463,6 +479,62 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       // the market: a line per pair and per currency, a smile at 1M and at 3M
       assert.strictEqual(await page.locator("#market figure.card svg").count(), 4)
       assert.isTrue(await page.locator("#snapshot-in-force:not(.stale)").isVisible())
+      // the audit log: the CLI's set-up and the API's imports, the viewer's refusal among them
+      const log = (await api(routes.audit)).json
+      const tracked = new Set(["operator.token.create", "limits.set", "market.snapshot.import"])
+      assert.deepStrictEqual(
+        log.items
+          .filter((e: { action: string }) => tracked.has(e.action))
+          .map((e: { actor: string; action: string; outcome: string }) =>
+            [e.actor.startsWith("cli:") ? "cli" : e.actor, e.action, e.outcome].join(" ")
+          )
+          .reverse(),
+        [
+          "cli operator.token.create ok",
+          "cli limits.set ok",
+          "cli limits.set ok",
+          "console-test market.snapshot.import ok",
+          "console-test market.snapshot.import ok",
+          "console-test operator.token.create ok",
+          "console-viewer market.snapshot.import forbidden"
+        ]
+      )
+      const auditRows = page.locator("#audit-log tbody tr")
+      assert.strictEqual(await auditRows.count(), log.items.length)
+      assert.include(
+        await page.textContent("#audit-summary"),
+        `${log.items.length} of the last ${log.items.length} actions; 1 refused`
+      )
+      const forbiddenRow = auditRows.filter({ hasText: "forbidden: needs the risk role" })
+      assert.include(await forbiddenRow.textContent(), "console-viewer")
+      assert.isTrue(await forbiddenRow.locator(".outcome.warn").isVisible())
+      // filtered by outcome: the page's records narrowed at once
+      await page.selectOption("#audit-filter select[name=outcome]", "forbidden")
+      await page.waitForFunction(() => document.querySelectorAll("#audit-log tbody tr").length === 1)
+      assert.include(await page.textContent("#audit-log"), "console-viewer")
+      // filtered by actor: the route asked again, its figures the filtered answer's
+      await page.selectOption("#audit-filter select[name=outcome]", "")
+      await page.fill("#audit-filter input[name=actor]", "console-test")
+      await page.click("#audit-filter button[type=submit]")
+      await page.waitForFunction(() =>
+        document.querySelector("#audit-summary")?.textContent?.includes("actor console-test")
+      )
+      const byActor = (await api("/operator/v1/audit?limit=50&actor=console-test")).json
+      assert.deepStrictEqual(
+        byActor.items.map((e: { action: string }) => e.action),
+        ["operator.token.create", "market.snapshot.import", "market.snapshot.import"]
+      )
+      const auditFigures = (await figuresOf(page)).filter((f) => f.source === "audit")
+      assert.strictEqual(auditFigures.filter((f) => f.path.endsWith(".actor")).length, byActor.items.length)
+      assert.deepStrictEqual(mismatches(auditFigures, { audit: byActor }), [], "the filtered log's figures")
+      // and by action, through the same form
+      await page.fill("#audit-filter input[name=action]", "market.snapshot.import")
+      await page.click("#audit-filter button[type=submit]")
+      await page.waitForFunction(() => document.querySelectorAll("#audit-log tbody tr").length === 2)
+      await page.click("#audit-filter button[type=reset]")
+      await page.waitForFunction((n) => document.querySelectorAll("#audit-log tbody tr").length === n, log.items.length)
+      await page.locator("#audit").screenshot({ path: join(artifacts, "audit.png") })
+
       // a card's JSON opens with the token, in a dialog
       await page.click('#pipes a[data-json^="/operator/v1/deliveries"]')
       await page.waitForFunction(() => document.querySelector("#json-body")?.textContent?.includes("Bolt Remit"))
@@ -508,14 +580,14 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       await page.waitForSelector("#unavailable-banner")
       assert.include(
         await page.textContent("#unavailable-banner"),
-        "status, market data, the book, deliveries, hedge orders, treasury"
+        "status, market data, the book, deliveries, hedge orders, treasury, audit log"
       )
       // at a glance shows nothing from before as current
       assert.strictEqual(
         await page.locator("#glance .glance-item.unknown").count(),
         await page.locator("#glance .glance-item").count()
       )
-      for (const section of ["book", "limits", "market", "pipes", "treasury"]) {
+      for (const section of ["book", "limits", "market", "pipes", "treasury", "audit"]) {
         assert.isAbove(await page.locator(`#${section} .unavailable`).count(), 0, section)
       }
       assert.isTrue(await page.locator("#book.outdated").isVisible())

@@ -71,7 +71,8 @@ describe("hedging crash safety on the embedded database (pnpm start)", () => {
       },
       prepare: async (dataDir) => {
         for (const args of policyCommands("sandbox")) await cliJson(dataDir, ...args)
-        token = (await cliJson(dataDir, "operator", "token", "create", "--name", "hedge-crash")).token
+        token = (await cliJson(dataDir, "operator", "token", "create", "--name", "hedge-crash", "--role", "admin"))
+          .token
       }
     })
     const partner = new PatientPartner(server.baseUrl, server.key)

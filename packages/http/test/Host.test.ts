@@ -390,7 +390,7 @@ describe("ratelock worker", { timeout: 180_000 }, () => {
   it("serves the operator API on its own listener: its metrics and status, with an operator token", async () => {
     const dataDir = tempDataDir()
     // the embedded database takes one process at a time: the token first, then the worker
-    const { token } = await cliJson(dataDir, "operator", "token", "create", "--name", "prometheus")
+    const { token } = await cliJson(dataDir, "operator", "token", "create", "--name", "prometheus", "--role", "admin")
     const worker = startWorker(dataDir)
     try {
       const operatorUrl = await operatorUrlOf(worker)

@@ -45,7 +45,9 @@ layer(anvilLayer, { excludeTestServices: true, timeout: "60 seconds" })("the hot
 
         const dataDir = tempDataDir()
         // the embedded database takes one process at a time: the token before the service
-        const { token } = yield* Effect.promise(() => cliJson(dataDir, "operator", "token", "create", "--name", "ops"))
+        const { token } = yield* Effect.promise(() =>
+          cliJson(dataDir, "operator", "token", "create", "--name", "ops", "--role", "admin")
+        )
         const thresholds = {
           RATELOCK_ETHEREUM_HOT_WALLET_MIN_NATIVE: "1",
           RATELOCK_ETHEREUM_HOT_WALLET_MIN_USDC: "5000"

@@ -112,7 +112,9 @@ describe.skipIf(databaseUrl === undefined)("hedging off, then manual, with runni
             "spot"
           )
           assert.deepInclude(set, { ...sandbox, target_ratio: "1", band, instrument: "spot", value_days: null })
-          const token = (await cliJson(db.url, "operator", "token", "create", "--name", "manual-hedge")).token as string
+          const token = (
+            await cliJson(db.url, "operator", "token", "create", "--name", "manual-hedge", "--role", "admin")
+          ).token as string
           const operator = (port: number, path: string) =>
             run(request(`http://127.0.0.1:${port}`, "GET", path, { headers: { authorization: `Bearer ${token}` } }))
           // the report as the wire carries it (the schema's encoded side: decimals as strings)

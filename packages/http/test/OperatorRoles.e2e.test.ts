@@ -74,6 +74,11 @@ const samples: Readonly<Record<string, Sample>> = {
   createKey: { path: `/operator/v1/partners/${unknown}/keys`, body: { environment: "sandbox" } },
   revokeKey: { path: `/operator/v1/keys/${unknown}/revoke` },
   setWebhook: { path: `/operator/v1/partners/${unknown}/webhooks/sandbox`, body: { url: "http://127.0.0.1:9000/h" } },
+  tokens: {},
+  // a blank name: refused (and recorded), so no role's call makes a token
+  createToken: { body: { name: " ", role: "viewer" } },
+  revokeToken: { path: `/operator/v1/tokens/${unknown}/revoke` },
+  audit: {},
   unmatchedFunds: {},
   // a transfer and a payout nobody has: refused (404), and recorded
   refund: { body: { transfer_id: `0x${"ab".repeat(32)}` } },

@@ -79,7 +79,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("secrets and 
           Effect.all([
             OperatorActions.createPartner({ name: "Quiet Pay", webhookUrls: { sandbox: "http://127.0.0.1:9002/h" } }),
             OperatorActions.createKey(partner.partner_id, "sandbox"),
-            OperatorActions.setWebhook(partner.partner_id, "production", "https://hooks.example.com/ratelock"),
+            OperatorActions.setWebhook(partner.partner_id, "sandbox", "http://127.0.0.1:9003/hooks"),
             OperatorActions.createToken({ name: "cron", role: "admin", expiresIn: "30d" })
           ]),
           cli

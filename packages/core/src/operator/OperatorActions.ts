@@ -33,7 +33,7 @@ import { act } from "./Audit.ts"
 import { OperatorActor } from "./OperatorActor.ts"
 import type { OperatorRole } from "./OperatorRole.ts"
 import * as OperatorTokens from "./OperatorTokens.ts"
-import { OperatorTokenRepo } from "./OperatorTokenRepo.ts"
+import { type OperatorTokenRecord, OperatorTokenRepo } from "./OperatorTokenRepo.ts"
 import * as Partners from "./Partners.ts"
 import * as Reconciliation from "./Reconciliation.ts"
 
@@ -161,7 +161,10 @@ export const createToken = (input: {
 
 const tokenState = (tokenId: string) =>
   Effect.map(
-    read(OperatorTokenRepo, (repo) => repo.find(tokenId)),
+    // what is not a token's id names none, and is not looked up (the stores keep ids as UUIDs)
+    OperatorTokens.isTokenId(tokenId)
+      ? read(OperatorTokenRepo, (repo) => repo.find(tokenId))
+      : Effect.succeed(Option.none<OperatorTokenRecord>()),
     (found) =>
       Option.match(found, {
         onNone: () => null,

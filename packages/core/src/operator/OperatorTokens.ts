@@ -84,6 +84,13 @@ export const create = Effect.fn("OperatorTokens.create")(function* (input: {
   if (trimmed === "" || trimmed.length > 100) {
     return yield* new OperatorTokenError({ reason: "invalid_name", message: "a token name is 1 to 100 characters" })
   }
+  // a name is shown in lists, logs and the audit log: no control character (nor a NUL, which no store keeps)
+  if (/\p{Cc}/u.test(trimmed)) {
+    return yield* new OperatorTokenError({
+      reason: "invalid_name",
+      message: "a token name has no control characters (line breaks, tabs, NUL)"
+    })
+  }
   const lifetime = input.expiresIn === undefined ? Option.none() : parseExpiresIn(input.expiresIn)
   if (input.expiresIn !== undefined && Option.isNone(lifetime)) {
     return yield* new OperatorTokenError({
@@ -119,10 +126,14 @@ export const list = Effect.fn("OperatorTokens.list")(function* () {
   return (yield* (yield* OperatorTokenRepo).list()).map(listing)
 })
 
+/** Whether `text` can be a token's id (a UUID): anything else names no token, and is never looked up. */
+export const isTokenId = (text: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)
+
 /** Revokes a token at once; revoking it again changes nothing (the first revocation stands). */
 export const revoke = Effect.fn("OperatorTokens.revoke")(function* (tokenId: string) {
   const repo = yield* OperatorTokenRepo
-  const found = yield* repo.find(tokenId)
+  const found = isTokenId(tokenId) ? yield* repo.find(tokenId) : Option.none()
   if (Option.isNone(found)) {
     return yield* new OperatorTokenError({ reason: "token_not_found", message: `no operator token ${tokenId}` })
   }

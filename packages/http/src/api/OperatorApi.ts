@@ -20,6 +20,7 @@ import {
 } from "@ratelock/core"
 import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { OptionalIdempotencyKey } from "./Headers.ts"
+import { AccessGroup } from "./OperatorAccess.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
 import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
 import { PartnersGroup } from "./OperatorPartners.ts"
@@ -428,6 +429,7 @@ export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(DeskGroup)
   .add(MoneyGroup)
   .add(PartnersGroup)
+  .add(AccessGroup)
   .add(MetricsGroup)
   .annotateMerge(
     OpenApi.annotations({

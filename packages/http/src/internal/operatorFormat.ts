@@ -7,7 +7,6 @@ import {
   MarketOverview,
   type MarketSnapshotRepo,
   Money,
-  type OperatorTokens,
   type Partners,
   type QuoteExplain
 } from "@ratelock/core"
@@ -270,27 +269,3 @@ export const corridorLimitSet = (c: CorridorLimits.CorridorListing): string => {
   }
   return lines.join("\n")
 }
-
-export const createdToken = (t: OperatorTokens.CreatedToken): string =>
-  [
-    `Operator token created: ${t.name}. The token is shown only this once: store it now.`,
-    field("token_id", t.token_id),
-    field("token", t.token),
-    "",
-    "Use it as Authorization: Bearer <token> on the operator API (/metrics, /operator/v1/...)."
-  ].join("\n")
-
-export const tokenList = (tokens: ReadonlyArray<OperatorTokens.TokenListing>): string =>
-  tokens.length === 0
-    ? "No operator tokens yet. Create one: pnpm ratelock operator token create --name NAME"
-    : tokens
-        .map(
-          (t) =>
-            `${t.token_id}  ${t.name.padEnd(20)}  created ${t.created_at}  ${t.revoked_at === null ? "live" : `revoked ${t.revoked_at}`}`
-        )
-        .join("\n")
-
-export const revokedToken = (r: OperatorTokens.RevokedToken): string =>
-  r.already_revoked
-    ? `Operator token ${r.token_id} (${r.name}) was already revoked.`
-    : `Operator token ${r.token_id} (${r.name}) revoked.`

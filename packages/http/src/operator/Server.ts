@@ -17,6 +17,7 @@ import * as Metrics from "../Metrics.ts"
 import * as RequestLog from "../server/RequestLog.ts"
 import * as ResponseEnvelope from "../server/ResponseEnvelope.ts"
 import type { Platform } from "../server/Server.ts"
+import * as AccessHandlers from "./AccessHandlers.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
 import * as DeskHandlers from "./DeskHandlers.ts"
@@ -39,6 +40,7 @@ export type Ports =
   | DeskHandlers.Requirements
   | MoneyHandlers.Requirements
   | PartnersHandlers.Requirements
+  | AccessHandlers.Requirements
   | OperatorTokenRepo.OperatorTokenRepo
   | AuditRepo.AuditRepo
 
@@ -46,9 +48,13 @@ export type Ports =
 const layerRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(OperatorApi).pipe(
     Layer.provide(
-      Layer.mergeAll(Handlers.layer, DeskHandlers.layer, PartnersHandlers.layer, MoneyHandlers.layer).pipe(
-        Layer.provide(Authentication.layer)
-      )
+      Layer.mergeAll(
+        Handlers.layer,
+        DeskHandlers.layer,
+        PartnersHandlers.layer,
+        AccessHandlers.layer,
+        MoneyHandlers.layer
+      ).pipe(Layer.provide(Authentication.layer))
     )
   ),
   // the console's files are read at start: without them the listener does not start

@@ -306,8 +306,9 @@ const setUp = async <S extends StoreSide>(
     await ratelock("market", "import", snapshot)
     // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
     const partner = (await ratelock("partner", "create", "--name", "Chain Pay")) as any
+    const tokenArgs = ["operator", "token", "create", "--name", "payouts-e2e", "--role", "admin"]
     // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
-    const operatorToken = (await ratelock("operator", "token", "create", "--name", "payouts-e2e")) as any
+    const operatorToken = (await ratelock(...tokenArgs)) as any
     const key = {
       keyId: partner.environments.production.api_key_id as string,
       secret: partner.environments.production.api_key_secret as string,
