@@ -3,34 +3,18 @@
  * `OperatorActions` to create and revoke one, each audited with its change) and the audit log
  * (core's `AuditLog.page`). The CLI's database mode calls the same programs, so both print the same.
  */
-import {
-  type AuditRepo,
-  AuditLog,
-  type IdempotencyRepo,
-  type IdGenerator,
-  OperatorActions,
-  type OperatorTokenRepo,
-  OperatorTokens,
-  type StoreTransaction
-} from "@ratelock/core"
+import { AuditLog, OperatorActions, type OperatorTokenRepo, OperatorTokens } from "@ratelock/core"
 import { Effect, type Layer } from "effect"
-import type { Digest, SecureRandom } from "effect/crypto"
+import type { SecureRandom } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { CreatedToken, RevokedToken } from "../api/OperatorAccess.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
-import { post } from "./OperatorPost.ts"
+import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
-export type Requirements =
-  | OperatorTokenRepo.OperatorTokenRepo
-  | AuditRepo.AuditRepo
-  | StoreTransaction.StoreTransaction
-  | IdGenerator.IdGenerator
-  | IdempotencyRepo.IdempotencyRepo
-  | Digest.Digest
-  | SecureRandom.SecureRandom
+export type Requirements = ChangeRequirements | OperatorTokenRepo.OperatorTokenRepo | SecureRandom.SecureRandom
 
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "access">,

@@ -3,7 +3,6 @@
  * of core's `OperatorActions` (its record written with its change, as the CLI's).
  */
 import {
-  type AuditRepo,
   type CorridorLimit,
   type CorridorLimitRepo,
   CorridorLimits,
@@ -12,19 +11,15 @@ import {
   type HedgeOrderRepo,
   HedgePolicy,
   type HedgePolicyRepo,
-  type IdempotencyRepo,
-  type IdGenerator,
   type MarketSnapshotRepo,
   Money,
   OperatorActions,
   QuoteExplain,
   type QuoteRepo,
   RiskDesk,
-  type RiskScenarioRepo,
-  type StoreTransaction
+  type RiskScenarioRepo
 } from "@ratelock/core"
 import { Effect, type Layer, Option, Schema } from "effect"
-import type { Digest } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { ValidationFailed } from "../api/Errors.ts"
@@ -33,20 +28,16 @@ import { ArmedVenue } from "../api/OperatorDesk.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
-import { post } from "./OperatorPost.ts"
+import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
 export type Requirements =
+  | ChangeRequirements
   | CorridorLimitRepo.CorridorLimitRepo
   | HedgePolicyRepo.HedgePolicyRepo
   | HedgeOrderRepo.HedgeOrderRepo
   | RiskScenarioRepo.RiskScenarioRepo
   | QuoteRepo.QuoteRepo
   | MarketSnapshotRepo.MarketSnapshotRepo
-  | AuditRepo.AuditRepo
-  | StoreTransaction.StoreTransaction
-  | IdGenerator.IdGenerator
-  | IdempotencyRepo.IdempotencyRepo
-  | Digest.Digest
 
 /** A limit of the body: absent (kept), null (back to its default), or a decimal of 0 or more. */
 const limitValue = (name: string, value: string | null | undefined) => {

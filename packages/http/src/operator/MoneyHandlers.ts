@@ -5,20 +5,15 @@
  * (`internal/moneyViews.ts`). Refusals answer 404, 409 or 422 with core's message.
  */
 import {
-  type AuditRepo,
   type ChainGateway,
   type ContractRepo,
-  type IdempotencyRepo,
-  type IdGenerator,
   type MovementRepo,
   OperatorActions,
   type PayoutRepo,
   type ReconciliationRepo,
-  type StoreTransaction,
   UnmatchedFunds
 } from "@ratelock/core"
 import { Effect, Option, type Layer } from "effect"
-import type { Digest } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { envelope, ValidationFailed } from "../api/Errors.ts"
@@ -27,19 +22,15 @@ import { InflowRecorded, Reconciled, RefundRecorded, ReplacedPayout } from "../a
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import * as MoneyViews from "../internal/moneyViews.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
-import { post } from "./OperatorPost.ts"
+import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
 export type Requirements =
+  | ChangeRequirements
   | ContractRepo.ContractRepo
   | MovementRepo.MovementRepo
   | PayoutRepo.PayoutRepo
   | ReconciliationRepo.ReconciliationRepo
   | ChainGateway.ChainGateway
-  | AuditRepo.AuditRepo
-  | StoreTransaction.StoreTransaction
-  | IdGenerator.IdGenerator
-  | IdempotencyRepo.IdempotencyRepo
-  | Digest.Digest
 
 /** The body's amount: a decimal above 0, else 422 with the message the CLI gives for `--amount`. */
 const inflowAmount = (text: string) =>

@@ -6,7 +6,8 @@
  * share one. A secret in the answer (a new key's, a webhook's, a token) is shown once: what is
  * kept for a replay has each secret as null, so none is stored in the clear.
  */
-import { Audit, type IdempotencyRepo } from "@ratelock/core"
+import { Audit, type AuditRepo, type IdempotencyRepo, type IdGenerator, type StoreTransaction } from "@ratelock/core"
+import type { Digest } from "effect/crypto"
 import { Effect, Schema } from "effect"
 import { CurrentOperator } from "../api/OperatorSecurity.ts"
 import { type Call, respond, routeOf } from "../server/Idempotent.ts"
@@ -42,6 +43,18 @@ const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, 
 
 const statusOf = (refusal: Refusal): number =>
   refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
+
+/**
+ * What every route that changes something needs besides its own repositories: the audit record's
+ * (`Audit.act`: the log, one transaction, ids) and a POST's idempotency (its key's store, its
+ * fingerprint's digest).
+ */
+export type ChangeRequirements =
+  | AuditRepo.AuditRepo
+  | StoreTransaction.StoreTransaction
+  | IdGenerator.IdGenerator
+  | IdempotencyRepo.IdempotencyRepo
+  | Digest.Digest
 
 /** Every secret of a JSON answer as null, however deep (core's rule of what a secret is). */
 const withoutSecrets = (response: IdempotencyRepo.StoredResponse): IdempotencyRepo.StoredResponse => ({

@@ -4,37 +4,29 @@
  * change, as the CLI's on the database), its refusals answered as `OperatorErrors.ts` maps them.
  */
 import {
-  type AuditRepo,
   type ChainGateway,
-  type IdempotencyRepo,
-  type IdGenerator,
   Environment,
   OperatorActions,
   type Partner,
   type PartnerRepo,
   Partners,
-  type StoreTransaction,
   type WebhookUrlCheck
 } from "@ratelock/core"
 import type { Layer } from "effect"
-import type { Digest, SecureRandom } from "effect/crypto"
+import type { SecureRandom } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { CreatedPartner, IssuedKey, RevokedKey } from "../api/OperatorPartners.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
-import { post } from "./OperatorPost.ts"
+import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
 export type Requirements =
+  | ChangeRequirements
   | PartnerRepo.PartnerRepo
   | WebhookUrlCheck.WebhookUrlCheck
   | ChainGateway.ChainGateway
-  | AuditRepo.AuditRepo
-  | StoreTransaction.StoreTransaction
-  | IdGenerator.IdGenerator
-  | IdempotencyRepo.IdempotencyRepo
-  | Digest.Digest
   | SecureRandom.SecureRandom
 
 /** The body's URLs by environment (its keys were checked to be environments). */
