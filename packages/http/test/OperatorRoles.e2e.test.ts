@@ -137,7 +137,7 @@ describe("the operator route table", () => {
 
     it.effect("every route × every role: allowed or 403 as declared; a change recorded once per call", () =>
       Effect.gen(function* () {
-        const { url } = yield* Operator.Operator
+        const { url, token: admin } = yield* Operator.Operator
         const audit = yield* AuditRepo.AuditRepo
         for (const role of OperatorRole.roles) {
           const token = yield* OperatorTokens.create({ name: `matrix-${role}`, role })
@@ -188,6 +188,17 @@ describe("the operator route table", () => {
             else assert.notStrictEqual(record.outcome, "forbidden", label)
           }
         }
+        // and counted: limits.set was refused to viewer and trader, done by risk and admin
+        const metrics = (yield* request(url, "GET", "/metrics", { headers: Operator.bearer(admin) })).text
+        const count = (outcome: string) =>
+          Number(
+            new RegExp(
+              `^ratelock_operator_actions_total\\{[^}]*action="limits.set"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`,
+              "m"
+            ).exec(metrics)?.[1] ?? 0
+          )
+        assert.isAtLeast(count("forbidden"), 2, metrics)
+        assert.isAtLeast(count("ok"), 2)
       })
     )
   })
