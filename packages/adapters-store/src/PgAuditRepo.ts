@@ -2,8 +2,8 @@
  * `AuditRepo` on Postgres: `operator_audit` (migration 21), one row per operator action. It is
  * append-only: this repository only inserts, and the table's trigger refuses `UPDATE`, `DELETE`
  * and `TRUNCATE` from anyone. Lists are newest first by `(at, id)`, a strict keyset below the
- * previous page's last record, on the index of the filter given (`operator_audit_actor`,
- * `_action`, `_target`, else `operator_audit_at`).
+ * previous page's last record: a target's on `operator_audit_target`, the rest on
+ * `operator_audit_at`, actor and action filtering that walk (the log is small; see migration 21).
  */
 import { AuditRepo } from "@ratelock/core"
 import { Effect, Layer } from "effect"
