@@ -9,16 +9,17 @@
  * a revoked one answer 401; the list shows a token's last use once it was used. The audit route
  * pages newest first with no record missed or repeated, even while records are written between
  * pages, filters by actor, action, target and instant exactly as the whole log would, refuses a bad
- * cursor with 422 as the partner API's lists do, never answers a 5xx to bad input, and holds no
- * token's secret. The CLI makes a token of each role on the database and through the API, and its
- * token and audit commands print in API mode what they print on the database.
+ * cursor or query with 422 naming its field as the partner API's lists do, never answers a 5xx to
+ * bad input, and holds no token's secret. The CLI makes a token of each role on the database and
+ * through the API, and its token and audit commands print in API mode what they print on the
+ * database.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { ApiKeySecret, IdGenerator, OperatorRole, OperatorTokenRepo, OperatorTokens, Treasury } from "@ratelock/core"
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { afterAll, it as plainIt } from "vitest"
 import { apiMode, normalized } from "./support/apiMode.ts"
-import { newKey, type Reply, request } from "./support/http.ts"
+import { assertInvalid, newKey, type Reply, request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { cli, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
 import { layer as serverLayer } from "./support/server.ts"
@@ -195,13 +196,23 @@ layer(both, { excludeTestServices: true, timeout: "180 seconds" })("operator acc
     )
 
     it.effect(
-      "a token that cannot be made: 400 when the request is unreadable, 422 naming the rule it breaks, never a 500",
+      "a token that cannot be made: 422 naming the field when the request does not decode, or the rule it breaks, never a 500",
       () =>
         Effect.gen(function* () {
           const before = (yield* call("GET", "/operator/v1/tokens")).json.items.length
-          const refusals: ReadonlyArray<[unknown, string, string | undefined]> = [
-            [{ name: "root", role: "root" }, "bad_request", undefined],
-            [{ name: "no role" }, "bad_request", undefined],
+          // what the route's schema refuses: 422 validation_error, each field named as on the partner API
+          const unreadable: ReadonlyArray<[unknown, ReadonlyArray<string>]> = [
+            [{ name: "root", role: "root" }, ["body.role:enum"]],
+            [{ name: "no role" }, ["body.role:missing"]],
+            [{ name: "later", role: "viewer", scope: "all" }, ["body.scope:extra_forbidden"]],
+            ["not json", ["body:json_invalid"]],
+            ["[1,2]", ["body:dict_type"]]
+          ]
+          for (const [body, fields] of unreadable) {
+            assertInvalid(yield* call("POST", "/operator/v1/tokens", { body }), fields, JSON.stringify(body))
+          }
+          // what core refuses: 422 with its code and message
+          const refusals: ReadonlyArray<[unknown, string, string]> = [
             [{ name: "", role: "viewer" }, "invalid_name", "a token name is 1 to 100 characters"],
             [{ name: "x".repeat(101), role: "viewer" }, "invalid_name", "a token name is 1 to 100 characters"],
             [{ name: "nul\u0000", role: "viewer" }, "invalid_name", "a token name has no control characters"],
@@ -212,13 +223,12 @@ layer(both, { excludeTestServices: true, timeout: "180 seconds" })("operator acc
               "expires-in is a whole number"
             ],
             [{ name: "later", role: "viewer", expires_in: "0d" }, "invalid_expiry", "expires-in is a whole number"],
-            [{ name: "later", role: "viewer", expires_in: "3661d" }, "invalid_expiry", "at most 10 years"],
-            ["not json", "bad_request", undefined]
+            [{ name: "later", role: "viewer", expires_in: "3661d" }, "invalid_expiry", "at most 10 years"]
           ]
           for (const [body, code, message] of refusals) {
             const reply = yield* call("POST", "/operator/v1/tokens", { body })
-            isRefused(reply, code === "bad_request" ? 400 : 422, code, JSON.stringify(body))
-            if (message !== undefined) assert.include(reply.json.error.message, message)
+            isRefused(reply, 422, code, JSON.stringify(body))
+            assert.include(reply.json.error.message, message)
           }
           assert.strictEqual((yield* call("GET", "/operator/v1/tokens")).json.items.length, before, "nothing made")
         })
@@ -282,7 +292,7 @@ layer(both, { excludeTestServices: true, timeout: "180 seconds" })("operator acc
           isRefused(unknown, 404, "token_not_found", id)
           assert.strictEqual(unknown.json.error.message, `no operator token ${id}`)
         }
-        isRefused(yield* call("POST", "/operator/v1/tokens/%00/revoke"), 400, "bad_request", "a NUL")
+        assertInvalid(yield* call("POST", "/operator/v1/tokens/%00/revoke"), ["path.token_id:value_error"], "a NUL")
         // the list says which is which
         const listed = (yield* call("GET", "/operator/v1/tokens")).json
           .items as ReadonlyArray<OperatorTokens.TokenListing>
@@ -397,51 +407,51 @@ layer(both, { excludeTestServices: true, timeout: "180 seconds" })("operator acc
       })
     )
 
-    it.effect(
-      "a bad cursor is a 422 on query.cursor, as on the partner API's lists; a bad query a 400, never a 5xx",
-      () =>
-        Effect.gen(function* () {
-          const page = yield* call("GET", "/operator/v1/audit?limit=1")
-          const good = page.json.next_cursor as string
-          const decoded = JSON.parse(Buffer.from(good, "base64url").toString())
-          const cursors = [
-            "abc",
-            "!!!",
-            "x".repeat(300),
-            // a real position written otherwise (spaces): only the canonical form decodes
-            Buffer.from(JSON.stringify(decoded, null, 1)).toString("base64url"),
-            Buffer.from(JSON.stringify([2, decoded[1], decoded[2]])).toString("base64url"),
-            Buffer.from(JSON.stringify([1, "yesterday", decoded[2]])).toString("base64url")
-          ]
-          for (const cursor of cursors) {
-            const reply = yield* call("GET", `/operator/v1/audit?cursor=${encodeURIComponent(cursor)}`)
-            isRefused(reply, 422, "validation_error", cursor)
-            assert.match(reply.json.error.message, /^Invalid cursor/)
-            assert.deepStrictEqual(
-              reply.json.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]),
-              [[["query", "cursor"], "value_error"]]
-            )
-          }
-          for (const query of [
-            "limit=0",
-            "limit=1001",
-            "limit=abc",
-            "limit=1.5",
-            "since=yesterday",
-            "since=2026-02-30T00:00:00Z",
-            "since=2026-01-01T00:00:00",
-            "actor=",
-            `actor=${"a".repeat(257)}`,
-            "actor=%00",
-            "action=a%00b",
-            "target=%00"
-          ]) {
-            // what the route's schema refuses is the operator API's 400, as on its other routes
-            isRefused(yield* call("GET", `/operator/v1/audit?${query}`), 400, "bad_request", query)
-          }
-          // a cursor from another filter's page still pages from its position
-          assert.strictEqual((yield* call("GET", `/operator/v1/audit?actor=tests&cursor=${good}`)).status, 200)
-        })
+    it.effect("a bad cursor or query is a 422 naming its field, as on the partner API's lists, never a 5xx", () =>
+      Effect.gen(function* () {
+        const page = yield* call("GET", "/operator/v1/audit?limit=1")
+        const good = page.json.next_cursor as string
+        const decoded = JSON.parse(Buffer.from(good, "base64url").toString())
+        const cursors = [
+          "abc",
+          "!!!",
+          "x".repeat(300),
+          // a real position written otherwise (spaces): only the canonical form decodes
+          Buffer.from(JSON.stringify(decoded, null, 1)).toString("base64url"),
+          Buffer.from(JSON.stringify([2, decoded[1], decoded[2]])).toString("base64url"),
+          Buffer.from(JSON.stringify([1, "yesterday", decoded[2]])).toString("base64url")
+        ]
+        for (const cursor of cursors) {
+          const reply = yield* call("GET", `/operator/v1/audit?cursor=${encodeURIComponent(cursor)}`)
+          isRefused(reply, 422, "validation_error", cursor)
+          assert.match(reply.json.error.message, /^Invalid cursor/)
+          assert.deepStrictEqual(
+            reply.json.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]),
+            [[["query", "cursor"], "value_error"]]
+          )
+        }
+        // what the route's schema refuses: 422 validation_error naming the field, as on its other routes
+        for (const [query, fields] of [
+          ["limit=0", ["query.limit:greater_than_equal"]],
+          ["limit=1001", ["query.limit:less_than_equal"]],
+          // not a number: neither an integer nor within the bounds, both said of query.limit
+          ["limit=abc", ["query.limit:value_error", "query.limit:greater_than_equal"]],
+          ["limit=1.5", ["query.limit:value_error"]],
+          ["since=yesterday", ["query.since:datetime_parsing"]],
+          ["since=2026-02-30T00:00:00Z", ["query.since:datetime_parsing"]],
+          ["since=2026-01-01T00:00:00", ["query.since:datetime_parsing"]],
+          ["actor=", ["query.actor:string_too_short"]],
+          [`actor=${"a".repeat(257)}`, ["query.actor:string_too_long"]],
+          ["actor=%00", ["query.actor:value_error"]],
+          ["action=a%00b", ["query.action:value_error"]],
+          ["target=%00", ["query.target:value_error"]],
+          ["limit=0&actor=%00", ["query.actor:value_error", "query.limit:greater_than_equal"]]
+        ] as const) {
+          assertInvalid(yield* call("GET", `/operator/v1/audit?${query}`), fields, query)
+        }
+        // a cursor from another filter's page still pages from its position
+        assert.strictEqual((yield* call("GET", `/operator/v1/audit?actor=tests&cursor=${good}`)).status, 200)
+      })
     )
   })
 })

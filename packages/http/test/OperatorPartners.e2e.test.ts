@@ -12,7 +12,7 @@ import { Effect, Layer } from "effect"
 import { afterAll, it } from "vitest"
 import * as Chains from "../src/Chains.ts"
 import { apiMode, normalized } from "./support/apiMode.ts"
-import { newKey, request } from "./support/http.ts"
+import { assertInvalid, newKey, request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { type CliResult, cli, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
 import { layer as serverLayer, TestServer } from "./support/server.ts"
@@ -151,10 +151,15 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       })
       refused(loopback, 422, "invalid_webhook_url")
       assert.include(loopback.json.error.message, "loopback")
-      // shapes the route refuses before core (as every operator route does: 400): no name, a NUL,
-      // another environment
-      for (const body of [{}, { name: "A\u0000B" }, { name: "X", webhook_urls: { staging: "http://127.0.0.1/h" } }]) {
-        refused(yield* operator("POST", "/operator/v1/partners", { body }), 400, "bad_request")
+      // shapes the route refuses before core (as every operator route does: 422 validation_error naming
+      // the field): no name, a NUL, another environment, a property the route does not know
+      for (const [body, fields] of [
+        [{}, ["body.name:missing"]],
+        [{ name: "A\u0000B" }, ["body.name:value_error"]],
+        [{ name: "X", webhook_urls: { staging: "http://127.0.0.1/h" } }, ["body.webhook_urls:value_error"]],
+        [{ name: "X", contact: "ops@example.com" }, ["body.contact:extra_forbidden"]]
+      ] as const) {
+        assertInvalid(yield* operator("POST", "/operator/v1/partners", { body }), fields, JSON.stringify(body))
       }
       assert.strictEqual((yield* listed).length, before)
     })
@@ -209,17 +214,17 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         "polygon is not enabled for production (RATELOCK_PRODUCTION_CHAINS is empty): add polygon to " +
           "RATELOCK_PRODUCTION_CHAINS, with its RPC and tokens, to set a production refund address on it"
       )
-      for (const [environment, chain] of [
-        ["sandbox", "bitcoin"],
-        ["staging", "polygon"]
+      for (const [environment, chain, field] of [
+        ["sandbox", "bitcoin", "path.chain:enum"],
+        ["staging", "polygon", "path.environment:enum"]
       ] as const) {
-        refused(
+        assertInvalid(
           yield* operator("PUT", path(a.id, environment, chain), { body: { address: replaced } }),
-          400,
-          "bad_request"
+          [field],
+          `${environment}/${chain}`
         )
       }
-      refused(yield* operator("PUT", path(a.id, "sandbox", "polygon"), { body: {} }), 400, "bad_request")
+      assertInvalid(yield* operator("PUT", path(a.id, "sandbox", "polygon"), { body: {} }), ["body.address:missing"])
       assert.deepStrictEqual(yield* acme(), { sandbox: { polygon: replaced } })
     })
   )
@@ -252,10 +257,9 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         "partner_not_found",
         `no partner ${unknownId}`
       )
-      refused(
+      assertInvalid(
         yield* operator("POST", `/operator/v1/partners/${b.id}/keys`, { body: { environment: "staging" } }),
-        400,
-        "bad_request"
+        ["body.environment:enum"]
       )
       assert.strictEqual(yield* keysOfB, before + 1)
     })
@@ -328,11 +332,9 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         "invalid_webhook_url",
         "production webhook URL http://example.com/h refused: must be https"
       )
-      refused(
-        yield* operator("PUT", path(b.id, "staging"), { body: { url: "https://93.184.215.14/h" } }),
-        400,
-        "bad_request"
-      )
+      assertInvalid(yield* operator("PUT", path(b.id, "staging"), { body: { url: "https://93.184.215.14/h" } }), [
+        "path.environment:enum"
+      ])
       const after = (yield* listed).find((p) => p.partner_id === b.id)
       assert.deepStrictEqual(after?.webhook_urls, { production: "https://93.184.215.14/hooks" })
     })

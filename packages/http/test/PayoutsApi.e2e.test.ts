@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Payouts } from "@ratelock/core"
 import { Effect, Layer, Schema } from "effect"
 import { Payouts as PayoutsBody } from "../src/api/OperatorApi.ts"
-import { request } from "./support/http.ts"
+import { assertInvalid, request } from "./support/http.ts"
 import { activate, createContract, exercise, settle } from "./support/lifecycle.ts"
 import * as Operator from "./support/operator.ts"
 import { layer as serverLayer, TestServer } from "./support/server.ts"
@@ -59,15 +59,17 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
     })
   )
 
-  it.effect("an unknown contract is a 404 payout_not_found; a bad filter or limit is a 400", () =>
+  it.effect("an unknown contract is a 404 payout_not_found; a bad filter or limit is a 422 naming it", () =>
     Effect.gen(function* () {
       const missing = yield* operator("/operator/v1/payouts/4f1c1a52-0000-4000-8000-000000000000")
       assert.strictEqual(missing.status, 404)
       assert.strictEqual((missing.json as { error: { code: string } }).error.code, "payout_not_found")
-      for (const query of ["status=late", "limit=5000", "environment=moon"]) {
-        const refused = yield* operator(`/operator/v1/payouts?${query}`)
-        assert.strictEqual(refused.status, 400, query)
-        assert.strictEqual((refused.json as { error: { code: string } }).error.code, "bad_request", query)
+      for (const [query, field] of [
+        ["status=late", "query.status:enum"],
+        ["limit=5000", "query.limit:less_than_equal"],
+        ["environment=moon", "query.environment:enum"]
+      ] as const) {
+        assertInvalid(yield* operator(`/operator/v1/payouts?${query}`), [field], query)
       }
     })
   )

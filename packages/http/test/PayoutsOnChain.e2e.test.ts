@@ -146,14 +146,16 @@ describe.skipIf(databaseUrl === undefined)("payouts on an EVM chain (anvil, Post
           const { contract, destination, first } = await payoutInPool(d)
           assert.strictEqual(first.replacements, 0)
           // 30 gwei before each block: the first version (3 gwei) can never be mined
+          // the contract settles, then the payout is marked confirmed: wait for both (one read of each
+          // between the two would see a settled contract beside a payout not yet marked)
           const settled = await mineUntil(
             d,
-            () => d.contractStatus(contract.id),
-            (status) => status === "settled",
-            "the replaced payout to settle",
+            async () => [await d.contractStatus(contract.id), (await d.payout(contract.id))?.status] as const,
+            ([status, payout]) => status === "settled" && payout === "confirmed",
+            "the replaced payout to settle and be confirmed",
             { baseFeeGwei: "30", everyMs: 500 }
           )
-          assert.strictEqual(settled, "settled")
+          assert.deepStrictEqual(settled, ["settled", "confirmed"])
 
           const payout = (await d.payout(contract.id))!
           assert.strictEqual(payout.status, "confirmed")

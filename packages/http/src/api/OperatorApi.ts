@@ -8,6 +8,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
+  RequestDecoding,
   Corridor,
   HedgeOrder,
   HotWalletRepo,
@@ -26,6 +27,7 @@ import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
 import { PartnersGroup } from "./OperatorPartners.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
+import { RequestValidation } from "./Validation.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Count = Seconds
@@ -431,6 +433,10 @@ export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(PartnersGroup)
   .add(AccessGroup)
   .add(MetricsGroup)
+  // after the groups, as the partner API: a request that does not decode is a 422 naming each field
+  .middleware(RequestValidation)
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  .annotate(HttpApi.PayloadParseOptions, RequestDecoding.parseOptions)
   .annotateMerge(
     OpenApi.annotations({
       title: "Ratelock Operator API",

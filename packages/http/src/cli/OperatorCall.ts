@@ -6,8 +6,8 @@
  * same JSON (the route's answer is what `--json` prints) and prints it the same way; a refusal
  * reads the same, its message being core's in both.
  */
-import type { StoreError } from "@ratelock/core"
-import { Config, Effect, Option, Predicate, Redacted } from "effect"
+import { ApiError, type StoreError } from "@ratelock/core"
+import { Config, Effect, Option, Predicate, Redacted, Schema } from "effect"
 import { CliError } from "effect/cli"
 import { FetchHttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
@@ -28,10 +28,23 @@ export const apiSettings = Config.all({
   )
 )
 
+const isIssues = Schema.is(Schema.NonEmptyArray(ApiError.ValidationIssue))
+
+/**
+ * A 422 whose message only counts its problems (`1 invalid field`: the API's refusal of a request
+ * that does not decode) with each problem's place and rule, as the operator needs them:
+ * `1 invalid field: body.role: Expected OperatorRole`. A message of its own (an invalid cursor) is
+ * kept as it is, the same as the command prints on the database.
+ */
+const withDetail = (message: string, error: object): string =>
+  /^\d+ invalid fields?$/.test(message) && Predicate.hasProperty(error, "detail") && isIssues(error.detail)
+    ? `${message}: ${error.detail.map((issue) => `${issue.loc.join(".")}: ${issue.msg}`).join("; ")}`
+    : message
+
 /** What the operator reads of an answer that is not a success: the envelope's message, as core wrote it. */
 export const remoteMessage = (url: URL, error: unknown): string => {
   if (Predicate.hasProperty(error, "error") && Predicate.hasProperty(error.error, "message")) {
-    return String(error.error.message)
+    return withDetail(String(error.error.message), error)
   }
   if (Predicate.hasProperty(error, "_tag") && error._tag === "HttpClientError") {
     return `Cannot reach the operator API at ${url.origin} (RATELOCK_OPERATOR_URL): ${String((error as { message?: unknown }).message ?? error)}`

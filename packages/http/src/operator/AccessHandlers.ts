@@ -11,6 +11,7 @@ import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { CreatedToken, RevokedToken } from "../api/OperatorAccess.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import type { RequestValidation } from "../api/Validation.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
@@ -19,7 +20,7 @@ export type Requirements = ChangeRequirements | OperatorTokenRepo.OperatorTokenR
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "access">,
   never,
-  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+  OperatorAuth | RequestValidation | HttpRouter.Request.From<"Requires", Requirements>
 > = HttpApiBuilder.group(OperatorApi, "access", (handlers) =>
   handlers
     .handle("tokens", () => mapRefusals(Effect.map(OperatorTokens.list(), (items) => ({ items }))))

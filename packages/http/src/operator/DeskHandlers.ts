@@ -26,6 +26,7 @@ import { ValidationFailed } from "../api/Errors.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { ArmedVenue } from "../api/OperatorDesk.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import type { RequestValidation } from "../api/Validation.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
 import { type ChangeRequirements, post } from "./OperatorPost.ts"
@@ -84,7 +85,7 @@ const explain = (quoteId: string) => mapRefusals(Effect.map(QuoteExplain.explain
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "desk">,
   never,
-  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+  OperatorAuth | RequestValidation | HttpRouter.Request.From<"Requires", Requirements>
 > = HttpApiBuilder.group(OperatorApi, "desk", (handlers) =>
   handlers
     .handle("limits", ({ query }) => mapRefusals(CorridorLimits.show({ environment: query.environment })))

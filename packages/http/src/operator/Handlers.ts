@@ -41,6 +41,7 @@ import { PrometheusMetrics } from "effect/observability"
 import { envelope, NotFound } from "../api/Errors.ts"
 import { CreatedSnapshot, ExistingSnapshot, OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import type { RequestValidation } from "../api/Validation.ts"
 import * as Format from "../internal/operatorFormat.ts"
 import * as Metrics from "../Metrics.ts"
 import { hideInternal, mapErrors } from "../server/HttpErrors.ts"
@@ -117,7 +118,7 @@ const payout = (contractId: string) =>
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "operator"> | HttpApiGroup.Service<"ratelock-operator", "metrics">,
   never,
-  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+  OperatorAuth | RequestValidation | HttpRouter.Request.From<"Requires", Requirements>
 > = Layer.merge(
   HttpApiBuilder.group(OperatorApi, "operator", (handlers) =>
     handlers

@@ -20,6 +20,7 @@ import { envelope, ValidationFailed } from "../api/Errors.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { InflowRecorded, Reconciled, RefundRecorded, ReplacedPayout } from "../api/OperatorMoney.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import type { RequestValidation } from "../api/Validation.ts"
 import * as MoneyViews from "../internal/moneyViews.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { type ChangeRequirements, post } from "./OperatorPost.ts"
@@ -52,7 +53,7 @@ const replaced = (contractId: string, mode: "bump" | "cancel") =>
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "money">,
   never,
-  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+  OperatorAuth | RequestValidation | HttpRouter.Request.From<"Requires", Requirements>
 > = HttpApiBuilder.group(OperatorApi, "money", (handlers) =>
   handlers
     .handle("unmatchedFunds", ({ query }) =>

@@ -19,6 +19,7 @@ import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { CreatedPartner, IssuedKey, RevokedKey } from "../api/OperatorPartners.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
+import type { RequestValidation } from "../api/Validation.ts"
 import { mapRefusals } from "./OperatorErrors.ts"
 import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
@@ -40,7 +41,7 @@ const webhookUrls = (urls: Readonly<Record<string, string>> = {}): Partial<Recor
 export const layer: Layer.Layer<
   HttpApiGroup.Service<"ratelock-operator", "partners">,
   never,
-  OperatorAuth | HttpRouter.Request.From<"Requires", Requirements>
+  OperatorAuth | RequestValidation | HttpRouter.Request.From<"Requires", Requirements>
 > = HttpApiBuilder.group(OperatorApi, "partners", (handlers) =>
   handlers
     .handle("partners", () => mapRefusals(Partners.listPartners()))

@@ -16,6 +16,7 @@ import { OperatorApi } from "../api/OperatorApi.ts"
 import * as Metrics from "../Metrics.ts"
 import * as RequestLog from "../server/RequestLog.ts"
 import * as ResponseEnvelope from "../server/ResponseEnvelope.ts"
+import * as SchemaErrors from "../server/SchemaErrors.ts"
 import type { Platform } from "../server/Server.ts"
 import * as AccessHandlers from "./AccessHandlers.ts"
 import * as Authentication from "./Authentication.ts"
@@ -54,7 +55,7 @@ const layerRoutes = Layer.mergeAll(
         PartnersHandlers.layer,
         AccessHandlers.layer,
         MoneyHandlers.layer
-      ).pipe(Layer.provide(Authentication.layer))
+      ).pipe(Layer.provide(Layer.merge(Authentication.layer, SchemaErrors.layer)))
     )
   ),
   // the console's files are read at start: without them the listener does not start

@@ -3,7 +3,9 @@
  * `fetch` given per call), and valid request bodies to vary.
  */
 import { Requests } from "@ratelock/core"
+import type { Reply } from "@ratelock/test-support/Http"
 import { DateTime, Effect } from "effect"
+import { assert } from "vitest"
 
 export { type Call, credentialHeaders, newKey, type Reply, request } from "@ratelock/test-support/Http"
 
@@ -17,3 +19,22 @@ export const quoteBody = (overrides: Record<string, unknown> = {}) =>
     ...Requests.quoteAt(now, { customer_reference_id: "cust-1" }),
     ...overrides
   }))
+
+/**
+ * A request the API could not decode, refused as the spec's 422: `validation_error`, its message
+ * counting the problems, its `detail` naming each one as `loc:type` (`query.environment:enum`), in
+ * the order answered.
+ */
+export const assertInvalid = (reply: Reply, fields: ReadonlyArray<string>, what = "") => {
+  assert.strictEqual(reply.status, 422, `${what}: ${reply.text}`)
+  assert.deepStrictEqual(
+    reply.json.error,
+    { code: "validation_error", message: `${fields.length} invalid field${fields.length === 1 ? "" : "s"}` },
+    what
+  )
+  assert.deepStrictEqual(
+    reply.json.detail.map((d: { loc: ReadonlyArray<string | number>; type: string }) => `${d.loc.join(".")}:${d.type}`),
+    fields,
+    what
+  )
+}
