@@ -39,6 +39,9 @@ export const Datetime = Schema.String.check(
   })
 ).pipe(Schema.decodeTo(Schema.DateTimeUtcFromString))
 
+/** An instant as the service writes it in an answer: RFC 3339, UTC, milliseconds (`DateTime.formatIso`). */
+export const Instant = Schema.String.annotate({ format: "date-time" })
+
 /** No NUL character: text stores (PostgreSQL among them) cannot keep one. */
 export const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain a NUL character", {
   toJsonSchema: () => ({ pattern: "^[^\\u0000]*$" })

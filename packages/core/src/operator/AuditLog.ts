@@ -8,14 +8,12 @@
  * is refused as the partner API's lists refuse one: `validation_error` on `query.cursor`.
  */
 import { DateTime, Effect, Schema } from "effect"
+import { Instant } from "../kernel/Fields.ts"
 import { ValidationError } from "../kernel/ApiError.ts"
 import * as Cursor from "../kernel/Cursor.ts"
 import * as Audit from "./Audit.ts"
 import { AuditOutcome, type AuditRecord } from "./AuditRepo.ts"
 import { OperatorRole } from "./OperatorRole.ts"
-
-/** An instant as the operator API writes it (RFC 3339, UTC, milliseconds). */
-const Instant = Schema.String.annotate({ format: "date-time" })
 
 /** One record of the log, as it is read. */
 export const AuditEntry = Schema.Struct({

@@ -5,6 +5,7 @@
  * store only; `show` asks the chain too, and still answers when the chain does not.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
+import { Instant } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import { Environment } from "../terms/Partner.ts"
@@ -18,8 +19,6 @@ import { PayoutRepo, type PayoutRecord, PayoutStatus } from "../lifecycle/Payout
  */
 export const PayoutFilter = Schema.Literals(["pending", "stuck", "failed"])
 export type PayoutFilter = typeof PayoutFilter.Type
-
-const Instant = Schema.String.annotate({ format: "date-time" })
 
 export const PayoutView = Schema.Struct({
   contract_id: Schema.String,

@@ -12,18 +12,15 @@ import { changing, reading } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
-/** An instant as the API writes it (RFC 3339, UTC, milliseconds). */
-const Instant = Schema.String.annotate({ format: "date-time" })
-
 /** A token as listed: never its secret (only its hash is kept). */
 export const TokenListing = Schema.Struct({
   token_id: Schema.String,
   name: Schema.String,
   role: OperatorRole.OperatorRole,
-  created_at: Instant,
-  expires_at: Schema.NullOr(Instant).annotate({ description: "From then on it is refused; null: never" }),
-  revoked_at: Schema.NullOr(Instant),
-  last_used_at: Schema.NullOr(Instant).annotate({
+  created_at: Fields.Instant,
+  expires_at: Schema.NullOr(Fields.Instant).annotate({ description: "From then on it is refused; null: never" }),
+  revoked_at: Schema.NullOr(Fields.Instant),
+  last_used_at: Schema.NullOr(Fields.Instant).annotate({
     description: "When it last authenticated a request, to the minute; null: never used"
   })
 }).annotate({ identifier: "OperatorTokenListing" })
@@ -36,8 +33,8 @@ export const CreatedToken = Schema.Struct({
   token_id: Schema.String,
   name: Schema.String,
   role: OperatorRole.OperatorRole,
-  created_at: Instant,
-  expires_at: Schema.NullOr(Instant),
+  created_at: Fields.Instant,
+  expires_at: Schema.NullOr(Fields.Instant),
   token: Schema.String.annotate({
     description:
       "The bearer token, in this answer only: only its hash is stored. A replay under the same Idempotency-Key answers null here"
@@ -47,7 +44,7 @@ export const CreatedToken = Schema.Struct({
 export const RevokedToken = Schema.Struct({
   token_id: Schema.String,
   name: Schema.String,
-  revoked_at: Schema.NullOr(Instant),
+  revoked_at: Schema.NullOr(Fields.Instant),
   already_revoked: Schema.Boolean.annotate({ description: "It was revoked before: the first revocation stands" })
 }).annotate({ identifier: "OperatorRevokedToken" })
 

@@ -10,6 +10,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import {
   RequestDecoding,
   Corridor,
+  Fields,
   HedgeOrder,
   HotWalletRepo,
   MarketOverview,
@@ -31,14 +32,11 @@ import { RequestValidation } from "./Validation.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Count = Seconds
-/** An instant as the API writes it (RFC 3339, UTC, milliseconds). */
-const Instant = Schema.String.annotate({ format: "date-time" })
-
 export const MarketStatus = Schema.Struct({
   snapshot_id: Schema.String,
-  as_of: Instant,
+  as_of: Fields.Instant,
   source: Schema.String,
-  imported_at: Instant,
+  imported_at: Fields.Instant,
   age_seconds: Seconds,
   max_age_seconds: Seconds,
   fresh: Schema.Boolean.annotate({ description: "Whether production may price from it now" })
@@ -61,10 +59,10 @@ export const EnvironmentStatus = Schema.Struct({
 
 export const WorkerStatus = Schema.Struct({
   owner: Schema.String,
-  last_seen_at: Instant,
+  last_seen_at: Fields.Instant,
   age_seconds: Seconds,
   passes: Schema.Array(
-    Schema.Struct({ pass: Schema.String, last_pass_at: Instant, age_seconds: Seconds, ok: Schema.Boolean })
+    Schema.Struct({ pass: Schema.String, last_pass_at: Fields.Instant, age_seconds: Seconds, ok: Schema.Boolean })
   )
 }).annotate({ identifier: "OperatorWorkerStatus" })
 
@@ -81,14 +79,14 @@ export const Alert = Schema.Struct({
 }).annotate({ identifier: "OperatorAlert" })
 
 export const Status = Schema.Struct({
-  checked_at: Instant,
+  checked_at: Fields.Instant,
   degraded: Schema.Boolean.annotate({ description: "Whether any alert stands" }),
   alerts: Schema.Array(Alert),
   versions: Schema.Struct({ ratelock: Schema.String, node: Schema.String, effect: Schema.String }),
   process: Schema.Struct({
     name: Schema.String,
     role: Schema.Literals(["api", "worker"]),
-    started_at: Instant,
+    started_at: Fields.Instant,
     uptime_seconds: Seconds
   }),
   database: Schema.Struct({
@@ -103,9 +101,9 @@ export const Status = Schema.Struct({
 const MarketSnapshotInfo = Schema.Struct({
   snapshot_id: Schema.String,
   hash: Schema.String,
-  as_of: Instant,
+  as_of: Fields.Instant,
   source: Schema.String,
-  imported_at: Instant,
+  imported_at: Fields.Instant,
   age_seconds: Seconds
 })
 
@@ -168,7 +166,7 @@ export const MarketView = Schema.Union([
   Schema.Struct({ snapshot: Schema.Null })
 ]).annotate({ identifier: "OperatorMarket" })
 
-const imported = { snapshot_id: Schema.String, hash: Schema.String, as_of: Instant, source: Schema.String }
+const imported = { snapshot_id: Schema.String, hash: Schema.String, as_of: Fields.Instant, source: Schema.String }
 
 /** What `ratelock market import --json` prints, for a document stored now: 201. */
 export const CreatedSnapshot = Schema.Struct({ ...imported, created: Schema.Literal(true) }).annotate({
@@ -189,7 +187,7 @@ const BookQuery = {
 
 /** The partners whose webhook deliveries retry or were given up on (`OperatorStatus.deliveries`). */
 export const Deliveries = Schema.Struct({
-  checked_at: Instant,
+  checked_at: Fields.Instant,
   environment: Partner.Environment,
   partners: Schema.Array(
     Schema.Struct({
@@ -205,7 +203,7 @@ export const Deliveries = Schema.Struct({
 
 /** What `ratelock treasury show --json` prints (`Treasury.view`). */
 export const Treasury = Schema.Struct({
-  checked_at: Instant,
+  checked_at: Fields.Instant,
   wallets: Schema.Array(
     Schema.Struct({
       environment: Partner.Environment,
@@ -213,7 +211,7 @@ export const Treasury = Schema.Struct({
       asset: HotWalletRepo.HotWalletAsset,
       address: Schema.NullOr(Schema.String).annotate({ description: "The hot wallet; null when none was read" }),
       balance: Schema.NullOr(Amount).annotate({ description: "At the workers' last reading; null when none" }),
-      read_at: Schema.NullOr(Instant),
+      read_at: Schema.NullOr(Fields.Instant),
       age_seconds: Schema.NullOr(Seconds),
       min_balance: Schema.NullOr(Amount).annotate({
         description: "The low threshold, RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>; null when not set"
@@ -287,7 +285,7 @@ export const Treasury = Schema.Struct({
         description: "Why it waits (no_refund_address, insufficient_funds, mining, ...)"
       }),
       last_error: Schema.NullOr(Schema.String),
-      created_at: Instant
+      created_at: Fields.Instant
     })
   )
 }).annotate({ identifier: "OperatorTreasury" })

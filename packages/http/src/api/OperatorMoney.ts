@@ -5,7 +5,7 @@
  * for the same command (`funds`, `payouts`, `treasury`). The reads of payouts and of the treasury
  * stay in the main group (`OperatorApi.ts`).
  */
-import { Money, Partner, PayoutRepo, Rail, TreasuryLedger } from "@ratelock/core"
+import { Fields, Money, Partner, PayoutRepo, Rail, TreasuryLedger } from "@ratelock/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OptionalIdempotencyKey } from "./Headers.ts"
@@ -14,8 +14,6 @@ import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
-/** An instant as the API writes it (RFC 3339, UTC, milliseconds). */
-const Instant = Schema.String.annotate({ format: "date-time" })
 /** A decimal string as core writes it (`Money.format`: the scale kept, never an exponent). */
 export const Amount = Schema.String.check(Schema.isPattern(Money.decimalPattern))
 
@@ -37,7 +35,7 @@ const UnmatchedTransfer = Schema.Struct({
   }),
   reason: Schema.String.annotate({ description: "not_awaiting_funds, wrong_token, ..." }),
   contract_status: Schema.String,
-  observed_at: Instant
+  observed_at: Fields.Instant
 })
 
 /** What `ratelock funds unmatched --json` prints: oldest first. */
@@ -73,7 +71,7 @@ export const ReplacedPayout = Schema.Struct({
 export const Reconciliation = Schema.Struct({
   environment: Partner.Environment,
   chain: Rail.Chain,
-  at: Instant,
+  at: Fields.Instant,
   checked: Count.annotate({ description: "Balances compared (addresses × currencies)" }),
   chain_calls: Count,
   error: Schema.NullOr(Schema.String).annotate({ description: "Why the chain could not be read, when it could not" }),
@@ -86,7 +84,7 @@ export const Reconciliation = Schema.Struct({
       ledger: Amount,
       on_chain: Amount,
       difference: Amount.annotate({ description: "on_chain - ledger" }),
-      since: Instant
+      since: Fields.Instant
     })
   )
 }).annotate({ identifier: "OperatorReconciliation" })

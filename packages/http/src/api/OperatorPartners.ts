@@ -13,9 +13,6 @@ import { changing, reading } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
-/** An instant as core writes it (ISO 8601, UTC). */
-const Instant = Schema.String.annotate({ format: "date-time" })
-
 /** Text the operator sends that is stored: anything but NUL (core checks the rest, in its own words). */
 const Text = Schema.String.check(Fields.noNul)
 
@@ -48,13 +45,13 @@ const WebhookUrls = Schema.Record(Schema.String, Text).check(
 export const PartnerListing = Schema.Struct({
   partner_id: Schema.String,
   name: Schema.String,
-  created_at: Instant,
+  created_at: Fields.Instant,
   keys: Schema.Array(
     Schema.Struct({
       api_key_id: Schema.String,
       environment: Partner.Environment,
-      created_at: Instant,
-      revoked_at: Schema.NullOr(Instant)
+      created_at: Fields.Instant,
+      revoked_at: Schema.NullOr(Fields.Instant)
     })
   ),
   webhook_urls: perEnvironment(Schema.String),
@@ -67,7 +64,7 @@ export const PartnerListing = Schema.Struct({
 export const CreatedPartner = Schema.Struct({
   partner_id: Schema.String,
   name: Schema.String,
-  created_at: Instant,
+  created_at: Fields.Instant,
   environments: perEnvironment(
     Schema.Struct({
       api_key_id: Schema.String,
@@ -83,7 +80,7 @@ export const RefundAddressSet = Schema.Struct({
   environment: Partner.Environment,
   chain: Rail.Chain,
   address: Schema.String.annotate({ description: "As stored: what the chain's rule gives back (EVM lowercase)" }),
-  updated_at: Instant
+  updated_at: Fields.Instant
 }).annotate({ identifier: "OperatorRefundAddressSet" })
 
 export const IssuedKey = Schema.Struct({
@@ -97,7 +94,7 @@ export const RevokedKey = Schema.Struct({
   api_key_id: Schema.String,
   partner_id: Schema.String,
   environment: Partner.Environment,
-  revoked_at: Schema.NullOr(Instant),
+  revoked_at: Schema.NullOr(Fields.Instant),
   already_revoked: Schema.Boolean.annotate({ description: "It was revoked before: the first revocation stands" })
 }).annotate({ identifier: "OperatorRevokedKey" })
 
