@@ -11,13 +11,12 @@
  */
 import { BigDecimal, Cause, DateTime, Effect, Option, Ref } from "effect"
 import * as AuditedChange from "../kernel/AuditedChange.ts"
-import * as Cursor from "../kernel/Cursor.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Money from "../kernel/Money.ts"
 import { StoreTransaction } from "../kernel/StoreTransaction.ts"
 import type { StoreError } from "../kernel/StoreError.ts"
 import * as Metrics from "../lifecycle/Metrics.ts"
-import { type AuditOutcome, type AuditQuery, type AuditRecord, AuditRepo } from "./AuditRepo.ts"
+import { type AuditOutcome, type AuditRecord, AuditRepo } from "./AuditRepo.ts"
 import { OperatorActor } from "./OperatorActor.ts"
 import type { OperatorRole } from "./OperatorRole.ts"
 
@@ -190,16 +189,4 @@ export const forbidden = Effect.fn("Audit.forbidden")(function* (
 ) {
   yield* write(spec, "forbidden", { reason: `forbidden: needs the ${needed} role` })
   yield* Metrics.operatorAction(spec.action, "forbidden")
-})
-
-/** One page of the log, newest first: the records matching every filter, and the cursor of the next page. */
-export const list = Effect.fn("Audit.list")(function* (query: AuditQuery) {
-  const records = yield* (yield* AuditRepo).list({ ...query, limit: query.limit + 1 })
-  const page = records.slice(0, query.limit)
-  const last = page[page.length - 1]
-  const next =
-    records.length > query.limit && last !== undefined
-      ? Cursor.encode({ createdAt: DateTime.formatIso(last.at), id: last.id })
-      : null
-  return { items: page, next_cursor: next }
 })

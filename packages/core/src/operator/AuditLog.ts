@@ -3,7 +3,7 @@
  * action, target and instant, each record as the JSON the operator API answers and `ratelock audit
  * list --json` prints (snake_case, instants in ISO, `before` and `after` as they were recorded).
  *
- * Pages are keyset pages under `Audit.list`'s opaque cursor (`kernel/Cursor.ts`), so records
+ * Pages are keyset pages under an opaque cursor (`kernel/Cursor.ts`), so records
  * written while someone pages never make a page skip or repeat one. A cursor that does not decode
  * is refused as the partner API's lists refuse one: `validation_error` on `query.cursor`.
  */
@@ -11,8 +11,7 @@ import { DateTime, Effect, Schema } from "effect"
 import { Instant } from "../kernel/Fields.ts"
 import { ValidationError } from "../kernel/ApiError.ts"
 import * as Cursor from "../kernel/Cursor.ts"
-import * as Audit from "./Audit.ts"
-import { AuditOutcome, type AuditRecord } from "./AuditRepo.ts"
+import { AuditOutcome, type AuditRecord, AuditRepo } from "./AuditRepo.ts"
 import { OperatorRole } from "./OperatorRole.ts"
 
 /** One record of the log, as it is read. */
@@ -94,14 +93,21 @@ const position = (cursor: string | undefined) =>
 
 /** The records matching every filter given, newest first, one page at a time. */
 export const page = Effect.fn("AuditLog.page")(function* (query: PageQuery) {
-  const after = yield* position(query.cursor)
-  const listed = yield* Audit.list({
+  const limit = query.limit ?? defaultLimit
+  // one more than the page: whether there is a next page, without counting
+  const records = yield* (yield* AuditRepo).list({
     actor: query.actor,
     action: query.action,
     target: query.target,
     since: query.since,
-    after,
-    limit: query.limit ?? defaultLimit
+    after: yield* position(query.cursor),
+    limit: limit + 1
   })
-  return { items: listed.items.map(entry), next_cursor: listed.next_cursor } satisfies AuditPage
+  const items = records.slice(0, limit)
+  const last = items[items.length - 1]
+  const next =
+    records.length > limit && last !== undefined
+      ? Cursor.encode({ createdAt: DateTime.formatIso(last.at), id: last.id })
+      : null
+  return { items: items.map(entry), next_cursor: next } satisfies AuditPage
 })

@@ -8,6 +8,7 @@
  * recorded as issued or rotated, not written.
  */
 import { type Context, DateTime, Effect, Option, Result } from "effect"
+import { ValidationError } from "../kernel/ApiError.ts"
 import type { Direction } from "../kernel/Corridor.ts"
 import type * as Money from "../kernel/Money.ts"
 import type { Chain } from "../kernel/Rail.ts"
@@ -33,7 +34,7 @@ import { act } from "./Audit.ts"
 import { OperatorActor } from "./OperatorActor.ts"
 import type { OperatorRole } from "./OperatorRole.ts"
 import * as OperatorTokens from "./OperatorTokens.ts"
-import { type OperatorTokenRecord, OperatorTokenRepo } from "./OperatorTokenRepo.ts"
+import { OperatorTokenRepo } from "./OperatorTokenRepo.ts"
 import * as Partners from "./Partners.ts"
 import * as Reconciliation from "./Reconciliation.ts"
 
@@ -161,15 +162,8 @@ export const createToken = (input: {
 
 const tokenState = (tokenId: string) =>
   Effect.map(
-    // what is not a token's id names none, and is not looked up (the stores keep ids as UUIDs)
-    OperatorTokens.isTokenId(tokenId)
-      ? read(OperatorTokenRepo, (repo) => repo.find(tokenId))
-      : Effect.succeed(Option.none<OperatorTokenRecord>()),
-    (found) =>
-      Option.match(found, {
-        onNone: () => null,
-        onSome: (t) => ({ name: t.name, role: t.role, revoked_at: iso(t.revokedAt) })
-      })
+    read(OperatorTokenRepo, (repo) => repo.find(tokenId)),
+    Option.match({ onNone: () => null, onSome: (t) => ({ name: t.name, role: t.role, revoked_at: iso(t.revokedAt) }) })
   )
 
 export const revokeToken = (tokenId: string) =>
@@ -232,30 +226,27 @@ export const setHedgePolicy = (input: HedgeDesk.PolicyInput) =>
     HedgeDesk.setPolicy(input)
   )
 
-/** The names a scenario document gives, as far as it can be read (for the record's `before`). */
-const scenarioNames = (text: string): ReadonlyArray<string> => {
-  const validated = RiskScenario.validateJson(text)
-  return Result.isSuccess(validated) ? validated.success.map((s) => s.name) : []
-}
-
 /** A scenario document's JSON text (one scenario or an array), validated whole inside the action: a refusal is recorded. */
-export const setScenarios = (text: string) =>
-  act(
+export const setScenarios = (text: string) => {
+  const validated = RiskScenario.validateJson(text)
+  const names = Result.isSuccess(validated) ? validated.success.map((s) => s.name) : []
+  return act(
     {
       action: "risk.scenarios.set",
       target: { kind: "risk_scenario", id: null },
       targetOf: (stored) => ({ kind: "risk_scenario", id: stored.map((s) => s.name).join(",") }),
       before: Effect.map(
         read(RiskScenarioRepo, (repo) => repo.list()),
-        (stored) => {
-          const names = scenarioNames(text)
-          return stored.filter((s) => names.includes(s.scenario.name)).map((s) => RiskScenario.encode(s.scenario))
-        }
+        (stored) => stored.filter((s) => names.includes(s.scenario.name)).map((s) => RiskScenario.encode(s.scenario))
       ),
       after: (stored) => stored.map((s) => RiskScenario.encode(s))
     },
-    RiskDesk.setScenariosJson(text)
+    Effect.gen(function* () {
+      if (Result.isFailure(validated)) return yield* ValidationError.fromIssues(validated.failure)
+      return yield* RiskDesk.setScenarios(validated.success)
+    })
   )
+}
 
 // hedge orders (trader)
 

@@ -4,10 +4,11 @@
  * parse the operator's input and print what these return; the HTTP host authenticates every
  * operator request with `authenticate`.
  */
-import { Data, DateTime, Duration, Effect, Option } from "effect"
+import { Data, DateTime, Duration, Effect, Option, Schema } from "effect"
+import { Instant } from "../kernel/Fields.ts"
 import * as ApiKeySecret from "../partners/ApiKeySecret.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
-import type { OperatorRole } from "./OperatorRole.ts"
+import { OperatorRole } from "./OperatorRole.ts"
 import { type OperatorTokenRecord, OperatorTokenRepo } from "./OperatorTokenRepo.ts"
 
 /** Operator tokens start with this, so one found in a log or a paste says what it is. */
@@ -18,32 +19,41 @@ export class OperatorTokenError extends Data.TaggedError("OperatorTokenError")<{
   readonly message: string
 }> {}
 
-export interface CreatedToken {
-  readonly token_id: string
-  readonly name: string
-  readonly role: OperatorRole
-  readonly created_at: string
-  readonly expires_at: string | null
-  /** Shown once; only its hash is stored. */
-  readonly token: string
-}
+/** A token just made, as the operator API answers and `operator token create --json` prints. */
+export const CreatedToken = Schema.Struct({
+  token_id: Schema.String,
+  name: Schema.String,
+  role: OperatorRole,
+  created_at: Instant,
+  expires_at: Schema.NullOr(Instant),
+  token: Schema.String.annotate({
+    description:
+      "The bearer token, in this answer only: only its hash is stored. A replay under the same Idempotency-Key answers null here"
+  })
+}).annotate({ identifier: "OperatorCreatedToken" })
+export type CreatedToken = typeof CreatedToken.Type
 
-export interface TokenListing {
-  readonly token_id: string
-  readonly name: string
-  readonly role: OperatorRole
-  readonly created_at: string
-  readonly expires_at: string | null
-  readonly revoked_at: string | null
-  readonly last_used_at: string | null
-}
+/** A token as listed: never its secret (none is kept). */
+export const TokenListing = Schema.Struct({
+  token_id: Schema.String,
+  name: Schema.String,
+  role: OperatorRole,
+  created_at: Instant,
+  expires_at: Schema.NullOr(Instant).annotate({ description: "From then on it is refused; null: never" }),
+  revoked_at: Schema.NullOr(Instant),
+  last_used_at: Schema.NullOr(Instant).annotate({
+    description: "When it last authenticated a request, to the minute; null: never used"
+  })
+}).annotate({ identifier: "OperatorTokenListing" })
+export type TokenListing = typeof TokenListing.Type
 
-export interface RevokedToken {
-  readonly token_id: string
-  readonly name: string
-  readonly revoked_at: string | null
-  readonly already_revoked: boolean
-}
+export const RevokedToken = Schema.Struct({
+  token_id: Schema.String,
+  name: Schema.String,
+  revoked_at: Schema.NullOr(Instant),
+  already_revoked: Schema.Boolean.annotate({ description: "It was revoked before: the first revocation stands" })
+}).annotate({ identifier: "OperatorRevokedToken" })
+export type RevokedToken = typeof RevokedToken.Type
 
 const iso = (at: DateTime.Utc | null): string | null => (at === null ? null : DateTime.formatIso(at))
 
@@ -126,14 +136,10 @@ export const list = Effect.fn("OperatorTokens.list")(function* () {
   return (yield* (yield* OperatorTokenRepo).list()).map(listing)
 })
 
-/** Whether `text` can be a token's id (a UUID): anything else names no token, and is never looked up. */
-export const isTokenId = (text: string): boolean =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)
-
 /** Revokes a token at once; revoking it again changes nothing (the first revocation stands). */
 export const revoke = Effect.fn("OperatorTokens.revoke")(function* (tokenId: string) {
   const repo = yield* OperatorTokenRepo
-  const found = isTokenId(tokenId) ? yield* repo.find(tokenId) : Option.none()
+  const found = yield* repo.find(tokenId)
   if (Option.isNone(found)) {
     return yield* new OperatorTokenError({ reason: "token_not_found", message: `no operator token ${tokenId}` })
   }

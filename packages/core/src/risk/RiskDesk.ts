@@ -3,9 +3,8 @@
  * with its hedge as it stands now from `HedgeDesk`, the net currency exposure with the hedge
  * positions from `NetExposure`, and the corridors' limits), and the operator's scenarios.
  */
-import { DateTime, Effect, Option, Result, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import * as HedgeDesk from "../hedging/HedgeDesk.ts"
-import { ValidationError } from "../kernel/ApiError.ts"
 import * as Money from "../kernel/Money.ts"
 import * as CorridorLimits from "../limits/CorridorLimits.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
@@ -23,16 +22,6 @@ export const setScenarios = Effect.fn("RiskDesk.setScenarios")(function* (list: 
   const updatedAt = yield* DateTime.now
   yield* (yield* RiskScenarioRepo).put(list.map((scenario) => ({ scenario, updatedAt })))
   return list
-})
-
-/**
- * `setScenarios` of a scenario document's JSON text (one scenario or an array): validated whole,
- * every problem in the `ValidationError`'s detail with its path, nothing stored when any fails.
- */
-export const setScenariosJson = Effect.fn("RiskDesk.setScenariosJson")(function* (text: string) {
-  const validated = RiskScenario.validateJson(text)
-  if (Result.isFailure(validated)) return yield* ValidationError.fromIssues(validated.failure)
-  return yield* setScenarios(validated.success)
 })
 
 /** A scenario the report runs, as the operator reads it: its document and whose it is. */

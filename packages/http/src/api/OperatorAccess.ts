@@ -4,7 +4,7 @@
  * every operator's to read. Each route's JSON is what the CLI's `--json` prints (`ratelock
  * operator token …`, `ratelock audit list`).
  */
-import { AuditLog, Fields, OperatorRole } from "@ratelock/core"
+import { AuditLog, Fields, OperatorRole, OperatorTokens } from "@ratelock/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OptionalIdempotencyKey } from "./Headers.ts"
@@ -12,41 +12,9 @@ import { changing, reading } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
-/** A token as listed: never its secret (only its hash is kept). */
-export const TokenListing = Schema.Struct({
-  token_id: Schema.String,
-  name: Schema.String,
-  role: OperatorRole.OperatorRole,
-  created_at: Fields.Instant,
-  expires_at: Schema.NullOr(Fields.Instant).annotate({ description: "From then on it is refused; null: never" }),
-  revoked_at: Schema.NullOr(Fields.Instant),
-  last_used_at: Schema.NullOr(Fields.Instant).annotate({
-    description: "When it last authenticated a request, to the minute; null: never used"
-  })
-}).annotate({ identifier: "OperatorTokenListing" })
-
-export const TokenList = Schema.Struct({ items: Schema.Array(TokenListing) }).annotate({
+export const TokenList = Schema.Struct({ items: Schema.Array(OperatorTokens.TokenListing) }).annotate({
   identifier: "OperatorTokens"
 })
-
-export const CreatedToken = Schema.Struct({
-  token_id: Schema.String,
-  name: Schema.String,
-  role: OperatorRole.OperatorRole,
-  created_at: Fields.Instant,
-  expires_at: Schema.NullOr(Fields.Instant),
-  token: Schema.String.annotate({
-    description:
-      "The bearer token, in this answer only: only its hash is stored. A replay under the same Idempotency-Key answers null here"
-  })
-}).annotate({ identifier: "OperatorCreatedToken" })
-
-export const RevokedToken = Schema.Struct({
-  token_id: Schema.String,
-  name: Schema.String,
-  revoked_at: Schema.NullOr(Fields.Instant),
-  already_revoked: Schema.Boolean.annotate({ description: "It was revoked before: the first revocation stands" })
-}).annotate({ identifier: "OperatorRevokedToken" })
 
 /** What the log is filtered by: an actor, an action, a target's id (as they are recorded, exactly). */
 export const AuditFilter = Fields.BoundedString(256)
@@ -79,7 +47,7 @@ export class AccessGroup extends HttpApiGroup.make("access")
           description: "How long it lives: 30d, 12h, 90m (at most 10 years); absent: until revoked"
         })
       }),
-      success: CreatedToken.pipe(HttpApiSchema.status(201)),
+      success: OperatorTokens.CreatedToken.pipe(HttpApiSchema.status(201)),
       error: changing
     })
       .annotate(RequiredRole, "admin")
@@ -89,7 +57,7 @@ export class AccessGroup extends HttpApiGroup.make("access")
       // what is not a token's id is no token (404); a NUL could not even be recorded (422)
       params: { token_id: Schema.String.check(Fields.noNul) },
       headers: OptionalIdempotencyKey,
-      success: RevokedToken,
+      success: OperatorTokens.RevokedToken,
       error: changing
     })
       .annotate(RequiredRole, "admin")

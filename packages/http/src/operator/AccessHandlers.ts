@@ -8,7 +8,6 @@ import { Effect, type Layer } from "effect"
 import type { SecureRandom } from "effect/crypto"
 import type { HttpRouter } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
-import { CreatedToken, RevokedToken } from "../api/OperatorAccess.ts"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import type { OperatorAuth } from "../api/OperatorSecurity.ts"
 import type { RequestValidation } from "../api/Validation.ts"
@@ -27,7 +26,7 @@ export const layer: Layer.Layer<
     .handle("createToken", (call) =>
       post(
         call,
-        CreatedToken,
+        OperatorTokens.CreatedToken,
         201,
         OperatorActions.createToken({
           name: call.payload.name,
@@ -36,6 +35,8 @@ export const layer: Layer.Layer<
         })
       )
     )
-    .handle("revokeToken", (call) => post(call, RevokedToken, 200, OperatorActions.revokeToken(call.params.token_id)))
+    .handle("revokeToken", (call) =>
+      post(call, OperatorTokens.RevokedToken, 200, OperatorActions.revokeToken(call.params.token_id))
+    )
     .handle("audit", ({ query }) => mapRefusals(AuditLog.page(query)))
 )
