@@ -4,8 +4,11 @@
  * count) each field with what is wrong with it.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { Conflict, envelope, ValidationFailed } from "../src/api/Errors.ts"
-import { remoteMessage } from "../src/cli/OperatorCall.ts"
+import { remoteMessage, throughApi } from "../src/cli/OperatorCall.ts"
 
 const url = new URL("http://127.0.0.1:8081")
 
@@ -43,4 +46,30 @@ describe("remoteMessage", () => {
     const conflict = new Conflict(envelope("already_refunded", "0xabc:0 is already refunded"))
     assert.strictEqual(remoteMessage(url, conflict), "0xabc:0 is already refunded")
   })
+})
+
+/** A loopback port nothing listens on (one just closed). */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+describe("throughApi", () => {
+  it.live("an operator API nobody answers at: the CLI says it cannot reach it, naming the setting", () =>
+    Effect.gen(function* () {
+      const port = yield* Effect.promise(closedPort)
+      const url = new URL(`http://127.0.0.1:${port}`)
+      const error = yield* Effect.flip(
+        throughApi({ url, token: Redacted.make("rlop_x") }, (api) => api.operator.status())
+      )
+      assert.match(
+        error.message,
+        new RegExp(`^Cannot reach the operator API at http://127\\.0\\.0\\.1:${port} \\(RATELOCK_OPERATOR_URL\\): `)
+      )
+    })
+  )
 })

@@ -9,7 +9,7 @@
 import { ApiError, type StoreError } from "@ratelock/core"
 import { Config, Effect, Option, Predicate, Redacted, Schema } from "effect"
 import { CliError } from "effect/cli"
-import { FetchHttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { OperatorApi } from "../api/OperatorApi.ts"
 import { OperatorAuth } from "../api/OperatorSecurity.ts"
@@ -46,8 +46,8 @@ export const remoteMessage = (url: URL, error: unknown): string => {
   if (Predicate.hasProperty(error, "error") && Predicate.hasProperty(error.error, "message")) {
     return withDetail(String(error.error.message), error)
   }
-  if (Predicate.hasProperty(error, "_tag") && error._tag === "HttpClientError") {
-    return `Cannot reach the operator API at ${url.origin} (RATELOCK_OPERATOR_URL): ${String((error as { message?: unknown }).message ?? error)}`
+  if (HttpClientError.isHttpClientError(error)) {
+    return `Cannot reach the operator API at ${url.origin} (RATELOCK_OPERATOR_URL): ${error.message}`
   }
   return `The operator API at ${url.origin} answered what this CLI does not understand: ${String(error)}`
 }
@@ -73,27 +73,26 @@ export const throughApi = <A, E>(
     )
   )
 
-type Local<A, E, R extends OnStoreServices> = Effect.Effect<A, E | StoreError.StoreError, R>
+/** `onDatabase`, unless the operator API is configured: then `remote` through it. */
+const either = <A, R, ER>(
+  onDatabase: Effect.Effect<A, CliError.UserError, R>,
+  remote: (client: OperatorClient) => Effect.Effect<A, ER>
+) =>
+  Effect.flatMap(forOperator(apiSettings), (settings) =>
+    Option.match(settings, { onNone: () => onDatabase, onSome: (api) => throughApi(api, remote) })
+  )
 
 /**
  * A command's action: `remote` through the operator API when it is configured, else `local` on the
  * database. Both give the JSON the command prints.
  */
 export const operatorCall = <A, E, R extends OnStoreServices, ER>(
-  local: Local<A, E, R>,
+  local: Effect.Effect<A, E | StoreError.StoreError, R>,
   remote: (client: OperatorClient) => Effect.Effect<A, ER>
-) =>
-  Effect.flatMap(forOperator(apiSettings), (settings) =>
-    Option.match(settings, { onNone: () => onStore(local), onSome: (api) => throughApi(api, remote) })
-  )
-
-type LocalOnChains<A, E, R extends OnChainsServices> = Effect.Effect<A, E | StoreError.StoreError, R>
+) => either(onStore(local), remote)
 
 /** `operatorCall` for an action that needs the chains on the database (a refund, a payout's bump). */
 export const operatorCallOnChains = <A, E, R extends OnChainsServices, ER>(
-  local: LocalOnChains<A, E, R>,
+  local: Effect.Effect<A, E | StoreError.StoreError, R>,
   remote: (client: OperatorClient) => Effect.Effect<A, ER>
-) =>
-  Effect.flatMap(forOperator(apiSettings), (settings) =>
-    Option.match(settings, { onNone: () => onChains(local), onSome: (api) => throughApi(api, remote) })
-  )
+) => either(onChains(local), remote)

@@ -6,7 +6,7 @@
  * state does not allow it: an order no longer open, a payout mined) is 409. The store's failures
  * and bugs stay 500s, logged, their cause never in the body.
  */
-import { ApiError } from "@ratelock/core"
+import { ApiError, type IdempotencyRepo } from "@ratelock/core"
 import { Effect, Predicate } from "effect"
 import { Conflict, envelope, NotFound, ValidationFailed } from "../api/Errors.ts"
 import { hideInternal } from "../server/HttpErrors.ts"
@@ -42,6 +42,16 @@ export const refusalOf = (error: unknown): Refusal | undefined => {
   if (code.endsWith("not_found")) return new NotFound(envelope(code, message))
   if (code.startsWith("invalid")) return new ValidationFailed({ ...envelope(code, message), detail: [] })
   return new Conflict(envelope(code, message))
+}
+
+/** A refusal as it is kept for a replay (`server/Idempotent.ts`): its status and its body. */
+export const storedRefusal = (error: unknown): IdempotencyRepo.StoredResponse | undefined => {
+  const refusal = refusalOf(error)
+  if (refusal === undefined) return undefined
+  if (refusal instanceof ValidationFailed) {
+    return { status: 422, body: JSON.stringify({ error: refusal.error, detail: refusal.detail }) }
+  }
+  return { status: refusal instanceof NotFound ? 404 : 409, body: JSON.stringify({ error: refusal.error }) }
 }
 
 /** A handler's program with its refusals answered and everything else a logged 500. */

@@ -8,41 +8,11 @@
  */
 import { Audit, type AuditRepo, type IdempotencyRepo, type IdGenerator, type StoreTransaction } from "@ratelock/core"
 import type { Digest } from "effect/crypto"
-import { Effect, Schema } from "effect"
+import { Effect, type Schema } from "effect"
 import { CurrentOperator } from "../api/OperatorSecurity.ts"
-import { type Call, respond, routeOf } from "../server/Idempotent.ts"
+import { type Call, render, respond, routeOf } from "../server/Idempotent.ts"
 import { mapErrors } from "../server/HttpErrors.ts"
-import { NotFound, ValidationFailed } from "../api/Errors.ts"
-import { type Refusal, refusalOf } from "./OperatorErrors.ts"
-
-/** `program`'s success encoded with `schema` at `status`, or its refusal's answer; other failures stay failures. */
-const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
-  schema: S,
-  status: number | ((value: S["Type"]) => number),
-  program: Effect.Effect<S["Type"], E, R>
-): Effect.Effect<IdempotencyRepo.StoredResponse, E, R> => {
-  const encode = Schema.encodeEffect(Schema.toCodecJson(schema))
-  return program.pipe(
-    Effect.flatMap((value) =>
-      Effect.map(Effect.orDie(encode(value)), (json) => ({
-        status: typeof status === "number" ? status : status(value),
-        body: JSON.stringify(json)
-      }))
-    ),
-    Effect.catch((error) => {
-      const refusal = refusalOf(error)
-      if (refusal === undefined) return Effect.fail(error)
-      const body =
-        refusal instanceof ValidationFailed
-          ? { error: refusal.error, detail: refusal.detail }
-          : { error: refusal.error }
-      return Effect.succeed({ status: statusOf(refusal), body: JSON.stringify(body) })
-    })
-  )
-}
-
-const statusOf = (refusal: Refusal): number =>
-  refusal instanceof NotFound ? 404 : refusal instanceof ValidationFailed ? 422 : 409
+import { storedRefusal } from "./OperatorErrors.ts"
 
 /**
  * What every route that changes something needs besides its own repositories: the audit record's
@@ -76,7 +46,8 @@ export const post = <S extends Schema.Top & { readonly EncodingServices: never }
       { partnerId: token.token_id, environment: "production" },
       call.headers["idempotency-key"],
       { request: call.request, route: routeOf(call.endpoint.path, call.params) },
-      render(schema, status, program),
+      // which failures are refusals is read from each error, not its type: none is excluded
+      render<S, E, R, never>(schema, status, program, storedRefusal),
       { stored: withoutSecrets }
     )
   ).pipe(mapErrors)

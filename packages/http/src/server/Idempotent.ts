@@ -13,26 +13,35 @@ import { HttpServerResponse } from "effect/http"
 import { type AuthenticatedPartner, CurrentPartner } from "../api/Security.ts"
 import { bodyOf, isWireError, statusOf, type WireError } from "./HttpErrors.ts"
 
+/** A typed failure of the partner API (core's `ApiError`) as the answer it is kept as. */
+const wireAnswer = (error: unknown): IdempotencyRepo.StoredResponse | undefined =>
+  isWireError(error) ? { status: statusOf(error), body: JSON.stringify(bodyOf(error)) } : undefined
+
 /**
- * A core program's outcome as a replayable answer: its success encoded with `schema` at `status`,
- * a typed failure as its error body at its status. Other failures stay failures.
+ * A core program's outcome as a replayable answer: its success encoded with `schema` at `status`
+ * (a number, or one per value), a failure `answerOf` answers (by default a typed failure of the
+ * partner API, `Answered`) as its error body at its status. Other failures stay failures.
  */
-export const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, R>(
+export const render = <S extends Schema.Top & { readonly EncodingServices: never }, E, R, Answered = WireError>(
   schema: S,
-  status: number,
-  program: Effect.Effect<S["Type"], E, R>
-): Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R> => {
+  status: number | ((value: S["Type"]) => number),
+  program: Effect.Effect<S["Type"], E, R>,
+  answerOf: (error: E) => IdempotencyRepo.StoredResponse | undefined = wireAnswer
+): Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, Answered>, R> => {
   const encode = Schema.encodeEffect(Schema.toCodecJson(schema))
   return program.pipe(
     // a response that does not encode is a bug in the service, not an answer to replay
-    Effect.flatMap((value) => Effect.orDie(encode(value))),
-    Effect.map((json) => ({ status, body: JSON.stringify(json) })),
-    Effect.catch((error) =>
-      isWireError(error)
-        ? Effect.succeed({ status: statusOf(error), body: JSON.stringify(bodyOf(error)) })
-        : Effect.fail(error)
-    )
-  ) as Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, WireError>, R>
+    Effect.flatMap((value) =>
+      Effect.map(Effect.orDie(encode(value)), (json) => ({
+        status: typeof status === "number" ? status : status(value),
+        body: JSON.stringify(json)
+      }))
+    ),
+    Effect.catch((error) => {
+      const answer = answerOf(error)
+      return answer === undefined ? Effect.fail(error) : Effect.succeed(answer)
+    })
+  ) as Effect.Effect<IdempotencyRepo.StoredResponse, Exclude<E, Answered>, R>
 }
 
 const toResponse = (stored: IdempotencyRepo.StoredResponse, replayed: boolean) =>
