@@ -8,7 +8,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { AuditFilter } from "../api/OperatorAccess.ts"
 import * as AuditFormat from "../internal/auditFormat.ts"
-import { operatorCall } from "./OperatorCall.ts"
+import { given, operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 
 const refused = (userMessage: string) => Effect.fail(new CliError.UserError({ cause: userMessage, userMessage }))
@@ -49,12 +49,6 @@ const limit = (value: Option.Option<number>) =>
         ? Effect.succeed(n)
         : refused(`--limit is 1 to ${AuditLog.maxLimit}, not ${n}`)
   })
-
-/** `query` without its absent filters: the client sends only what was given. */
-const given = <A extends Record<string, unknown>>(query: A) =>
-  Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as {
-    [K in keyof A]?: Exclude<A[K], undefined>
-  }
 
 const auditList = Command.make(
   "list",

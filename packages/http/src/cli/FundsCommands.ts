@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/operatorFormat.ts"
-import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
+import { given, operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { listLimitFlag } from "./SharedFlags.ts"
 
@@ -25,7 +25,7 @@ const fundsUnmatched = Command.make(
       Effect.map(UnmatchedFunds.list({ contractId, limit: input.limit }), MoneyViews.unmatchedJson),
       (api) =>
         api.money.unmatchedFunds({
-          query: { ...(contractId === undefined ? {} : { contract_id: contractId }), limit: input.limit }
+          query: given({ contract_id: contractId, limit: input.limit })
         })
     ).pipe(Effect.flatMap((view) => print(input.json, view, Format.unmatchedFunds)))
   }
@@ -54,7 +54,7 @@ const fundsRefund = Command.make(
       (api) =>
         api.money.refund({
           headers: {},
-          payload: { transfer_id: input.transferId, ...(to === undefined ? {} : { to }) }
+          payload: given({ transfer_id: input.transferId, to })
         })
     ).pipe(Effect.flatMap((refund) => print(input.json, refund, Format.refund)))
   }

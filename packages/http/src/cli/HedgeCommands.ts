@@ -10,7 +10,7 @@ import { Effect, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as HostConfig from "../HostConfig.ts"
 import * as HedgeFormat from "../internal/hedgeFormat.ts"
-import { operatorCall } from "./OperatorCall.ts"
+import { given, operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
@@ -96,7 +96,7 @@ const hedgePolicyShow = Command.make(
     const environment = Option.getOrUndefined(input.environment)
     return operatorCall(
       Effect.map(HedgeDesk.policies(environment), (list) => ({ items: list.map(HedgeDesk.statusView) })),
-      (api) => api.desk.hedgePolicies({ query: environment === undefined ? {} : { environment } })
+      (api) => api.desk.hedgePolicies({ query: given({ environment }) })
     ).pipe(Effect.flatMap((shown) => print(input.json, shown, HedgeFormat.policies)))
   }
 ).pipe(Command.withDescription("The hedge policies, with each pair's position and the order it waits on"))
@@ -127,11 +127,7 @@ const hedgeOrders = Command.make(
       Effect.map(HedgeDesk.orders(query), (list) => ({ items: list.map(HedgeOrder.view) })),
       (api) =>
         api.operator.hedgeOrders({
-          query: {
-            ...(query.environment === undefined ? {} : { environment: query.environment }),
-            ...(query.status === undefined ? {} : { status: query.status }),
-            limit: query.limit
-          }
+          query: given(query)
         })
     ).pipe(Effect.flatMap((shown) => print(input.json, shown, HedgeFormat.orders)))
   }

@@ -7,7 +7,7 @@ import { Corridor, CorridorLimits, Money, OperatorActions } from "@ratelock/core
 import { Effect, Option } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import * as Format from "../internal/operatorFormat.ts"
-import { operatorCall } from "./OperatorCall.ts"
+import { given, operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -93,7 +93,7 @@ const limitsShow = Command.make(
   (input) => {
     const environment = Option.getOrUndefined(input.environment)
     return operatorCall(CorridorLimits.show({ environment }), (api) =>
-      api.desk.limits({ query: environment === undefined ? {} : { environment } })
+      api.desk.limits({ query: given({ environment }) })
     ).pipe(Effect.flatMap((shown) => print(input.json, shown, Format.corridorLimits)))
   }
 ).pipe(Command.withDescription("Every corridor's limits, with their defaults, its open notional and headroom"))

@@ -73,6 +73,15 @@ export const throughApi = <A, E>(
     )
   )
 
+/** `A` with each field that may be undefined optional instead. */
+type Given<A> = { [K in keyof A as undefined extends A[K] ? never : K]: A[K] } & {
+  [K in keyof A as undefined extends A[K] ? K : never]?: Exclude<A[K], undefined>
+}
+
+/** A query or a body without its absent fields: the client sends only what was given. */
+export const given = <A extends Record<string, unknown>>(fields: A) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Given<A>
+
 /** `onDatabase`, unless the operator API is configured: then `remote` through it. */
 const either = <A, R, ER>(
   onDatabase: Effect.Effect<A, CliError.UserError, R>,

@@ -8,7 +8,7 @@ import { OperatorActions, OperatorRole, OperatorTokens } from "@ratelock/core"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Format from "../internal/tokenFormat.ts"
-import { operatorCall } from "./OperatorCall.ts"
+import { given, operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 
 const tokenCreate = Command.make(
@@ -32,7 +32,7 @@ const tokenCreate = Command.make(
     return operatorCall(OperatorActions.createToken({ name: input.name, role: input.role, expiresIn }), (api) =>
       api.access.createToken({
         headers: {},
-        payload: { name: input.name, role: input.role, ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) }
+        payload: given({ name: input.name, role: input.role, expires_in: expiresIn })
       })
     ).pipe(Effect.flatMap((created) => print(input.json, created, Format.createdToken)))
   }

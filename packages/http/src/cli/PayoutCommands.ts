@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/payoutFormat.ts"
-import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
+import { given, operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag, listLimitFlag } from "./SharedFlags.ts"
 
@@ -35,11 +35,7 @@ const payoutsList = Command.make(
       Effect.map(PayoutDesk.list(query), (items) => ({ items })),
       (api) =>
         api.operator.payouts({
-          query: {
-            ...(query.filter === undefined ? {} : { status: query.filter }),
-            ...(query.environment === undefined ? {} : { environment: query.environment }),
-            limit: query.limit
-          }
+          query: given({ status: query.filter, environment: query.environment, limit: query.limit })
         })
     ).pipe(Effect.flatMap((payouts) => print(input.json, payouts, Format.list)))
   }

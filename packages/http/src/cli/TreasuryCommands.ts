@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import * as MoneyViews from "../internal/moneyViews.ts"
 import * as Format from "../internal/treasuryFormat.ts"
-import { operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
+import { given, operatorCall, operatorCallOnChains } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 import { environmentFlag } from "./SharedFlags.ts"
 
@@ -23,7 +23,7 @@ const treasuryShow = Command.make(
     const environment = Option.getOrUndefined(input.environment)
     // the funding keys and the rails served are the chains' configuration: the same as the server's
     return operatorCallOnChains(Treasury.view({ environment }), (api) =>
-      api.operator.treasury({ query: environment === undefined ? {} : { environment } })
+      api.operator.treasury({ query: given({ environment }) })
     ).pipe(Effect.flatMap((view) => print(input.json, view, Format.treasury)))
   }
 ).pipe(
@@ -42,7 +42,7 @@ const treasuryReconcile = Command.make(
     const environment = Option.getOrUndefined(input.environment)
     return operatorCallOnChains(
       Effect.map(OperatorActions.reconcile({ environment }), MoneyViews.reconciledJson),
-      (api) => api.money.reconcile({ headers: {}, payload: environment === undefined ? {} : { environment } })
+      (api) => api.money.reconcile({ headers: {}, payload: given({ environment }) })
     ).pipe(Effect.flatMap((view) => print(input.json, view, Format.reconciled)))
   }
 ).pipe(

@@ -27,9 +27,6 @@ import {
   MarketSnapshots,
   OperatorActions,
   OperatorStatus,
-  type StoreTransaction,
-  type AuditRepo,
-  type IdempotencyRepo,
   Treasury,
   type WorkerHeartbeatRepo
 } from "@ratelock/core"
@@ -49,7 +46,7 @@ import { ChainAvailability } from "../server/ChainAvailability.ts"
 import { Readiness } from "../server/Readiness.ts"
 import { version } from "../Version.ts"
 import { OperatorInfo } from "./OperatorInfo.ts"
-import { post } from "./OperatorPost.ts"
+import { type ChangeRequirements, post } from "./OperatorPost.ts"
 
 const status = Effect.gen(function* () {
   const info = yield* OperatorInfo
@@ -105,9 +102,7 @@ export type Requirements =
   | HotWalletRepo.HotWalletRepo
   | MovementRepo.MovementRepo
   | ReconciliationRepo.ReconciliationRepo
-  | AuditRepo.AuditRepo
-  | StoreTransaction.StoreTransaction
-  | IdempotencyRepo.IdempotencyRepo
+  | ChangeRequirements
 
 /** One payout, or 404 `payout_not_found`. */
 const payout = (contractId: string) =>
