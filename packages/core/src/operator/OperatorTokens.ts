@@ -157,9 +157,18 @@ export const revoke = Effect.fn("OperatorTokens.revoke")(function* (tokenId: str
 /** A token's last use is written at most this often: a busy scraper does not write on every request. */
 export const lastUseResolution = Duration.minutes(1)
 
-const live = (record: OperatorTokenRecord, now: DateTime.Utc): boolean =>
-  (record.revokedAt === null || DateTime.isGreaterThan(record.revokedAt, now)) &&
-  (record.expiresAt === null || DateTime.isGreaterThan(record.expiresAt, now))
+/** Whether a token revoked and expiring at these instants (null: not) is `live` at `now`, or why not. */
+export const stateAt = (
+  token: { readonly revokedAt: DateTime.Utc | null; readonly expiresAt: DateTime.Utc | null },
+  now: DateTime.Utc
+): "live" | "expired" | "revoked" =>
+  token.revokedAt !== null && !DateTime.isGreaterThan(token.revokedAt, now)
+    ? "revoked"
+    : token.expiresAt !== null && !DateTime.isGreaterThan(token.expiresAt, now)
+      ? "expired"
+      : "live"
+
+const live = (record: OperatorTokenRecord, now: DateTime.Utc): boolean => stateAt(record, now) === "live"
 
 /**
  * The live token `token` is, or none: unknown, revoked, expired, or not a token at all. One answer

@@ -2,7 +2,8 @@
  * Plain-text output of `ratelock operator token …`, made from the JSON the command prints with
  * `--json` (the operator API's answer), so both modes print the same.
  */
-import type { OperatorTokens } from "@ratelock/core"
+import { OperatorTokens } from "@ratelock/core"
+import { DateTime } from "effect"
 import { table } from "./table.ts"
 
 const field = (name: string, value: string) => `  ${name.padEnd(15)} ${value}`
@@ -18,13 +19,11 @@ export const createdToken = (t: OperatorTokens.CreatedToken): string =>
     "Use it as Authorization: Bearer <token> on the operator API (/metrics, /operator/v1/...)."
   ].join("\n")
 
-/** `live`, `expired` (at `now`) or `revoked`. */
-const state = (t: OperatorTokens.TokenListing, now: number): string =>
-  t.revoked_at !== null && Date.parse(t.revoked_at) <= now
-    ? "revoked"
-    : t.expires_at !== null && Date.parse(t.expires_at) <= now
-      ? "expired"
-      : "live"
+/** `live`, `expired` (at `now`) or `revoked`: core's rule, on the listing's instants. */
+const state = (t: OperatorTokens.TokenListing, now: number): string => {
+  const at = (iso: string | null) => (iso === null ? null : DateTime.makeUnsafe(iso))
+  return OperatorTokens.stateAt({ revokedAt: at(t.revoked_at), expiresAt: at(t.expires_at) }, DateTime.makeUnsafe(now))
+}
 
 export const tokenList = (
   list: { readonly items: ReadonlyArray<OperatorTokens.TokenListing> },
