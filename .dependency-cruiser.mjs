@@ -43,6 +43,7 @@ const coreLayers = [
   "lifecycle",
   "hedging",
   "risk",
+  "finance",
   "operator"
 ]
 const core = "^packages/core/src/"

@@ -110,6 +110,7 @@ export * as HedgeOrder from "./hedging/HedgeOrder.ts"
 export * as HedgeOrderRepo from "./hedging/HedgeOrderRepo.ts"
 export * as HedgePolicy from "./hedging/HedgePolicy.ts"
 export * as HedgePolicyRepo from "./hedging/HedgePolicyRepo.ts"
+export * as HedgeRealised from "./hedging/HedgeRealised.ts"
 export * as HedgeVenue from "./hedging/HedgeVenue.ts"
 export * as Hedging from "./hedging/Hedging.ts"
 export * as ManualHedgeVenue from "./hedging/ManualHedgeVenue.ts"
@@ -125,6 +126,11 @@ export * as RiskReport from "./risk/RiskReport.ts"
 export * as RiskRevaluationRepo from "./risk/RiskRevaluationRepo.ts"
 export * as RiskScenario from "./risk/RiskScenario.ts"
 export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
+
+// finance: the daily closes and the P&L explained between them
+export * as DailyClose from "./finance/DailyClose.ts"
+export * as DailyCloseRepo from "./finance/DailyCloseRepo.ts"
+export * as PeriodPnl from "./finance/PeriodPnl.ts"
 
 // The operator's programs
 export * as Audit from "./operator/Audit.ts"

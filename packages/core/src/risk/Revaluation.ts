@@ -42,7 +42,7 @@ const atRisk: ReadonlyArray<ContractStatus> = ["active", "quote_created", "funds
 const page = 1_000
 
 /** Every contract at risk, both environments, and the payouts of the exercised ones. */
-const loadBook = Effect.fn("Revaluation.loadBook")(function* () {
+export const loadBook = Effect.fn("Revaluation.loadBook")(function* () {
   const contracts = yield* ContractRepo
   const payouts = yield* PayoutRepo
   const all: Array<RiskBook.BookContract> = []

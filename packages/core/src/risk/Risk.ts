@@ -16,7 +16,7 @@
  * plan from the same inputs), then `mergeSums` and `reportFrom`.
  */
 import { type DateTime, Effect } from "effect"
-import { figures, type LockRisk, unitValues } from "./internal/LockRisk.ts"
+import { figures, type LockRisk, unitValues, volatility } from "./internal/LockRisk.ts"
 import type * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Environments from "../kernel/Environment.ts"
 import type { Environment } from "../terms/Partner.ts"
@@ -26,6 +26,16 @@ import * as RiskPlan from "./internal/RiskPlan.ts"
 import type { BookReport, BookRisk, BookStress } from "./RiskReport.ts"
 import type { Scenario } from "./RiskScenario.ts"
 import * as RiskSums from "./internal/RiskSums.ts"
+
+export type { Book, BookContract, BookPayout, LockTerms } from "./internal/RiskBook.ts"
+export type { LockRisk } from "./internal/LockRisk.ts"
+export { lockTerms, openLocks, standing } from "./internal/RiskBook.ts"
+/** What an exercised contract is owed: its payout row's amount, else its exercise's payout (a cross at the snapshot's mid). */
+export { payoutOf as payoutDue } from "./internal/RiskFigures.ts"
+
+/** Each lock's smile vol at its strike and window end under `riskPlan`, unmoved, in the order given. */
+export const lockVolatilities = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): Float64Array =>
+  Float64Array.from(locks, (lock) => volatility(riskPlan, lock))
 
 export interface Options {
   /** The environments to report, each apart (default: production, then sandbox). */

@@ -57,6 +57,22 @@ export const unitValues = (plan: RiskPlan, lock: LockTerms): Float64Array => {
   return values
 }
 
+/**
+ * The lock's smile vol from now on (`CorridorMarket.windowInputs`' `volatility`: the smile at its strike and the
+ * window's end, around the forward there), unmoved: what a close records, so the next one can say how much of a
+ * lock's change came from its own vol moving (the P&L explain's vega line).
+ */
+export const volatility = (plan: RiskPlan, lock: LockTerms): number => {
+  const market = plan.pairs.get(lock.pair)!.directions.get(lock.direction)!
+  const curves = market.curves.get(0)!
+  const at = CorridorMarket.windowTimes(curves, {
+    now: plan.now,
+    windowStart: lock.windowStart,
+    windowEnd: lock.windowEnd
+  })
+  return CorridorMarket.windowInputsAt(at, CorridorMarket.expiryVols(curves, at), market.spot, lock.strike).volatility
+}
+
 export interface LockGreeks {
   /** `mtm(+1 %) − mtm(−1 %)` over 2 % of the pair's spot: pair BASE units. */
   readonly delta: number

@@ -127,7 +127,7 @@ const committedFigures = (plan: RiskPlan, committed: ReadonlyArray<ReturnType<ty
 }
 
 /** What an exercised contract is owed: its payout row's amount, or its exercise's payout as the payout pass computes it. */
-const payoutOf = (
+export const payoutOf = (
   contract: BookContract,
   stored: BookPayout | undefined,
   snapshot: MarketSnapshot.MarketSnapshot
