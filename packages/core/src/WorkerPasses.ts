@@ -6,6 +6,7 @@
 import { Duration, Effect } from "effect"
 import * as Deliveries from "./lifecycle/Deliveries.ts"
 import * as Expiry from "./lifecycle/Expiry.ts"
+import * as DailyCloses from "./finance/DailyCloses.ts"
 import * as Funding from "./lifecycle/Funding.ts"
 import * as Hedging from "./hedging/Hedging.ts"
 import * as HotWallets from "./operator/HotWallets.ts"
@@ -54,7 +55,9 @@ const list = [
   // sweeps and refunds signed, sent, replaced and booked, as payouts are
   pass("movements", Movements.runDue()),
   // the books against the chain, every Reconciliation.Interval (it decides when)
-  pass("reconciliation", Reconciliation.pass(), Duration.minutes(1))
+  pass("reconciliation", Reconciliation.pass(), Duration.minutes(1)),
+  // each environment closed once a day at DailyCloses.Settings.cut (it decides when)
+  pass("daily-close", DailyCloses.pass(), Duration.minutes(1))
 ] as const
 
 type AnyPass = (typeof list)[number]

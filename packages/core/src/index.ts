@@ -130,7 +130,10 @@ export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 // finance: the daily closes and the P&L explained between them
 export * as DailyClose from "./finance/DailyClose.ts"
 export * as DailyCloseRepo from "./finance/DailyCloseRepo.ts"
+export * as DailyCloses from "./finance/DailyCloses.ts"
 export * as PeriodPnl from "./finance/PeriodPnl.ts"
+export * as PnlExplain from "./finance/PnlExplain.ts"
+export * as PnlReport from "./finance/PnlReport.ts"
 
 // The operator's programs
 export * as Audit from "./operator/Audit.ts"

@@ -79,7 +79,7 @@ export const PnlLines = Schema.Struct({
   }),
   hedges: Figure.annotate({ description: "The hedges' change of mark" }),
   fx_translation: Figure.annotate({
-    description: "The open book's earlier value translated at the later close's USD rates (zero in the pair's quote)"
+    description: "The open book's earlier value translated again at the later close's USD rates"
   }),
   unexplained: Figure.annotate({ description: "total − every explained line" })
 }).annotate({ identifier: "PnlLines" })
@@ -89,7 +89,7 @@ export const PairPnl = Schema.Struct({
   pair: Schema.String,
   quote: Currency,
   usd: PnlLines,
-  /** The same lines in the pair's QUOTE (each USD line at the later close's rate; `fx_translation` is USD's own). */
+  /** The same lines in the pair's QUOTE: each USD line at the later close's rate, rounded to the cent. */
   in_quote: PnlLines,
   locks_sold: Schema.Int,
   locks_settled: Schema.Int

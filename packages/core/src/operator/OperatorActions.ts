@@ -10,7 +10,7 @@
 import { type Context, DateTime, Effect, Option, Result } from "effect"
 import { ValidationError } from "../kernel/ApiError.ts"
 import type { Direction } from "../kernel/Corridor.ts"
-import type * as Money from "../kernel/Money.ts"
+import * as Money from "../kernel/Money.ts"
 import type { Chain } from "../kernel/Rail.ts"
 import type * as CorridorLimit from "../limits/CorridorLimit.ts"
 import { CorridorLimitRepo } from "../limits/CorridorLimitRepo.ts"
@@ -18,6 +18,7 @@ import * as CorridorLimits from "../limits/CorridorLimits.ts"
 import * as MarketSnapshots from "../market/MarketSnapshots.ts"
 import * as PartnerRepo from "../partners/PartnerRepo.ts"
 import type { Environment } from "../terms/Partner.ts"
+import * as DailyCloses from "../finance/DailyCloses.ts"
 import * as HedgeDesk from "../hedging/HedgeDesk.ts"
 import * as HedgeOrder from "../hedging/HedgeOrder.ts"
 import { HedgeOrderRepo } from "../hedging/HedgeOrderRepo.ts"
@@ -367,4 +368,20 @@ export const reconcile = (options: { readonly environment?: Environment | undefi
         runs.map((r) => ({ environment: r.environment, chain: r.chain, differences: r.differences.length }))
     },
     Reconciliation.reconcile(options)
+  )
+
+/** A close of the book now (a backfill, a test, a second close in a day): a record of what the book stood at. */
+export const closeBook = (environment: Environment) =>
+  act(
+    {
+      action: "finance.close",
+      target: { kind: "environment", id: environment },
+      after: (close) => ({
+        id: close.id,
+        closed_at: DateTime.formatIso(close.closed_at),
+        snapshot_id: close.snapshot_id,
+        total_usd: close.pnl === null ? null : Money.format(close.pnl.usd.total)
+      })
+    },
+    DailyCloses.closeNow(environment)
   )

@@ -37,6 +37,9 @@ export { payoutOf as payoutDue } from "./internal/RiskFigures.ts"
 export const lockVolatilities = (riskPlan: RiskPlan.RiskPlan, locks: ReadonlyArray<LockTerms>): Float64Array =>
   Float64Array.from(locks, (lock) => volatility(riskPlan, lock))
 
+/** The plan's spot and vol bumps (risk.md): what a greek is the change for. */
+export { spotBump, volBump } from "./internal/RiskPlan.ts"
+
 export interface Options {
   /** The environments to report, each apart (default: production, then sandbox). */
   readonly environments?: ReadonlyArray<Environment> | undefined
