@@ -17,14 +17,14 @@
  * - unexplained = total − every line: what second order leaves over (cross terms, third order, new locks' moves
  *   between their sale and the close), kept, never rounded away.
  */
-import { BigDecimal } from "effect"
+import { BigDecimal, type DateTime } from "effect"
 import { type Currency, marketPair, marketPairCurrencies, marketPairKey } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import type { TreasuryEntry } from "../lifecycle/TreasuryLedger.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Risk from "../risk/Risk.ts"
-import type { ClosePair, DailyClose } from "./DailyClose.ts"
+import type { CloseLock, ClosePair, DailyClose } from "./DailyClose.ts"
 import type { ContractFlow } from "./DailyCloseRepo.ts"
 import { tokenUsd } from "./internal/closeBook.ts"
 import {
@@ -46,9 +46,12 @@ type Explained = (typeof explainedLines)[number]
 /** The model lines of one pair, floats, before they cross into decimals: QUOTE for the greeks', USD for the rest. */
 interface Model {
   theta: number
+  roll: number
   delta: number
   gamma: number
   vega: number
+  vanna: number
+  volga: number
   rates: number
   /** USD. */
   translation: number
@@ -61,9 +64,12 @@ interface Model {
 
 const emptyModel = (): Model => ({
   theta: 0,
+  roll: 0,
   delta: 0,
   gamma: 0,
   vega: 0,
+  vanna: 0,
+  volga: 0,
   rates: 0,
   translation: 0,
   soldMtm: 0,
@@ -104,9 +110,9 @@ const addFlow = (into: Realised, flow: ContractFlow, usd: Money.Decimal) => {
   else if (flow.account === "payout_expense") into.payouts = Money.sum(into.payouts, earned)
 }
 
-/** The earlier snapshot with the later one's curves (rates and the holidays they count with). */
-const withCurvesOf = (earlier: MarketSnapshot.MarketSnapshot, later: MarketSnapshot.MarketSnapshot) => ({
-  ...earlier,
+/** A snapshot with the later one's curves (rates and the holidays they count with). */
+const withCurvesOf = (snapshot: MarketSnapshot.MarketSnapshot, later: MarketSnapshot.MarketSnapshot) => ({
+  ...snapshot,
   rates: later.rates,
   holidays: later.holidays
 })
@@ -115,6 +121,29 @@ const curvesMoved = (earlier: MarketSnapshot.MarketSnapshot, later: MarketSnapsh
   MarketSnapshot.canonicalJson(withCurvesOf(earlier, later)) !== MarketSnapshot.canonicalJson(earlier)
 
 const pairOf = (close: DailyClose, pair: string): ClosePair | undefined => close.pairs.find((p) => p.pair === pair)
+
+const spotOf = (close: DailyClose, pair: string): number => Money.toModel(pairOf(close, pair)?.spot ?? Money.zero)
+
+/** A plan without greeks: what a lock is worth, or what its vol is, on `snapshot` at `at`. */
+const planOn = (snapshot: MarketSnapshot.MarketSnapshot, at: DateTime.Utc) =>
+  Risk.plan({ snapshot, now: at, greeks: false, scenarios: [] })
+
+/** A close's lock as the model reads it. */
+const termsOf = (close: DailyClose, lock: CloseLock): Risk.LockTerms => {
+  const pair = marketPairKey(lock.direction)
+  return {
+    id: lock.contract_id,
+    partnerId: lock.partner_id,
+    environment: close.environment,
+    direction: lock.direction,
+    pair,
+    inverted: marketPair(lock.direction).inverted,
+    notionalBase: lock.notional_base,
+    strike: lock.strike,
+    windowStart: lock.window_start,
+    windowEnd: lock.window_end
+  }
+}
 
 /** The book's value of a pair at a close, USD: open locks' mtm, less payouts due, plus the hedges' marks. */
 const bookValue = (p: ClosePair | undefined): Money.Decimal =>
@@ -165,9 +194,8 @@ export const between = (input: {
   // the model lines: each lock of the later close against the earlier
   const models = new Map<string, Model>()
   const before = new Map(earlier.locks.map((l) => [l.contract_id, l]))
-  const stayed: Array<Risk.LockTerms> = []
-  const stayedMtm: Array<number> = []
-  const spots = (close: DailyClose, pair: string) => Money.toModel(pairOf(close, pair)?.spot ?? Money.zero)
+  // first pass: which locks stayed (and their figures at both closes), which were sold, which left
+  const stayed: Array<{ readonly terms: Risk.LockTerms; readonly was: CloseLock; readonly now: CloseLock }> = []
   for (const lock of later.locks) {
     const pair = marketPairKey(lock.direction)
     const model = getOr(models, pair, emptyModel)
@@ -177,28 +205,7 @@ export const between = (input: {
       continue
     }
     before.delete(lock.contract_id)
-    const { quote } = marketPairCurrencies(pair)
-    const s1 = spots(earlier, pair)
-    const ds = spots(later, pair) - s1
-    model.theta += was.theta * days
-    model.delta += was.delta * ds
-    // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
-    model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
-    model.vega += (was.vega * (lock.vol - was.vol)) / Risk.volBump
-    model.translation += was.mtm * (u2(quote) - u1(quote))
-    stayed.push({
-      id: was.contract_id,
-      partnerId: was.partner_id,
-      environment: earlier.environment,
-      direction: was.direction,
-      pair,
-      inverted: marketPair(was.direction).inverted,
-      notionalBase: was.notional_base,
-      strike: was.strike,
-      windowStart: was.window_start,
-      windowEnd: was.window_end
-    })
-    stayedMtm.push(was.mtm)
+    stayed.push({ terms: termsOf(earlier, was), was, now: lock })
   }
   for (const gone of before.values()) {
     const pair = marketPairKey(gone.direction)
@@ -206,15 +213,38 @@ export const between = (input: {
     model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
     model.settledLocks++
   }
-  if (stayed.length > 0 && curvesMoved(earlier.snapshot, later.snapshot)) {
-    const plan = Risk.plan({
-      snapshot: withCurvesOf(earlier.snapshot, later.snapshot),
-      now: earlier.closed_at,
-      greeks: false,
-      scenarios: []
-    })
-    Risk.valueLocks(plan, stayed).forEach((risk, i) => {
-      models.get(risk.lock.pair)!.rates += risk.mtm - stayedMtm[i]!
+  const terms = stayed.map((s) => s.terms)
+  if (terms.length > 0) {
+    // the earlier market, quoted as it was, observed at the later close: a day's roll-down of the curves and smiles
+    const rolled = { ...earlier.snapshot, as_of: later.snapshot.as_of }
+    const onRolled = Risk.valueLocks(planOn(rolled, later.closed_at), terms)
+    // the vol each lock would have had on the earlier smile's quotes at the later spots and curves: the smile
+    // moves with the spot and the forward (sticky delta), which delta, gamma and rates count already
+    const earlierSmile = Risk.lockVolatilities(
+      planOn({ ...later.snapshot, vols: earlier.snapshot.vols }, later.closed_at),
+      terms
+    )
+    const onNewCurves = curvesMoved(earlier.snapshot, later.snapshot)
+      ? Risk.valueLocks(planOn(withCurvesOf(rolled, later.snapshot), later.closed_at), terms)
+      : onRolled
+    stayed.forEach(({ terms: lock, was, now }, i) => {
+      const model = models.get(lock.pair)!
+      const { quote } = marketPairCurrencies(lock.pair)
+      const s1 = spotOf(earlier, lock.pair)
+      const ds = spotOf(later, lock.pair) - s1
+      const theta = was.theta * days
+      model.theta += theta
+      model.roll += onRolled[i]!.mtm - was.mtm - theta
+      model.delta += was.delta * ds
+      // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
+      model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
+      // the vol's change in bumps: vega is a forward difference (+1 point), so its own convexity is half a volga
+      const x = (now.vol - earlierSmile[i]!) / Risk.volBump
+      model.vega += was.vega * x
+      model.vanna += was.vanna * ds * x
+      model.volga += 0.5 * was.volga * (x * x - x)
+      model.rates += onNewCurves[i]!.mtm - onRolled[i]!.mtm
+      model.translation += was.mtm * (u2(quote) - u1(quote))
     })
   }
 
@@ -241,9 +271,12 @@ export const between = (input: {
       total: Money.sum(realisedTotal, unrealised),
       new_business: Money.sum(realised.premiums, usdOf(model.soldMtm)),
       theta: usdOf(model.theta),
+      roll: usdOf(model.roll),
       delta: usdOf(model.delta),
       gamma: usdOf(model.gamma),
       vega: usdOf(model.vega),
+      vanna: usdOf(model.vanna),
+      volga: usdOf(model.volga),
       rates: usdOf(model.rates),
       settled: Money.subtract(
         Money.subtract(Money.sum(realised.forfeits, realised.payouts), dueChange),

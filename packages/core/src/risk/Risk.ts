@@ -45,6 +45,8 @@ export interface Options {
   readonly environments?: ReadonlyArray<Environment> | undefined
   /** The stored snapshot's id, reported as `snapshot_id` (null when not given). */
   readonly snapshotId?: string | null | undefined
+  /** `revalue` only: each lock's vanna and volga too (a close's, for the P&L explain). */
+  readonly crossGreeks?: boolean | undefined
 }
 
 /**
@@ -55,6 +57,8 @@ export const plan = (input: {
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: DateTime.Utc
   readonly greeks: boolean
+  /** With `greeks`, each lock's vanna and volga too (`LockRisk.cross`): what a close keeps for the P&L explain. */
+  readonly crossGreeks?: boolean | undefined
   readonly scenarios: ReadonlyArray<Scenario>
   readonly engine?: RiskPlan.Engine | undefined
 }): RiskPlan.RiskPlan => RiskPlan.make({ ...input, now: input.now.epochMilliseconds })
@@ -163,7 +167,7 @@ export const revalue = (
   now: DateTime.Utc,
   options: Options = {}
 ): Revaluation => {
-  const riskPlan = plan({ snapshot, now, greeks: true, scenarios: [] })
+  const riskPlan = plan({ snapshot, now, greeks: true, crossGreeks: options.crossGreeks, scenarios: [] })
   const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? Environments.productionFirst))
   const sums = RiskSums.empty()
   for (const risk of locks) RiskSums.add(sums, riskPlan, risk)

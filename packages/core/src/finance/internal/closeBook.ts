@@ -38,7 +38,8 @@ export const build = (input: {
   const { environment, now, snapshot, book } = input
   const { books, locks: risks } = Risk.revalue(book, snapshot, now, {
     environments: [environment],
-    snapshotId: input.snapshotId
+    snapshotId: input.snapshotId,
+    crossGreeks: true
   })
   const report = books[0]!
   // the same plan as the revaluation's: the locks' vols are read on the market they were valued on
@@ -59,11 +60,13 @@ export const build = (input: {
     window_start: risk.lock.windowStart,
     window_end: risk.lock.windowEnd,
     mtm: risk.mtm,
-    // revalue's plan has the greeks
+    // revalue's plan has the greeks and, asked, the cross greeks
     delta: risk.greeks!.delta,
     gamma: risk.greeks!.gamma,
     vega: risk.greeks!.vega,
     theta: risk.greeks!.theta,
+    vanna: risk.cross!.vanna,
+    volga: risk.cross!.volga,
     vol: vols[i]!
   }))
   const stored = new Map((book.payouts ?? []).map((p) => [p.contractId, p]))
