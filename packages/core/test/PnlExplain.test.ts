@@ -5,7 +5,7 @@
  * theta and new business), realised lines to the unit, and a month that is the sum of its days.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, DateTime, Result } from "effect"
+import { BigDecimal, DateTime, Effect, Result } from "effect"
 import {
   Corridor,
   CorridorMarket,
@@ -83,18 +83,21 @@ const closeOf = (
   book: Risk.Book,
   options: { readonly hedges?: ReadonlyArray<HedgeOrder.HedgeOrder>; readonly previous?: string } = {}
 ): DailyClose.DailyClose => ({
-  ...closeBook.build({
-    id,
-    environment: "production",
-    now: snapshot.as_of,
-    scheduledFor: null,
-    snapshotId: id,
-    snapshot,
-    book,
-    hedges: options.hedges ?? [],
-    balances: [],
-    previousCloseId: options.previous ?? null
-  }),
+  // the builder yields between slices of the book; nothing else waits, so it runs to its end at once
+  ...Effect.runSync(
+    closeBook.build({
+      id,
+      environment: "production",
+      now: snapshot.as_of,
+      scheduledFor: null,
+      snapshotId: id,
+      snapshot,
+      book,
+      hedges: options.hedges ?? [],
+      balances: [],
+      previousCloseId: options.previous ?? null
+    })
+  ),
   pnl: null
 })
 
@@ -102,7 +105,7 @@ const explain = (
   earlier: DailyClose.DailyClose,
   later: DailyClose.DailyClose,
   flows: ReadonlyArray<DailyCloseRepo.ContractFlow> = []
-) => PnlExplain.between({ earlier, later, flows, treasury: [] })
+) => Effect.runSync(PnlExplain.between({ earlier, later, flows, treasury: [] }))
 
 const num = Money.toModel
 

@@ -17,7 +17,7 @@
  * - unexplained = total − every line: what second order leaves over (cross terms, third order, new locks' moves
  *   between their sale and the close), kept, never rounded away.
  */
-import { BigDecimal, type DateTime } from "effect"
+import { BigDecimal, type DateTime, Effect } from "effect"
 import { type Currency, marketPair, marketPairCurrencies, marketPairKey } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
@@ -165,183 +165,184 @@ export const between = (input: {
   readonly flows: ReadonlyArray<ContractFlow>
   /** The environment's treasury entries booked in the same period. */
   readonly treasury: ReadonlyArray<Pick<TreasuryEntry, "account" | "chain" | "currency" | "amount">>
-}): PeriodPnl => {
-  const { earlier, later } = input
-  const days = (later.closed_at.epochMilliseconds - earlier.closed_at.epochMilliseconds) / millisPerDay
-  const u1 = (c: Currency) => Money.toModel(earlier.usd_per[c] ?? later.usd_per[c])
-  const u2 = (c: Currency) => Money.toModel(later.usd_per[c])
+}): Effect.Effect<PeriodPnl> =>
+  Effect.gen(function* () {
+    const { earlier, later } = input
+    const days = (later.closed_at.epochMilliseconds - earlier.closed_at.epochMilliseconds) / millisPerDay
+    const u1 = (c: Currency) => Money.toModel(earlier.usd_per[c] ?? later.usd_per[c])
+    const u2 = (c: Currency) => Money.toModel(later.usd_per[c])
 
-  // realised: per pair, per partner and pair, per token
-  const byPair = new Map<string, Realised>()
-  const byPartner = new Map<string, Map<string, Realised>>()
-  const byToken = new Map<FundsCurrency, Realised>()
-  for (const flow of input.flows) {
-    const pair = marketPairKey(flow.direction)
-    const usd = tokenUsd(later.usd_per, flow.currency, flow.amount)
-    addFlow(getOr(byPair, pair, emptyRealised), flow, usd)
-    addFlow(
-      getOr(
-        getOr(byPartner, flow.partnerId, () => new Map()),
-        pair,
-        emptyRealised
-      ),
-      flow,
-      usd
-    )
-    addFlow(getOr(byToken, flow.currency, emptyRealised), flow, flow.amount)
-  }
-
-  // the model lines: each lock of the later close against the earlier
-  const models = new Map<string, Model>()
-  const before = new Map(earlier.locks.map((l) => [l.contract_id, l]))
-  // first pass: which locks stayed (and their figures at both closes), which were sold, which left
-  const stayed: Array<{ readonly terms: Risk.LockTerms; readonly was: CloseLock; readonly now: CloseLock }> = []
-  for (const lock of later.locks) {
-    const pair = marketPairKey(lock.direction)
-    const model = getOr(models, pair, emptyModel)
-    const was = before.get(lock.contract_id)
-    if (was === undefined) {
-      model.soldMtm += lock.mtm
-      continue
+    // realised: per pair, per partner and pair, per token
+    const byPair = new Map<string, Realised>()
+    const byPartner = new Map<string, Map<string, Realised>>()
+    const byToken = new Map<FundsCurrency, Realised>()
+    for (const flow of input.flows) {
+      const pair = marketPairKey(flow.direction)
+      const usd = tokenUsd(later.usd_per, flow.currency, flow.amount)
+      addFlow(getOr(byPair, pair, emptyRealised), flow, usd)
+      addFlow(
+        getOr(
+          getOr(byPartner, flow.partnerId, () => new Map()),
+          pair,
+          emptyRealised
+        ),
+        flow,
+        usd
+      )
+      addFlow(getOr(byToken, flow.currency, emptyRealised), flow, flow.amount)
     }
-    before.delete(lock.contract_id)
-    stayed.push({ terms: termsOf(earlier, was), was, now: lock })
-  }
-  for (const gone of before.values()) {
-    const pair = marketPairKey(gone.direction)
-    const model = getOr(models, pair, emptyModel)
-    model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
-    model.settledLocks++
-  }
-  const terms = stayed.map((s) => s.terms)
-  if (terms.length > 0) {
-    // the earlier market, quoted as it was, observed at the later close: a day's roll-down of the curves and smiles
-    const rolled = { ...earlier.snapshot, as_of: later.snapshot.as_of }
-    const onRolled = Risk.valueLocks(planOn(rolled, later.closed_at), terms)
-    // the vol each lock would have had on the earlier smile's quotes at the later spots and curves: the smile
-    // moves with the spot and the forward (sticky delta), which delta, gamma and rates count already
-    const earlierSmile = Risk.lockVolatilities(
-      planOn({ ...later.snapshot, vols: earlier.snapshot.vols }, later.closed_at),
-      terms
-    )
-    const onNewCurves = curvesMoved(earlier.snapshot, later.snapshot)
-      ? Risk.valueLocks(planOn(withCurvesOf(rolled, later.snapshot), later.closed_at), terms)
-      : onRolled
-    stayed.forEach(({ terms: lock, was, now }, i) => {
-      const model = models.get(lock.pair)!
-      const { quote } = marketPairCurrencies(lock.pair)
-      const s1 = spotOf(earlier, lock.pair)
-      const ds = spotOf(later, lock.pair) - s1
-      const theta = was.theta * days
-      model.theta += theta
-      model.roll += onRolled[i]!.mtm - was.mtm - theta
-      model.delta += was.delta * ds
-      // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
-      model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
-      // the vol's change in bumps: vega is a forward difference (+1 point), so its own convexity is half a volga
-      const x = (now.vol - earlierSmile[i]!) / Risk.volBump
-      model.vega += was.vega * x
-      model.vanna += was.vanna * ds * x
-      model.volga += 0.5 * was.volga * (x * x - x)
-      model.rates += onNewCurves[i]!.mtm - onRolled[i]!.mtm
-      model.translation += was.mtm * (u2(quote) - u1(quote))
+
+    // the model lines: each lock of the later close against the earlier
+    const models = new Map<string, Model>()
+    const before = new Map(earlier.locks.map((l) => [l.contract_id, l]))
+    // first pass: which locks stayed (and their figures at both closes), which were sold, which left
+    const stayed: Array<{ readonly terms: Risk.LockTerms; readonly was: CloseLock; readonly now: CloseLock }> = []
+    for (const lock of later.locks) {
+      const pair = marketPairKey(lock.direction)
+      const model = getOr(models, pair, emptyModel)
+      const was = before.get(lock.contract_id)
+      if (was === undefined) {
+        model.soldMtm += lock.mtm
+        continue
+      }
+      before.delete(lock.contract_id)
+      stayed.push({ terms: termsOf(earlier, was), was, now: lock })
+    }
+    for (const gone of before.values()) {
+      const pair = marketPairKey(gone.direction)
+      const model = getOr(models, pair, emptyModel)
+      model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
+      model.settledLocks++
+    }
+    const terms = stayed.map((s) => s.terms)
+    if (terms.length > 0) {
+      // the earlier market, quoted as it was, observed at the later close: a day's roll-down of the curves and smiles
+      const rolled = { ...earlier.snapshot, as_of: later.snapshot.as_of }
+      const onRolled = yield* Risk.valueLocksInSlices(planOn(rolled, later.closed_at), terms)
+      // the vol each lock would have had on the earlier smile's quotes at the later spots and curves: the smile
+      // moves with the spot and the forward (sticky delta), which delta, gamma and rates count already
+      const earlierSmile = Risk.lockVolatilities(
+        planOn({ ...later.snapshot, vols: earlier.snapshot.vols }, later.closed_at),
+        terms
+      )
+      const onNewCurves = curvesMoved(earlier.snapshot, later.snapshot)
+        ? yield* Risk.valueLocksInSlices(planOn(withCurvesOf(rolled, later.snapshot), later.closed_at), terms)
+        : onRolled
+      stayed.forEach(({ terms: lock, was, now }, i) => {
+        const model = models.get(lock.pair)!
+        const { quote } = marketPairCurrencies(lock.pair)
+        const s1 = spotOf(earlier, lock.pair)
+        const ds = spotOf(later, lock.pair) - s1
+        const theta = was.theta * days
+        model.theta += theta
+        model.roll += onRolled[i]!.mtm - was.mtm - theta
+        model.delta += was.delta * ds
+        // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
+        model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
+        // the vol's change in bumps: vega is a forward difference (+1 point), so its own convexity is half a volga
+        const x = (now.vol - earlierSmile[i]!) / Risk.volBump
+        model.vega += was.vega * x
+        model.vanna += was.vanna * ds * x
+        model.volga += 0.5 * was.volga * (x * x - x)
+        model.rates += onNewCurves[i]!.mtm - onRolled[i]!.mtm
+        model.translation += was.mtm * (u2(quote) - u1(quote))
+      })
+    }
+
+    const pairs: Array<PairPnl> = later.pairs.map((p) => {
+      const was = pairOf(earlier, p.pair)
+      const model = models.get(p.pair) ?? emptyModel()
+      const realised = byPair.get(p.pair) ?? emptyRealised()
+      const rate = u2(p.quote)
+      const usdOf = (quote: number) => Money.figure(quote * rate)
+      const hedgeRealised = BigDecimal.round(
+        Money.multiply(Money.subtract(p.hedge_realised, was?.hedge_realised ?? Money.zero), p.usd_per_quote),
+        { scale: Money.tokenScale, mode: "half-from-zero" }
+      )
+      const realisedTotal = [realised.forfeits, realised.payouts, hedgeRealised].reduce(Money.sum, realised.premiums)
+      const unrealised = Money.subtract(Money.subtract(bookValue(p), bookValue(was)), hedgeRealised)
+      const dueChange = Money.subtract(p.payouts_due_usd, was?.payouts_due_usd ?? Money.zero)
+      const usd = withUnexplained({
+        premiums: realised.premiums,
+        forfeits: realised.forfeits,
+        payouts: realised.payouts,
+        hedge_realised: hedgeRealised,
+        realised: realisedTotal,
+        unrealised,
+        total: Money.sum(realisedTotal, unrealised),
+        new_business: Money.sum(realised.premiums, usdOf(model.soldMtm)),
+        theta: usdOf(model.theta),
+        roll: usdOf(model.roll),
+        delta: usdOf(model.delta),
+        gamma: usdOf(model.gamma),
+        vega: usdOf(model.vega),
+        vanna: usdOf(model.vanna),
+        volga: usdOf(model.volga),
+        rates: usdOf(model.rates),
+        settled: Money.subtract(
+          Money.subtract(Money.sum(realised.forfeits, realised.payouts), dueChange),
+          Money.figure(model.heldAtUsd)
+        ),
+        hedges: Money.subtract(p.hedge_mark_usd, was?.hedge_mark_usd ?? Money.zero),
+        fx_translation: Money.figure(model.translation)
+      })
+      const inQuote = Object.fromEntries(
+        Object.entries(usd).map(([name, value]) => [name, toQuote(value, rate)])
+      ) as unknown as PnlLines
+      return {
+        pair: p.pair,
+        quote: p.quote,
+        usd,
+        in_quote: withUnexplained(inQuote),
+        locks_sold: realised.sold.size,
+        locks_settled: model.settledLocks
+      }
     })
-  }
 
-  const pairs: Array<PairPnl> = later.pairs.map((p) => {
-    const was = pairOf(earlier, p.pair)
-    const model = models.get(p.pair) ?? emptyModel()
-    const realised = byPair.get(p.pair) ?? emptyRealised()
-    const rate = u2(p.quote)
-    const usdOf = (quote: number) => Money.figure(quote * rate)
-    const hedgeRealised = BigDecimal.round(
-      Money.multiply(Money.subtract(p.hedge_realised, was?.hedge_realised ?? Money.zero), p.usd_per_quote),
-      { scale: Money.tokenScale, mode: "half-from-zero" }
-    )
-    const realisedTotal = [realised.forfeits, realised.payouts, hedgeRealised].reduce(Money.sum, realised.premiums)
-    const unrealised = Money.subtract(Money.subtract(bookValue(p), bookValue(was)), hedgeRealised)
-    const dueChange = Money.subtract(p.payouts_due_usd, was?.payouts_due_usd ?? Money.zero)
-    const usd = withUnexplained({
-      premiums: realised.premiums,
-      forfeits: realised.forfeits,
-      payouts: realised.payouts,
-      hedge_realised: hedgeRealised,
-      realised: realisedTotal,
-      unrealised,
-      total: Money.sum(realisedTotal, unrealised),
-      new_business: Money.sum(realised.premiums, usdOf(model.soldMtm)),
-      theta: usdOf(model.theta),
-      roll: usdOf(model.roll),
-      delta: usdOf(model.delta),
-      gamma: usdOf(model.gamma),
-      vega: usdOf(model.vega),
-      vanna: usdOf(model.vanna),
-      volga: usdOf(model.volga),
-      rates: usdOf(model.rates),
-      settled: Money.subtract(
-        Money.subtract(Money.sum(realised.forfeits, realised.payouts), dueChange),
-        Money.figure(model.heldAtUsd)
-      ),
-      hedges: Money.subtract(p.hedge_mark_usd, was?.hedge_mark_usd ?? Money.zero),
-      fx_translation: Money.figure(model.translation)
+    const realisedFigures = (r: Realised) => ({
+      locks_sold: r.sold.size,
+      premiums: r.premiums,
+      forfeits: r.forfeits,
+      payouts: r.payouts,
+      realised: Money.sum(Money.sum(r.premiums, r.forfeits), r.payouts)
     })
-    const inQuote = Object.fromEntries(
-      Object.entries(usd).map(([name, value]) => [name, toQuote(value, rate)])
-    ) as unknown as PnlLines
-    return {
-      pair: p.pair,
-      quote: p.quote,
-      usd,
-      in_quote: withUnexplained(inQuote),
-      locks_sold: realised.sold.size,
-      locks_settled: model.settledLocks
+    const partners: Array<PartnerPnl> = [...byPartner.keys()].sort().map((partnerId) => {
+      const own = byPartner.get(partnerId)!
+      const all = emptyRealised()
+      for (const r of own.values()) {
+        all.premiums = Money.sum(all.premiums, r.premiums)
+        all.forfeits = Money.sum(all.forfeits, r.forfeits)
+        all.payouts = Money.sum(all.payouts, r.payouts)
+        for (const id of r.sold) all.sold.add(id)
+      }
+      return {
+        partner_id: partnerId,
+        ...realisedFigures(all),
+        pairs: [...own.keys()].sort().map((pair) => ({ pair, ...realisedFigures(own.get(pair)!) }))
+      }
+    })
+    const tokens: Array<TokenFlows> = [...byToken.keys()].sort().map((token) => {
+      const r = byToken.get(token)!
+      return { token, premiums: r.premiums, forfeits: r.forfeits, payouts: r.payouts }
+    })
+    const fees = new Map<string, NetworkFees>()
+    for (const entry of input.treasury) {
+      if (entry.account !== "network_fees") continue
+      const key = `${entry.chain} ${entry.currency}`
+      const paid = Money.subtract(fees.get(key)?.amount ?? Money.zero, entry.amount)
+      fees.set(key, { chain: entry.chain as Chain, currency: entry.currency, amount: paid })
     }
-  })
 
-  const realisedFigures = (r: Realised) => ({
-    locks_sold: r.sold.size,
-    premiums: r.premiums,
-    forfeits: r.forfeits,
-    payouts: r.payouts,
-    realised: Money.sum(Money.sum(r.premiums, r.forfeits), r.payouts)
-  })
-  const partners: Array<PartnerPnl> = [...byPartner.keys()].sort().map((partnerId) => {
-    const own = byPartner.get(partnerId)!
-    const all = emptyRealised()
-    for (const r of own.values()) {
-      all.premiums = Money.sum(all.premiums, r.premiums)
-      all.forfeits = Money.sum(all.forfeits, r.forfeits)
-      all.payouts = Money.sum(all.payouts, r.payouts)
-      for (const id of r.sold) all.sold.add(id)
-    }
     return {
-      partner_id: partnerId,
-      ...realisedFigures(all),
-      pairs: [...own.keys()].sort().map((pair) => ({ pair, ...realisedFigures(own.get(pair)!) }))
-    }
+      from_close_id: earlier.id,
+      to_close_id: later.id,
+      from: earlier.closed_at,
+      to: later.closed_at,
+      days,
+      usd: pairs.reduce((sum, p) => addLines(sum, p.usd), zeroLines()),
+      pairs,
+      partners,
+      tokens,
+      network_fees: [...fees.keys()].sort().map((k) => fees.get(k)!)
+    } satisfies PeriodPnl
   })
-  const tokens: Array<TokenFlows> = [...byToken.keys()].sort().map((token) => {
-    const r = byToken.get(token)!
-    return { token, premiums: r.premiums, forfeits: r.forfeits, payouts: r.payouts }
-  })
-  const fees = new Map<string, NetworkFees>()
-  for (const entry of input.treasury) {
-    if (entry.account !== "network_fees") continue
-    const key = `${entry.chain} ${entry.currency}`
-    const paid = Money.subtract(fees.get(key)?.amount ?? Money.zero, entry.amount)
-    fees.set(key, { chain: entry.chain as Chain, currency: entry.currency, amount: paid })
-  }
-
-  return {
-    from_close_id: earlier.id,
-    to_close_id: later.id,
-    from: earlier.closed_at,
-    to: later.closed_at,
-    days,
-    usd: pairs.reduce((sum, p) => addLines(sum, p.usd), zeroLines()),
-    pairs,
-    partners,
-    tokens,
-    network_fees: [...fees.keys()].sort().map((k) => fees.get(k)!)
-  }
-}
