@@ -3920,31 +3920,44 @@ const riskTests = (it: It) =>
     it.effect(
       "the lease on revaluing: one holder at a time, of concurrent claims one wins; released or run out, it is free",
       () =>
-        Effect.gen(function* () {
-          const repo = yield* RiskRevaluationRepo.RiskRevaluationRepo
+        Effect.flatMap(RiskRevaluationRepo.RiskRevaluationRepo, (repo) =>
           // past every lease an earlier test could have left (instants are this test's own)
-          const at = R.plus(R.workerEpoch(), "1 hour")
-          const lease = (owner: string, from: DateTime.Utc) => ({ owner, until: R.plus(from, "1 minute") })
-          const claims = yield* Effect.all(
-            ["w1", "w2", "w3", "w4", "w5"].map((owner) => repo.claim(lease(owner, at), at)),
-            { concurrency: "unbounded" }
-          )
-          assert.strictEqual(claims.filter((won) => won).length, 1)
-          const held = lease(["w1", "w2", "w3", "w4", "w5"][claims.indexOf(true)]!, at)
-          assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "59 seconds")))
-          // a release by someone else, or of an earlier lease, lets nothing go
-          yield* repo.release(lease("w6", at), R.plus(at, "10 seconds"))
-          yield* repo.release({ ...held, until: R.plus(at, "30 seconds") }, R.plus(at, "10 seconds"))
-          assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "20 seconds")))
-          // released: free at once
-          yield* repo.release(held, R.plus(at, "20 seconds"))
-          const next = lease("w6", R.plus(at, "20 seconds"))
-          assert.isTrue(yield* repo.claim(next, R.plus(at, "20 seconds")))
-          // never released (its holder died): free once it runs out
-          assert.isFalse(yield* repo.claim(lease("w7", at), R.plus(at, "79 seconds")))
-          assert.isTrue(yield* repo.claim(lease("w7", R.plus(at, "80 seconds")), R.plus(at, "80 seconds")))
-        })
+          assertSingleLease(repo, R.plus(R.workerEpoch(), "1 hour"))
+        )
     )
+  })
+
+/** A single lease's port: the revaluation's. */
+interface SingleLease {
+  readonly claim: (lease: RiskRevaluationRepo.RevaluationLease, now: DateTime.Utc) => Effect.Effect<boolean, unknown>
+  readonly release: (lease: RiskRevaluationRepo.RevaluationLease, now: DateTime.Utc) => Effect.Effect<void, unknown>
+}
+
+/**
+ * One holder at a time from `at` on: of concurrent claims one wins; a release by another owner, or of another
+ * lease, lets nothing go; released by its holder, it is free at once; never released, once it runs out.
+ */
+const assertSingleLease = (repo: SingleLease, at: DateTime.Utc) =>
+  Effect.gen(function* () {
+    const lease = (owner: string, from: DateTime.Utc) => ({ owner, until: R.plus(from, "1 minute") })
+    const claims = yield* Effect.all(
+      ["w1", "w2", "w3", "w4", "w5"].map((owner) => repo.claim(lease(owner, at), at)),
+      { concurrency: "unbounded" }
+    )
+    assert.strictEqual(claims.filter((won) => won).length, 1)
+    const held = lease(["w1", "w2", "w3", "w4", "w5"][claims.indexOf(true)]!, at)
+    assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "59 seconds")))
+    // a release by someone else, or of an earlier lease, lets nothing go
+    yield* repo.release(lease("w6", at), R.plus(at, "10 seconds"))
+    yield* repo.release({ ...held, until: R.plus(at, "30 seconds") }, R.plus(at, "10 seconds"))
+    assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "20 seconds")))
+    // released: free at once
+    yield* repo.release(held, R.plus(at, "20 seconds"))
+    const next = lease("w6", R.plus(at, "20 seconds"))
+    assert.isTrue(yield* repo.claim(next, R.plus(at, "20 seconds")))
+    // never released (its holder died): free once it runs out
+    assert.isFalse(yield* repo.claim(lease("w7", at), R.plus(at, "79 seconds")))
+    assert.isTrue(yield* repo.claim(lease("w7", R.plus(at, "80 seconds")), R.plus(at, "80 seconds")))
   })
 
 /** Runs `body`, then puts every limit of the corridor back to its default, whatever happened. */
