@@ -60,6 +60,12 @@ export interface IdempotencyRow {
   readonly expiresAt: number
 }
 
+/** A contract ledger entry and its place among every entry booked, as `ledger_entries.id` orders them. */
+export interface BookedEntry {
+  readonly seq: number
+  readonly entry: Ledger.LedgerEntry
+}
+
 /** One source's booking in the treasury ledger: its entries, and its place among all bookings. */
 export interface TreasuryBooking {
   readonly seq: number
@@ -80,7 +86,9 @@ export interface State {
   /** `chain|transactionHash|index` → a transfer that did not fund its contract. */
   readonly unmatched: HashMap.HashMap<string, ContractRepo.UnmatchedTransfer>
   /** contract id → its entries in booking order. */
-  readonly ledger: HashMap.HashMap<string, ReadonlyArray<Ledger.LedgerEntry>>
+  readonly ledger: HashMap.HashMap<string, ReadonlyArray<BookedEntry>>
+  /** How many contract ledger entries were ever booked: the next one's `seq`. */
+  readonly ledgerBooked: number
   readonly incoming: HashMap.HashMap<string, EventRepo.IncomingEvent>
   /** `partner|environment|idempotencyKey` → incoming event id. */
   readonly incomingKeys: HashMap.HashMap<string, string>
@@ -144,6 +152,7 @@ export const empty: State = {
   transfers: HashMap.empty(),
   unmatched: HashMap.empty(),
   ledger: HashMap.empty(),
+  ledgerBooked: 0,
   incoming: HashMap.empty(),
   incomingKeys: HashMap.empty(),
   outgoing: HashMap.empty(),
