@@ -1,5 +1,5 @@
 /**
- * A lease kept in a table of one row (`risk_revaluation_lease`): of the workers finding the
+ * A lease kept in a table of one row (`risk_revaluation_lease`, `daily_close_lease`): of the workers finding the
  * same work due at once, the one holding it does the work, the others skip. Free when its columns are null (never
  * taken, or freed by `EmbeddedStore.recover`) or its end has passed.
  */

@@ -1,5 +1,5 @@
 /**
- * A single lease in memory (the revaluation's), as the SQL store's one-row tables: of the workers
+ * A single lease in memory (the revaluation's, the close's), as the SQL store's one-row tables: of the workers
  * finding the same work due at once, the one holding it does the work. Free when nobody ever took it (null) or its
  * end has passed.
  */
@@ -13,7 +13,7 @@ interface SingleLease {
 }
 
 /** The state's fields that are single leases. */
-type LeaseField = "revaluationLease"
+type LeaseField = "revaluationLease" | "closeLease"
 
 /** `claim` and `release` of the lease in `field`, their spans named `<repository>.claim` and `.release`. */
 export const singleLease = (ref: StateRef, field: LeaseField, repository: string) => ({

@@ -31,6 +31,8 @@ import type {
   Contract,
   ContractRepo,
   CorridorLimit,
+  DailyClose,
+  DailyCloseRepo,
   EventRepo,
   HedgeOrder,
   HedgePolicy,
@@ -141,6 +143,12 @@ export interface State {
   readonly hotWallets: HashMap.HashMap<string, HotWalletRepo.HotWalletReading>
   /** id → the audit record: appended, never replaced nor removed. */
   readonly audit: HashMap.HashMap<string, AuditRepo.AuditRecord>
+  /** id → the daily close, its locks by contract id: stored once, never replaced nor removed. */
+  readonly dailyCloses: HashMap.HashMap<string, DailyClose.DailyClose>
+  /** `environment|cut` (the cut in epoch milliseconds) → its scheduled close: one per cut. */
+  readonly closeByCut: HashMap.HashMap<string, string>
+  /** Who holds the lease on closing, until when; null: nobody ever took it. */
+  readonly closeLease: DailyCloseRepo.CloseLease | null
 }
 
 export const empty: State = {
@@ -181,7 +189,10 @@ export const empty: State = {
   riskRevaluations: HashMap.empty(),
   revaluationLease: null,
   hotWallets: HashMap.empty(),
-  audit: HashMap.empty()
+  audit: HashMap.empty(),
+  dailyCloses: HashMap.empty(),
+  closeByCut: HashMap.empty(),
+  closeLease: null
 }
 
 export type StateRef = Ref.Ref<State>
