@@ -36,6 +36,9 @@ export const CloseLock = Schema.Struct({
   gamma: Schema.Number,
   vega: Schema.Number,
   theta: Schema.Number,
+  /** The change of delta for +1 vol point (BASE) and the vol convexity (QUOTE), `Risk`'s cross greeks. */
+  vanna: Schema.Number,
+  volga: Schema.Number,
   /** The smile's vol at the lock's strike and window end. */
   vol: Schema.Number
 }).annotate({ identifier: "CloseLock" })

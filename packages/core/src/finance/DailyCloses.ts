@@ -63,7 +63,7 @@ export const close = Effect.fn("DailyCloses.close")(function* (
   const book = yield* Revaluation.loadBook()
   const hedges = yield* (yield* HedgeOrderRepo).list({ environment, statuses: ["filled"], limit: allFills })
   const balances = yield* repo.trialBalance({ environment, until: now })
-  const figures = closeBook.build({
+  const figures = yield* closeBook.build({
     id: `close_${yield* (yield* IdGenerator).uuid}`,
     environment,
     now,
@@ -96,7 +96,7 @@ export const periodBetween = Effect.fn("DailyCloses.periodBetween")(function* (
       e.at.epochMilliseconds > earlier.closed_at.epochMilliseconds &&
       e.at.epochMilliseconds <= later.closed_at.epochMilliseconds
   )
-  return PnlExplain.between({ earlier, later, flows, treasury })
+  return yield* PnlExplain.between({ earlier, later, flows, treasury })
 })
 
 /** An operator's close of `environment`, now: the summary of what was written. */

@@ -8,7 +8,7 @@
  *   average cost), and their sum `realised`;
  * - `unrealised`: the change of the book's value (open locks' mtm, less payouts due, plus the hedges' marks),
  *   less what of the hedges was realised; `total` = realised + unrealised;
- * - explained: `new_business`, `theta`, `delta`, `gamma`, `vega`, `rates`, `settled`, `hedges`, `fx_translation`,
+ * - explained: `new_business`, `theta`, `roll`, `delta`, `gamma`, `vega`, `vanna`, `volga`, `rates`, `settled`, `hedges`, `fx_translation`,
  *   and `unexplained` = total − every explained line, to the cent: never hidden, never rounded away.
  */
 import { Schema } from "effect"
@@ -30,9 +30,12 @@ export const lineNames = [
   "total",
   "new_business",
   "theta",
+  "roll",
   "delta",
   "gamma",
   "vega",
+  "vanna",
+  "volga",
   "rates",
   "settled",
   "hedges",
@@ -45,9 +48,12 @@ export type LineName = (typeof lineNames)[number]
 export const explainedLines = [
   "new_business",
   "theta",
+  "roll",
   "delta",
   "gamma",
   "vega",
+  "vanna",
+  "volga",
   "rates",
   "settled",
   "hedges",
@@ -70,9 +76,15 @@ export const PnlLines = Schema.Struct({
     description: "Locks sold in the period: premium received plus their mtm at the close"
   }),
   theta: Figure.annotate({ description: "The earlier close's theta times the days elapsed" }),
+  roll: Figure.annotate({
+    description:
+      "The rest of the time elapsed on an unchanged market: the curves and smiles, quoted by tenor, rolling down"
+  }),
   delta: Figure.annotate({ description: "The earlier close's delta times the spot's change" }),
   gamma: Figure.annotate({ description: "Half the earlier close's gamma times the spot's change squared" }),
   vega: Figure.annotate({ description: "Each lock's vega times the change of its own vol" }),
+  vanna: Figure.annotate({ description: "The earlier close's vanna times the spot's and the vol's changes" }),
+  volga: Figure.annotate({ description: "The vol's convexity beyond vega, from the earlier close's volga" }),
   rates: Figure.annotate({ description: "Revaluing at the new curves with the old spots and vols" }),
   settled: Figure.annotate({
     description: "Locks that left the book: what they paid out or forfeited against the mtm they were held at"

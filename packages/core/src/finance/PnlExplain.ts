@@ -17,14 +17,14 @@
  * - unexplained = total − every line: what second order leaves over (cross terms, third order, new locks' moves
  *   between their sale and the close), kept, never rounded away.
  */
-import { BigDecimal } from "effect"
+import { BigDecimal, type DateTime, Effect } from "effect"
 import { type Currency, marketPair, marketPairCurrencies, marketPairKey } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import type { Chain, FundsCurrency } from "../kernel/Rail.ts"
 import type { TreasuryEntry } from "../lifecycle/TreasuryLedger.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Risk from "../risk/Risk.ts"
-import type { ClosePair, DailyClose } from "./DailyClose.ts"
+import type { CloseLock, ClosePair, DailyClose } from "./DailyClose.ts"
 import type { ContractFlow } from "./DailyCloseRepo.ts"
 import { tokenUsd } from "./internal/closeBook.ts"
 import {
@@ -46,9 +46,12 @@ type Explained = (typeof explainedLines)[number]
 /** The model lines of one pair, floats, before they cross into decimals: QUOTE for the greeks', USD for the rest. */
 interface Model {
   theta: number
+  roll: number
   delta: number
   gamma: number
   vega: number
+  vanna: number
+  volga: number
   rates: number
   /** USD. */
   translation: number
@@ -61,9 +64,12 @@ interface Model {
 
 const emptyModel = (): Model => ({
   theta: 0,
+  roll: 0,
   delta: 0,
   gamma: 0,
   vega: 0,
+  vanna: 0,
+  volga: 0,
   rates: 0,
   translation: 0,
   soldMtm: 0,
@@ -104,9 +110,9 @@ const addFlow = (into: Realised, flow: ContractFlow, usd: Money.Decimal) => {
   else if (flow.account === "payout_expense") into.payouts = Money.sum(into.payouts, earned)
 }
 
-/** The earlier snapshot with the later one's curves (rates and the holidays they count with). */
-const withCurvesOf = (earlier: MarketSnapshot.MarketSnapshot, later: MarketSnapshot.MarketSnapshot) => ({
-  ...earlier,
+/** A snapshot with the later one's curves (rates and the holidays they count with). */
+const withCurvesOf = (snapshot: MarketSnapshot.MarketSnapshot, later: MarketSnapshot.MarketSnapshot) => ({
+  ...snapshot,
   rates: later.rates,
   holidays: later.holidays
 })
@@ -115,6 +121,29 @@ const curvesMoved = (earlier: MarketSnapshot.MarketSnapshot, later: MarketSnapsh
   MarketSnapshot.canonicalJson(withCurvesOf(earlier, later)) !== MarketSnapshot.canonicalJson(earlier)
 
 const pairOf = (close: DailyClose, pair: string): ClosePair | undefined => close.pairs.find((p) => p.pair === pair)
+
+const spotOf = (close: DailyClose, pair: string): number => Money.toModel(pairOf(close, pair)?.spot ?? Money.zero)
+
+/** A plan without greeks: what a lock is worth, or what its vol is, on `snapshot` at `at`. */
+const planOn = (snapshot: MarketSnapshot.MarketSnapshot, at: DateTime.Utc) =>
+  Risk.plan({ snapshot, now: at, greeks: false, scenarios: [] })
+
+/** A close's lock as the model reads it. */
+const termsOf = (close: DailyClose, lock: CloseLock): Risk.LockTerms => {
+  const pair = marketPairKey(lock.direction)
+  return {
+    id: lock.contract_id,
+    partnerId: lock.partner_id,
+    environment: close.environment,
+    direction: lock.direction,
+    pair,
+    inverted: marketPair(lock.direction).inverted,
+    notionalBase: lock.notional_base,
+    strike: lock.strike,
+    windowStart: lock.window_start,
+    windowEnd: lock.window_end
+  }
+}
 
 /** The book's value of a pair at a close, USD: open locks' mtm, less payouts due, plus the hedges' marks. */
 const bookValue = (p: ClosePair | undefined): Money.Decimal =>
@@ -136,179 +165,184 @@ export const between = (input: {
   readonly flows: ReadonlyArray<ContractFlow>
   /** The environment's treasury entries booked in the same period. */
   readonly treasury: ReadonlyArray<Pick<TreasuryEntry, "account" | "chain" | "currency" | "amount">>
-}): PeriodPnl => {
-  const { earlier, later } = input
-  const days = (later.closed_at.epochMilliseconds - earlier.closed_at.epochMilliseconds) / millisPerDay
-  const u1 = (c: Currency) => Money.toModel(earlier.usd_per[c] ?? later.usd_per[c])
-  const u2 = (c: Currency) => Money.toModel(later.usd_per[c])
+}): Effect.Effect<PeriodPnl> =>
+  Effect.gen(function* () {
+    const { earlier, later } = input
+    const days = (later.closed_at.epochMilliseconds - earlier.closed_at.epochMilliseconds) / millisPerDay
+    const u1 = (c: Currency) => Money.toModel(earlier.usd_per[c] ?? later.usd_per[c])
+    const u2 = (c: Currency) => Money.toModel(later.usd_per[c])
 
-  // realised: per pair, per partner and pair, per token
-  const byPair = new Map<string, Realised>()
-  const byPartner = new Map<string, Map<string, Realised>>()
-  const byToken = new Map<FundsCurrency, Realised>()
-  for (const flow of input.flows) {
-    const pair = marketPairKey(flow.direction)
-    const usd = tokenUsd(later.usd_per, flow.currency, flow.amount)
-    addFlow(getOr(byPair, pair, emptyRealised), flow, usd)
-    addFlow(
-      getOr(
-        getOr(byPartner, flow.partnerId, () => new Map()),
-        pair,
-        emptyRealised
-      ),
-      flow,
-      usd
-    )
-    addFlow(getOr(byToken, flow.currency, emptyRealised), flow, flow.amount)
-  }
-
-  // the model lines: each lock of the later close against the earlier
-  const models = new Map<string, Model>()
-  const before = new Map(earlier.locks.map((l) => [l.contract_id, l]))
-  const stayed: Array<Risk.LockTerms> = []
-  const stayedMtm: Array<number> = []
-  const spots = (close: DailyClose, pair: string) => Money.toModel(pairOf(close, pair)?.spot ?? Money.zero)
-  for (const lock of later.locks) {
-    const pair = marketPairKey(lock.direction)
-    const model = getOr(models, pair, emptyModel)
-    const was = before.get(lock.contract_id)
-    if (was === undefined) {
-      model.soldMtm += lock.mtm
-      continue
+    // realised: per pair, per partner and pair, per token
+    const byPair = new Map<string, Realised>()
+    const byPartner = new Map<string, Map<string, Realised>>()
+    const byToken = new Map<FundsCurrency, Realised>()
+    for (const flow of input.flows) {
+      const pair = marketPairKey(flow.direction)
+      const usd = tokenUsd(later.usd_per, flow.currency, flow.amount)
+      addFlow(getOr(byPair, pair, emptyRealised), flow, usd)
+      addFlow(
+        getOr(
+          getOr(byPartner, flow.partnerId, () => new Map()),
+          pair,
+          emptyRealised
+        ),
+        flow,
+        usd
+      )
+      addFlow(getOr(byToken, flow.currency, emptyRealised), flow, flow.amount)
     }
-    before.delete(lock.contract_id)
-    const { quote } = marketPairCurrencies(pair)
-    const s1 = spots(earlier, pair)
-    const ds = spots(later, pair) - s1
-    model.theta += was.theta * days
-    model.delta += was.delta * ds
-    // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
-    model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
-    model.vega += (was.vega * (lock.vol - was.vol)) / Risk.volBump
-    model.translation += was.mtm * (u2(quote) - u1(quote))
-    stayed.push({
-      id: was.contract_id,
-      partnerId: was.partner_id,
-      environment: earlier.environment,
-      direction: was.direction,
-      pair,
-      inverted: marketPair(was.direction).inverted,
-      notionalBase: was.notional_base,
-      strike: was.strike,
-      windowStart: was.window_start,
-      windowEnd: was.window_end
-    })
-    stayedMtm.push(was.mtm)
-  }
-  for (const gone of before.values()) {
-    const pair = marketPairKey(gone.direction)
-    const model = getOr(models, pair, emptyModel)
-    model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
-    model.settledLocks++
-  }
-  if (stayed.length > 0 && curvesMoved(earlier.snapshot, later.snapshot)) {
-    const plan = Risk.plan({
-      snapshot: withCurvesOf(earlier.snapshot, later.snapshot),
-      now: earlier.closed_at,
-      greeks: false,
-      scenarios: []
-    })
-    Risk.valueLocks(plan, stayed).forEach((risk, i) => {
-      models.get(risk.lock.pair)!.rates += risk.mtm - stayedMtm[i]!
-    })
-  }
 
-  const pairs: Array<PairPnl> = later.pairs.map((p) => {
-    const was = pairOf(earlier, p.pair)
-    const model = models.get(p.pair) ?? emptyModel()
-    const realised = byPair.get(p.pair) ?? emptyRealised()
-    const rate = u2(p.quote)
-    const usdOf = (quote: number) => Money.figure(quote * rate)
-    const hedgeRealised = BigDecimal.round(
-      Money.multiply(Money.subtract(p.hedge_realised, was?.hedge_realised ?? Money.zero), p.usd_per_quote),
-      { scale: Money.tokenScale, mode: "half-from-zero" }
-    )
-    const realisedTotal = [realised.forfeits, realised.payouts, hedgeRealised].reduce(Money.sum, realised.premiums)
-    const unrealised = Money.subtract(Money.subtract(bookValue(p), bookValue(was)), hedgeRealised)
-    const dueChange = Money.subtract(p.payouts_due_usd, was?.payouts_due_usd ?? Money.zero)
-    const usd = withUnexplained({
-      premiums: realised.premiums,
-      forfeits: realised.forfeits,
-      payouts: realised.payouts,
-      hedge_realised: hedgeRealised,
-      realised: realisedTotal,
-      unrealised,
-      total: Money.sum(realisedTotal, unrealised),
-      new_business: Money.sum(realised.premiums, usdOf(model.soldMtm)),
-      theta: usdOf(model.theta),
-      delta: usdOf(model.delta),
-      gamma: usdOf(model.gamma),
-      vega: usdOf(model.vega),
-      rates: usdOf(model.rates),
-      settled: Money.subtract(
-        Money.subtract(Money.sum(realised.forfeits, realised.payouts), dueChange),
-        Money.figure(model.heldAtUsd)
-      ),
-      hedges: Money.subtract(p.hedge_mark_usd, was?.hedge_mark_usd ?? Money.zero),
-      fx_translation: Money.figure(model.translation)
+    // the model lines: each lock of the later close against the earlier
+    const models = new Map<string, Model>()
+    const before = new Map(earlier.locks.map((l) => [l.contract_id, l]))
+    // first pass: which locks stayed (and their figures at both closes), which were sold, which left
+    const stayed: Array<{ readonly terms: Risk.LockTerms; readonly was: CloseLock; readonly now: CloseLock }> = []
+    for (const lock of later.locks) {
+      const pair = marketPairKey(lock.direction)
+      const model = getOr(models, pair, emptyModel)
+      const was = before.get(lock.contract_id)
+      if (was === undefined) {
+        model.soldMtm += lock.mtm
+        continue
+      }
+      before.delete(lock.contract_id)
+      stayed.push({ terms: termsOf(earlier, was), was, now: lock })
+    }
+    for (const gone of before.values()) {
+      const pair = marketPairKey(gone.direction)
+      const model = getOr(models, pair, emptyModel)
+      model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
+      model.settledLocks++
+    }
+    const terms = stayed.map((s) => s.terms)
+    if (terms.length > 0) {
+      // the earlier market, quoted as it was, observed at the later close: a day's roll-down of the curves and smiles
+      const rolled = { ...earlier.snapshot, as_of: later.snapshot.as_of }
+      const onRolled = yield* Risk.valueLocksInSlices(planOn(rolled, later.closed_at), terms)
+      // the vol each lock would have had on the earlier smile's quotes at the later spots and curves: the smile
+      // moves with the spot and the forward (sticky delta), which delta, gamma and rates count already
+      const earlierSmile = Risk.lockVolatilities(
+        planOn({ ...later.snapshot, vols: earlier.snapshot.vols }, later.closed_at),
+        terms
+      )
+      const onNewCurves = curvesMoved(earlier.snapshot, later.snapshot)
+        ? yield* Risk.valueLocksInSlices(planOn(withCurvesOf(rolled, later.snapshot), later.closed_at), terms)
+        : onRolled
+      stayed.forEach(({ terms: lock, was, now }, i) => {
+        const model = models.get(lock.pair)!
+        const { quote } = marketPairCurrencies(lock.pair)
+        const s1 = spotOf(earlier, lock.pair)
+        const ds = spotOf(later, lock.pair) - s1
+        const theta = was.theta * days
+        model.theta += theta
+        model.roll += onRolled[i]!.mtm - was.mtm - theta
+        model.delta += was.delta * ds
+        // gamma is the change of delta for +1 % of spot: d²mtm/dS² is gamma / (1 % of spot)
+        model.gamma += (0.5 * was.gamma * ds * ds) / (Risk.spotBump * s1)
+        // the vol's change in bumps: vega is a forward difference (+1 point), so its own convexity is half a volga
+        const x = (now.vol - earlierSmile[i]!) / Risk.volBump
+        model.vega += was.vega * x
+        model.vanna += was.vanna * ds * x
+        model.volga += 0.5 * was.volga * (x * x - x)
+        model.rates += onNewCurves[i]!.mtm - onRolled[i]!.mtm
+        model.translation += was.mtm * (u2(quote) - u1(quote))
+      })
+    }
+
+    const pairs: Array<PairPnl> = later.pairs.map((p) => {
+      const was = pairOf(earlier, p.pair)
+      const model = models.get(p.pair) ?? emptyModel()
+      const realised = byPair.get(p.pair) ?? emptyRealised()
+      const rate = u2(p.quote)
+      const usdOf = (quote: number) => Money.figure(quote * rate)
+      const hedgeRealised = BigDecimal.round(
+        Money.multiply(Money.subtract(p.hedge_realised, was?.hedge_realised ?? Money.zero), p.usd_per_quote),
+        { scale: Money.tokenScale, mode: "half-from-zero" }
+      )
+      const realisedTotal = [realised.forfeits, realised.payouts, hedgeRealised].reduce(Money.sum, realised.premiums)
+      const unrealised = Money.subtract(Money.subtract(bookValue(p), bookValue(was)), hedgeRealised)
+      const dueChange = Money.subtract(p.payouts_due_usd, was?.payouts_due_usd ?? Money.zero)
+      const usd = withUnexplained({
+        premiums: realised.premiums,
+        forfeits: realised.forfeits,
+        payouts: realised.payouts,
+        hedge_realised: hedgeRealised,
+        realised: realisedTotal,
+        unrealised,
+        total: Money.sum(realisedTotal, unrealised),
+        new_business: Money.sum(realised.premiums, usdOf(model.soldMtm)),
+        theta: usdOf(model.theta),
+        roll: usdOf(model.roll),
+        delta: usdOf(model.delta),
+        gamma: usdOf(model.gamma),
+        vega: usdOf(model.vega),
+        vanna: usdOf(model.vanna),
+        volga: usdOf(model.volga),
+        rates: usdOf(model.rates),
+        settled: Money.subtract(
+          Money.subtract(Money.sum(realised.forfeits, realised.payouts), dueChange),
+          Money.figure(model.heldAtUsd)
+        ),
+        hedges: Money.subtract(p.hedge_mark_usd, was?.hedge_mark_usd ?? Money.zero),
+        fx_translation: Money.figure(model.translation)
+      })
+      const inQuote = Object.fromEntries(
+        Object.entries(usd).map(([name, value]) => [name, toQuote(value, rate)])
+      ) as unknown as PnlLines
+      return {
+        pair: p.pair,
+        quote: p.quote,
+        usd,
+        in_quote: withUnexplained(inQuote),
+        locks_sold: realised.sold.size,
+        locks_settled: model.settledLocks
+      }
     })
-    const inQuote = Object.fromEntries(
-      Object.entries(usd).map(([name, value]) => [name, toQuote(value, rate)])
-    ) as unknown as PnlLines
+
+    const realisedFigures = (r: Realised) => ({
+      locks_sold: r.sold.size,
+      premiums: r.premiums,
+      forfeits: r.forfeits,
+      payouts: r.payouts,
+      realised: Money.sum(Money.sum(r.premiums, r.forfeits), r.payouts)
+    })
+    const partners: Array<PartnerPnl> = [...byPartner.keys()].sort().map((partnerId) => {
+      const own = byPartner.get(partnerId)!
+      const all = emptyRealised()
+      for (const r of own.values()) {
+        all.premiums = Money.sum(all.premiums, r.premiums)
+        all.forfeits = Money.sum(all.forfeits, r.forfeits)
+        all.payouts = Money.sum(all.payouts, r.payouts)
+        for (const id of r.sold) all.sold.add(id)
+      }
+      return {
+        partner_id: partnerId,
+        ...realisedFigures(all),
+        pairs: [...own.keys()].sort().map((pair) => ({ pair, ...realisedFigures(own.get(pair)!) }))
+      }
+    })
+    const tokens: Array<TokenFlows> = [...byToken.keys()].sort().map((token) => {
+      const r = byToken.get(token)!
+      return { token, premiums: r.premiums, forfeits: r.forfeits, payouts: r.payouts }
+    })
+    const fees = new Map<string, NetworkFees>()
+    for (const entry of input.treasury) {
+      if (entry.account !== "network_fees") continue
+      const key = `${entry.chain} ${entry.currency}`
+      const paid = Money.subtract(fees.get(key)?.amount ?? Money.zero, entry.amount)
+      fees.set(key, { chain: entry.chain as Chain, currency: entry.currency, amount: paid })
+    }
+
     return {
-      pair: p.pair,
-      quote: p.quote,
-      usd,
-      in_quote: withUnexplained(inQuote),
-      locks_sold: realised.sold.size,
-      locks_settled: model.settledLocks
-    }
+      from_close_id: earlier.id,
+      to_close_id: later.id,
+      from: earlier.closed_at,
+      to: later.closed_at,
+      days,
+      usd: pairs.reduce((sum, p) => addLines(sum, p.usd), zeroLines()),
+      pairs,
+      partners,
+      tokens,
+      network_fees: [...fees.keys()].sort().map((k) => fees.get(k)!)
+    } satisfies PeriodPnl
   })
-
-  const realisedFigures = (r: Realised) => ({
-    locks_sold: r.sold.size,
-    premiums: r.premiums,
-    forfeits: r.forfeits,
-    payouts: r.payouts,
-    realised: Money.sum(Money.sum(r.premiums, r.forfeits), r.payouts)
-  })
-  const partners: Array<PartnerPnl> = [...byPartner.keys()].sort().map((partnerId) => {
-    const own = byPartner.get(partnerId)!
-    const all = emptyRealised()
-    for (const r of own.values()) {
-      all.premiums = Money.sum(all.premiums, r.premiums)
-      all.forfeits = Money.sum(all.forfeits, r.forfeits)
-      all.payouts = Money.sum(all.payouts, r.payouts)
-      for (const id of r.sold) all.sold.add(id)
-    }
-    return {
-      partner_id: partnerId,
-      ...realisedFigures(all),
-      pairs: [...own.keys()].sort().map((pair) => ({ pair, ...realisedFigures(own.get(pair)!) }))
-    }
-  })
-  const tokens: Array<TokenFlows> = [...byToken.keys()].sort().map((token) => {
-    const r = byToken.get(token)!
-    return { token, premiums: r.premiums, forfeits: r.forfeits, payouts: r.payouts }
-  })
-  const fees = new Map<string, NetworkFees>()
-  for (const entry of input.treasury) {
-    if (entry.account !== "network_fees") continue
-    const key = `${entry.chain} ${entry.currency}`
-    const paid = Money.subtract(fees.get(key)?.amount ?? Money.zero, entry.amount)
-    fees.set(key, { chain: entry.chain as Chain, currency: entry.currency, amount: paid })
-  }
-
-  return {
-    from_close_id: earlier.id,
-    to_close_id: later.id,
-    from: earlier.closed_at,
-    to: later.closed_at,
-    days,
-    usd: pairs.reduce((sum, p) => addLines(sum, p.usd), zeroLines()),
-    pairs,
-    partners,
-    tokens,
-    network_fees: [...fees.keys()].sort().map((k) => fees.get(k)!)
-  }
-}

@@ -45,6 +45,8 @@ export interface Options {
   readonly environments?: ReadonlyArray<Environment> | undefined
   /** The stored snapshot's id, reported as `snapshot_id` (null when not given). */
   readonly snapshotId?: string | null | undefined
+  /** `revalue` only: each lock's vanna and volga too (a close's, for the P&L explain). */
+  readonly crossGreeks?: boolean | undefined
 }
 
 /**
@@ -55,6 +57,8 @@ export const plan = (input: {
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: DateTime.Utc
   readonly greeks: boolean
+  /** With `greeks`, each lock's vanna and volga too (`LockRisk.cross`): what a close keeps for the P&L explain. */
+  readonly crossGreeks?: boolean | undefined
   readonly scenarios: ReadonlyArray<Scenario>
   readonly engine?: RiskPlan.Engine | undefined
 }): RiskPlan.RiskPlan => RiskPlan.make({ ...input, now: input.now.epochMilliseconds })
@@ -163,13 +167,68 @@ export const revalue = (
   now: DateTime.Utc,
   options: Options = {}
 ): Revaluation => {
-  const riskPlan = plan({ snapshot, now, greeks: true, scenarios: [] })
-  const locks = valueLocks(riskPlan, openLocks(book, options.environments ?? Environments.productionFirst))
+  const riskPlan = revaluationPlan(snapshot, now, options)
+  return revaluationOf(
+    book,
+    snapshot,
+    now,
+    options,
+    riskPlan,
+    valueLocks(riskPlan, openLocks(book, environmentsOf(options)))
+  )
+}
+
+/**
+ * `revalue` as an effect that yields to the runtime between slices of the book (as `reportInSlices` does): what a
+ * host whose API shares the thread runs (the daily close). The same figures to the bit.
+ */
+export const revalueInSlices = (
+  book: Book,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  options: Options & { readonly sliceSize?: number | undefined } = {}
+): Effect.Effect<Revaluation> => {
+  const riskPlan = revaluationPlan(snapshot, now, options)
+  return Effect.map(
+    valueLocksInSlices(riskPlan, openLocks(book, environmentsOf(options)), options.sliceSize),
+    (locks) => revaluationOf(book, snapshot, now, options, riskPlan, locks)
+  )
+}
+
+const environmentsOf = (options: Options) => options.environments ?? Environments.productionFirst
+
+const revaluationPlan = (snapshot: MarketSnapshot.MarketSnapshot, now: DateTime.Utc, options: Options) =>
+  plan({ snapshot, now, greeks: true, crossGreeks: options.crossGreeks, scenarios: [] })
+
+const revaluationOf = (
+  book: Book,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  options: Options,
+  riskPlan: RiskPlan.RiskPlan,
+  locks: ReadonlyArray<LockRisk>
+): Revaluation => {
   const sums = RiskSums.empty()
   for (const risk of locks) RiskSums.add(sums, riskPlan, risk)
   const reports = reportFrom({ book, snapshot, now, plan: riskPlan, sums, options })
   return { books: reports.map(({ stress: _, ...risk }) => risk), locks }
 }
+
+/** `valueLocks` as an effect that yields between slices of `sliceSize` locks: the same figures, in the order given. */
+export const valueLocksInSlices = (
+  riskPlan: RiskPlan.RiskPlan,
+  locks: ReadonlyArray<LockTerms>,
+  sliceSize: number = defaultSliceSize
+): Effect.Effect<ReadonlyArray<LockRisk>> =>
+  Effect.gen(function* () {
+    const size = Math.max(1, sliceSize)
+    const risks: Array<LockRisk> = []
+    for (let from = 0; from < locks.length; from += size) {
+      yield* Effect.yieldNow
+      for (const risk of valueLocks(riskPlan, locks.slice(from, from + size))) risks.push(risk)
+    }
+    return risks
+  })
 
 const reportWith = (
   book: Book,

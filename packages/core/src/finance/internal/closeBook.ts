@@ -1,9 +1,9 @@
 /**
  * What a close records of one environment, from the book, the snapshot in force, the hedge fills and the
  * ledgers' balances: pure, so a test or a bench builds the same close the workers do. The book is revalued once
- * (`Risk.revalue`: each open lock's figures and each pair's), and each lock's vol read on the same market.
+ * (`Risk.revalueInSlices`: each open lock's figures and each pair's), and each lock's vol read on the same market.
  */
-import { BigDecimal, type DateTime } from "effect"
+import { BigDecimal, type DateTime, Effect } from "effect"
 import { type Currency, marketPairCurrencies, marketPairKey } from "../../kernel/Corridor.ts"
 import * as Money from "../../kernel/Money.ts"
 import { fiatOf, type FundsCurrency } from "../../kernel/Rail.ts"
@@ -34,12 +34,22 @@ export const build = (input: {
   readonly hedges: ReadonlyArray<HedgeOrder.HedgeOrder>
   readonly balances: ReadonlyArray<LedgerBalance>
   readonly previousCloseId: string | null
-}): Omit<DailyClose, "pnl"> => {
+}): Effect.Effect<Omit<DailyClose, "pnl">> =>
+  Effect.map(
+    // in slices: the workers may share the thread with the API (`pnpm start`), which keeps answering meanwhile
+    Risk.revalueInSlices(input.book, input.snapshot, input.now, {
+      environments: [input.environment],
+      snapshotId: input.snapshotId,
+      crossGreeks: true
+    }),
+    (revaluation) => fromRevaluation(input, revaluation)
+  )
+
+const fromRevaluation = (
+  input: Parameters<typeof build>[0],
+  { books, locks: risks }: Risk.Revaluation
+): Omit<DailyClose, "pnl"> => {
   const { environment, now, snapshot, book } = input
-  const { books, locks: risks } = Risk.revalue(book, snapshot, now, {
-    environments: [environment],
-    snapshotId: input.snapshotId
-  })
   const report = books[0]!
   // the same plan as the revaluation's: the locks' vols are read on the market they were valued on
   const plan = Risk.plan({ snapshot, now, greeks: false, scenarios: [] })
@@ -59,11 +69,13 @@ export const build = (input: {
     window_start: risk.lock.windowStart,
     window_end: risk.lock.windowEnd,
     mtm: risk.mtm,
-    // revalue's plan has the greeks
+    // revalue's plan has the greeks and, asked, the cross greeks
     delta: risk.greeks!.delta,
     gamma: risk.greeks!.gamma,
     vega: risk.greeks!.vega,
     theta: risk.greeks!.theta,
+    vanna: risk.cross!.vanna,
+    volga: risk.cross!.volga,
     vol: vols[i]!
   }))
   const stored = new Map((book.payouts ?? []).map((p) => [p.contractId, p]))

@@ -19,7 +19,7 @@
 import * as CorridorMarket from "../../market/CorridorMarket.ts"
 import type * as VolSurface from "../../market/VolSurface.ts"
 import type { LockTerms } from "./RiskBook.ts"
-import { moveIndex, type RiskPlan, spotBump, thetaMillis } from "./RiskPlan.ts"
+import { crossMoveIndex, moveIndex, type RiskPlan, spotBump, thetaMillis } from "./RiskPlan.ts"
 
 /**
  * The engine's value per 1 BASE of the lock's direction (in its QUOTE) under each move of its pair's plan, in
@@ -86,6 +86,14 @@ export interface LockGreeks {
   readonly corridorDelta: number
 }
 
+/** A plan with `crossGreeks`: the second-order figures the greeks leave out. */
+export interface CrossGreeks {
+  /** The change of delta for +1 vol point, `(delta at vols + 1 point) − delta`: pair BASE units. */
+  readonly vanna: number
+  /** `mtm(vols + 1 point) − 2·mtm + mtm(vols − 1 point)`: pair QUOTE. */
+  readonly volga: number
+}
+
 export interface LockRisk {
   readonly lock: LockTerms
   /** The engine's value per 1 BASE of the direction, in its QUOTE (`V`). */
@@ -96,6 +104,8 @@ export interface LockRisk {
   readonly corridorMtm: number
   /** Present when the plan has the greeks. */
   readonly greeks: LockGreeks | null
+  /** Present when the plan has the cross greeks. */
+  readonly cross: CrossGreeks | null
   /** The lock's `mtm` (pair QUOTE, at the moved rate) under each of the plan's scenarios, in their order. */
   readonly scenarioMtm: ReadonlyArray<number>
 }
@@ -128,9 +138,20 @@ export const figures = (plan: RiskPlan, lock: LockTerms, values: Float64Array): 
       corridorDelta
     }
   }
+  const cross: CrossGreeks | null = plan.crossGreeks
+    ? {
+        vanna:
+          (mtmAt(crossMoveIndex.spotUpVol) -
+            mtmAt(crossMoveIndex.spotDownVol) -
+            (mtmAt(moveIndex.spotUp) - mtmAt(moveIndex.spotDown))) /
+          (2 * spotBump * spot),
+        volga: mtmAt(moveIndex.vol) - 2 * mtm + mtmAt(crossMoveIndex.volDown)
+      }
+    : null
   return {
     lock,
     value: values[moveIndex.none]!,
+    cross,
     mtm,
     corridorMtm: -n * values[moveIndex.none]!,
     greeks,

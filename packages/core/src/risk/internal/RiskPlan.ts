@@ -40,6 +40,12 @@ export interface Move {
 /** Indices of the moves every plan starts with: `none`, and with greeks the four bumps. */
 export const moveIndex = { none: 0, spotUp: 1, spotDown: 2, vol: 3, nextDay: 4 } as const
 
+/**
+ * Indices of the moves a plan with `crossGreeks` adds after the greeks' (a close's, for the P&L explain's second
+ * order): both spot bumps with the vol bump (vanna), and the vol bumped down (volga).
+ */
+export const crossMoveIndex = { spotUpVol: 5, spotDownVol: 6, volDown: 7 } as const
+
 const none: Move = { spotFactor: 1, volShift: 0, days: 0 }
 const greekMoves: ReadonlyArray<Move> = [
   none,
@@ -47,6 +53,11 @@ const greekMoves: ReadonlyArray<Move> = [
   { spotFactor: 1 - spotBump, volShift: 0, days: 0 },
   { spotFactor: 1, volShift: volBump, days: 0 },
   { spotFactor: 1, volShift: 0, days: 1 }
+]
+const crossMoves: ReadonlyArray<Move> = [
+  { spotFactor: 1 + spotBump, volShift: volBump, days: 0 },
+  { spotFactor: 1 - spotBump, volShift: volBump, days: 0 },
+  { spotFactor: 1, volShift: -volBump, days: 0 }
 ]
 
 export interface DirectionMarket {
@@ -84,6 +95,8 @@ export interface RiskPlan {
   /** What prices every lock under every move: the book's engine unless the plan was made with another. */
   readonly engine: Engine
   readonly greeks: boolean
+  /** With the greeks, the cross moves too (`crossMoveIndex`). */
+  readonly crossGreeks: boolean
   readonly scenarios: ReadonlyArray<RiskScenario.Scenario>
   /** Every market pair served, in `MarketSnapshot.servedPairs` order. */
   readonly pairs: ReadonlyMap<string, PairPlan>
@@ -124,11 +137,14 @@ export const make = (input: {
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: number
   readonly greeks: boolean
+  /** With `greeks`, vanna's and volga's moves too. */
+  readonly crossGreeks?: boolean | undefined
   readonly scenarios: ReadonlyArray<RiskScenario.Scenario>
   /** `Pricing.bookWindowOption` when not given. */
   readonly engine?: Engine | undefined
 }): RiskPlan => {
   const { snapshot, scenarios } = input
+  const crossGreeks = input.greeks && input.crossGreeks === true
   const scenarioPairMoves = scenarios.map(RiskScenario.pairMoves)
   const spots = new Map<string, number>()
   const pairs = new Map<string, PairPlan>()
@@ -137,7 +153,7 @@ export const make = (input: {
     const spot = MarketSnapshot.spot(snapshot, pair)
     if (spot._tag === "None") throw new Error(`the snapshot has no spot for ${pair}`)
     spots.set(pair, Money.toModel(spot.value))
-    const moves = input.greeks ? [...greekMoves] : [none]
+    const moves = input.greeks ? [...greekMoves, ...(crossGreeks ? crossMoves : [])] : [none]
     const scenarioMoves = scenarioPairMoves.map((byPair) => {
       const move = byPair.get(pair)!
       return move.spotFactor === 1 && move.volShift === 0 ? moveIndex.none : indexOf(moves, { ...move, days: 0 })
@@ -164,6 +180,7 @@ export const make = (input: {
     now: input.now,
     engine: input.engine ?? Pricing.bookWindowOption,
     greeks: input.greeks,
+    crossGreeks,
     scenarios,
     pairs,
     usdPer: usdRates(spots),
