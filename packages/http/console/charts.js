@@ -213,11 +213,12 @@ export const smileChart = (container, label, rows, series) =>
     ]
   }))
 
+/** Colours for the explained lines: Okabe–Ito's without black, then Tol's muted ones, twelve apart. */
+const lineColours = [...palette.filter((c) => c !== "#000000"), "#882255", "#44aa99", "#332288", "#ddcc77", "#aa4499"]
+
 /** The explained lines' colours, in their order, then grey for the unexplained (so it reads as what is left). */
 export const pnlTones = (series) =>
-  series.map((line, i) =>
-    line === "unexplained" ? "#9ca3af" : [...palette.filter((c) => c !== "#000000"), "#882255", "#44aa99"][i % 9]
-  )
+  series.map((line, i) => (line === "unexplained" ? "#9ca3af" : lineColours[i % lineColours.length]))
 
 /**
  * A bar per day of the explained lines stacked in `series` order (gains up, losses down from zero), the last
