@@ -5,7 +5,7 @@
 
 import { routes } from "./api.js"
 import { legend, pnlChart, pnlTones } from "./charts.js"
-import { figure, h, table, toNumber } from "./format.js"
+import { figure, h, table, tile, toNumber } from "./format.js"
 import { jsonLink } from "./pipes.js"
 
 const source = "pnl"
@@ -22,15 +22,6 @@ const explainedOf = (lines) => {
 
 /** A line's name as a reader says it: `fx_translation` → "fx translation". */
 const spoken = (name) => name.replaceAll("_", " ")
-
-const tile = (label, value, unit, note) =>
-  h(
-    "div",
-    { class: "tile" },
-    h("span", { class: "tile-label" }, label),
-    h("span", { class: "tile-value" }, value, unit ? h("span", { class: "unit" }, ` ${unit}`) : null),
-    note ? h("span", { class: "tile-note" }, note) : null
-  )
 
 const headline = (r) =>
   h(
