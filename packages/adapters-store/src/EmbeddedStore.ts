@@ -15,7 +15,7 @@ import * as PgStore from "./PgStore.ts"
 
 /**
  * Frees every worker lease still held (on each table with a `lease_expires_at` column: contracts,
- * payouts, movements, webhook events, hedge policies, the revaluation's), returning how many. Only for a store
+ * payouts, movements, webhook events, hedge policies, the revaluation's, the daily close's), returning how many. Only for a store
  * one process has to itself: at start-up every lease belongs to a worker that died with the previous
  * process, and its work should go on now rather than once the lease runs out (a minute by default).
  * Freeing a lease early is what its expiry would do; what the work itself left half-done is

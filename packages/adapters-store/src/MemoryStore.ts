@@ -12,6 +12,7 @@ import {
   BacklogRepo,
   ContractRepo,
   CorridorLimitRepo,
+  DailyCloseRepo,
   EventRepo,
   HedgeOrderRepo,
   HedgePolicyRepo,
@@ -33,6 +34,7 @@ import {
 import { makeAuditRepo } from "./internal/memory/audit.ts"
 import { makeContractRepo } from "./internal/memory/contracts.ts"
 import { makeCorridorLimitRepo } from "./internal/memory/corridors.ts"
+import { makeDailyCloseRepo } from "./internal/memory/dailyCloses.ts"
 import { makeEventRepo } from "./internal/memory/events.ts"
 import { makeHedgeOrderRepo, makeHedgePolicyRepo } from "./internal/memory/hedging.ts"
 import { makeHotWalletRepo } from "./internal/memory/hotWallets.ts"
@@ -55,7 +57,7 @@ export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
     const ref = yield* Ref.make(State.empty)
     // hot wallet nonces are handed out one signing at a time, payouts' and movements' alike (`recordSigned`)
     const nonces = yield* Semaphore.make(1)
-    return Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(
+    const repos = Context.make(QuoteRepo.QuoteRepo, makeQuoteRepo(ref)).pipe(
       Context.add(ContractRepo.ContractRepo, makeContractRepo(ref)),
       Context.add(EventRepo.EventRepo, makeEventRepo(ref)),
       Context.add(IdempotencyRepo.IdempotencyRepo, makeIdempotencyRepo(ref)),
@@ -75,10 +77,13 @@ export const layerMemory: Layer.Layer<Repos> = Layer.effectContext(
       Context.add(RiskRevaluationRepo.RiskRevaluationRepo, makeRiskRevaluationRepo(ref)),
       Context.add(HotWalletRepo.HotWalletRepo, makeHotWalletRepo(ref)),
       Context.add(AuditRepo.AuditRepo, makeAuditRepo(ref)),
-      Context.add(
-        StoreTransaction.StoreTransaction,
-        StoreTransaction.StoreTransaction.of({ run: State.transaction(ref) })
-      )
+      Context.add(DailyCloseRepo.DailyCloseRepo, makeDailyCloseRepo(ref))
+    )
+    // outside the pipe, which takes 20 steps at most
+    return Context.add(
+      repos,
+      StoreTransaction.StoreTransaction,
+      StoreTransaction.StoreTransaction.of({ run: State.transaction(ref) })
     )
   })
 )

@@ -5,10 +5,10 @@
  * on revaluing (`risk_revaluation_lease`, a single row).
  */
 import { type Partner, RiskRevaluationRepo, RiskScenarioRepo } from "@ratelock/core"
-import { type DateTime, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { timestamp } from "./internal/rows/columns.ts"
 import { RevaluationRow, revaluationRow, ScenarioRow, scenarioRow } from "./internal/rows/risk.ts"
+import { singleLease } from "./internal/singleLease.ts"
 import { orStoreError, Parameters } from "./internal/sql.ts"
 
 export const layerScenarios: Layer.Layer<RiskScenarioRepo.RiskScenarioRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -66,28 +66,7 @@ export const layerRevaluations: Layer.Layer<RiskRevaluationRepo.RiskRevaluationR
         return yield* one({ environment })
       }, orStoreError("PgRiskRevaluationRepo.latest"))
 
-      const claim = Effect.fn("PgRiskRevaluationRepo.claim")(function* (
-        lease: RiskRevaluationRepo.RevaluationLease,
-        now: DateTime.Utc
-      ) {
-        // the conflicting row is locked and its WHERE read again: of two claims at once, one takes it
-        const rows = yield* sql`INSERT INTO risk_revaluation_lease (lease_owner, lease_expires_at)
-          VALUES (${lease.owner}, ${timestamp(lease.until)})
-          ON CONFLICT (singleton) DO UPDATE SET lease_owner = EXCLUDED.lease_owner,
-            lease_expires_at = EXCLUDED.lease_expires_at
-          WHERE risk_revaluation_lease.lease_expires_at IS NULL
-            OR risk_revaluation_lease.lease_expires_at <= ${timestamp(now)}
-          RETURNING lease_owner`
-        return rows.length === 1
-      }, orStoreError("PgRiskRevaluationRepo.claim"))
-
-      const release = Effect.fn("PgRiskRevaluationRepo.release")(function* (
-        lease: RiskRevaluationRepo.RevaluationLease,
-        now: DateTime.Utc
-      ) {
-        yield* sql`UPDATE risk_revaluation_lease SET lease_expires_at = ${timestamp(now)}
-          WHERE lease_owner = ${lease.owner} AND lease_expires_at = ${timestamp(lease.until)}`
-      }, orStoreError("PgRiskRevaluationRepo.release"))
+      const { claim, release } = singleLease(sql, "risk_revaluation_lease", "PgRiskRevaluationRepo")
 
       return RiskRevaluationRepo.RiskRevaluationRepo.of({ save, latest, claim, release })
     })

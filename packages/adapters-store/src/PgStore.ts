@@ -12,6 +12,7 @@ import * as PgAuditRepo from "./PgAuditRepo.ts"
 import * as PgBacklogRepo from "./PgBacklogRepo.ts"
 import * as PgContractRepo from "./PgContractRepo.ts"
 import * as PgCorridorLimitRepo from "./PgCorridorLimitRepo.ts"
+import * as PgDailyCloseRepo from "./PgDailyCloseRepo.ts"
 import * as PgEventRepo from "./PgEventRepo.ts"
 import * as PgHedgeOrderRepo from "./PgHedgeOrderRepo.ts"
 import * as PgHedgePolicyRepo from "./PgHedgePolicyRepo.ts"
@@ -71,6 +72,7 @@ export const layer: Layer.Layer<
   PgRiskRepos.layerRevaluations,
   PgHotWalletRepo.layer,
   PgAuditRepo.layer,
+  PgDailyCloseRepo.layer,
   PgStoreTransaction.layer
 ).pipe(Layer.provide(Layer.effectDiscard(migrate)))
 

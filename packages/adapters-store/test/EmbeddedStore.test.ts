@@ -7,7 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { HedgePolicyRepo, IdempotencyRepo, Money, PartnerRepo, RiskRevaluationRepo } from "@ratelock/core"
+import {
+  DailyCloseRepo,
+  HedgePolicyRepo,
+  IdempotencyRepo,
+  Money,
+  PartnerRepo,
+  RiskRevaluationRepo
+} from "@ratelock/core"
 import { DateTime, Duration, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as EmbeddedStore from "../src/EmbeddedStore.ts"
@@ -74,13 +81,16 @@ describe("EmbeddedStore", () => {
               policies.claim({ now, limit: 10, owner, leaseFor: Duration.hours(1) })
             )
           )
-        /** The one lease on revaluing the book, for an hour. */
-        const revalue = (owner: string) =>
-          Effect.flatMap(RiskRevaluationRepo.RiskRevaluationRepo, (repo) =>
+        /** The one lease on revaluing the book, or on closing the day, for an hour. */
+        const single =
+          (repo: RiskRevaluationRepo.RiskRevaluationRepoShape | DailyCloseRepo.DailyCloseRepoShape) =>
+          (owner: string) =>
             Effect.flatMap(DateTime.now, (now) =>
               repo.claim({ owner, until: DateTime.addDuration(now, Duration.hours(1)) }, now)
             )
-          )
+        const revalue = (owner: string) =>
+          Effect.flatMap(RiskRevaluationRepo.RiskRevaluationRepo, (r) => single(r)(owner))
+        const close = (owner: string) => Effect.flatMap(DailyCloseRepo.DailyCloseRepo, (r) => single(r)(owner))
         // the process that dies holding the pair (the layer closes the database, not the lease)
         yield* Effect.gen(function* () {
           yield* (yield* HedgePolicyRepo.HedgePolicyRepo).upsert({
@@ -96,6 +106,8 @@ describe("EmbeddedStore", () => {
           assert.strictEqual((yield* claim("worker:1b")).length, 0, "held for an hour")
           assert.isTrue(yield* revalue("worker:1"))
           assert.isFalse(yield* revalue("worker:1b"), "the revaluation held for an hour")
+          assert.isTrue(yield* close("worker:1"))
+          assert.isFalse(yield* close("worker:1b"), "the close held for an hour")
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
 
         yield* Effect.gen(function* () {
@@ -105,6 +117,7 @@ describe("EmbeddedStore", () => {
             [["USD/BRL", "worker:2"]]
           )
           assert.isTrue(yield* revalue("worker:2"))
+          assert.isTrue(yield* close("worker:2"))
         }).pipe(Effect.provide(EmbeddedStore.layer({ dataDir: leasedDir })))
       }),
     60_000

@@ -10,6 +10,7 @@ import {
   type Contract,
   ContractRepo,
   CorridorLimitRepo,
+  DailyCloseRepo,
   EventRepo,
   IdempotencyRepo,
   type Ledger,
@@ -30,7 +31,7 @@ import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
 import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { contractRow, historyRows, ledgerRow } from "../src/internal/rows/contracts.ts"
 import { payoutRow } from "../src/internal/rows/payouts.ts"
 import { quoteRow } from "../src/internal/rows/quotes.ts"
@@ -279,6 +280,18 @@ const concurrently = <A, E, R>(n: number, make: (i: number) => Effect.Effect<A, 
 
 const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
+/** What the database said of a failed statement. */
+const messageOf = (error: SqlError.SqlError): string =>
+  error.reason.cause instanceof Error ? error.reason.cause.message : String(error.reason.cause)
+
+/** The statement is refused by an append-only table's trigger, saying `message`. */
+const refusedAs = (statement: Effect.Effect<unknown, SqlError.SqlError>, message: RegExp) =>
+  Effect.gen(function* () {
+    const refused = yield* Effect.flip(statement)
+    assert.strictEqual(refused.reason._tag, "AuthorizationError")
+    assert.match(messageOf(refused), message)
+  })
+
 // ---------------------------------------------------------------------------------------------
 // the tests, run against each backend
 
@@ -463,16 +476,61 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
           sql`DELETE FROM operator_audit`,
           sql`TRUNCATE operator_audit`
         ]) {
-          const refused = yield* Effect.flip(statement)
-          assert.strictEqual(refused.reason._tag, "AuthorizationError")
-          const cause = refused.reason.cause
-          assert.match(cause instanceof Error ? cause.message : String(cause), /the audit log is append-only/)
+          yield* refusedAs(statement, /the audit log is append-only/)
         }
         assert.deepStrictEqual(plain(yield* audit.list({ actor: record.actor, limit: 10 })), plain([record]))
         // and inserting goes on
         const next = { ...record, id: uuid(), at: shift(t0, 1) }
         yield* audit.append(next)
         assert.deepStrictEqual(ids(yield* audit.list({ actor: record.actor, limit: 10 })), [next.id, record.id])
+      })
+    )
+
+    it.effect(
+      "a daily close is immutable: the database refuses UPDATE, DELETE and TRUNCATE of its tables from anyone",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const closes = yield* DailyCloseRepo.DailyCloseRepo
+          const close = R.dailyClose("sandbox", R.closeEpoch())
+          assert.isTrue(yield* closes.insert(close))
+          const stored = R.plain(Option.getOrNull(yield* closes.find(close.id)))
+          for (const statement of [
+            sql`UPDATE daily_closes SET snapshot_id = NULL WHERE id = ${close.id}`,
+            sql`UPDATE daily_closes SET snapshot_id = NULL WHERE false`,
+            sql`DELETE FROM daily_closes WHERE id = ${close.id}`,
+            sql`DELETE FROM daily_closes`,
+            sql`TRUNCATE daily_closes CASCADE`,
+            sql`UPDATE daily_close_locks SET mtm = 0 WHERE close_id = ${close.id}`,
+            sql`DELETE FROM daily_close_locks WHERE false`,
+            sql`TRUNCATE daily_close_locks`
+          ]) {
+            yield* refusedAs(statement, /a daily close is immutable/)
+          }
+          // the closes alone are refused before any trigger: the locks reference them
+          const truncated = yield* Effect.flip(sql`TRUNCATE daily_closes`)
+          assert.match(messageOf(truncated), /referenced in a foreign key constraint/)
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* closes.find(close.id))), stored)
+          // and inserting goes on
+          assert.isTrue(yield* closes.insert(R.dailyClose("sandbox", R.closeEpoch())))
+        })
+    )
+
+    it.effect("a close whose locks fail in a later statement leaves no row in either table", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const closes = yield* DailyCloseRepo.DailyCloseRepo
+        // 6,000 locks: the first statement writes 5,000, the second fails on its last (a contract twice)
+        const locks = Array.from({ length: 6_000 }, () => R.closeLock())
+        const close = R.dailyClose("production", R.closeEpoch(), {
+          locks: [...locks.slice(0, -1), { ...locks.at(-1)!, contract_id: locks[0]!.contract_id }]
+        })
+        const failed = yield* Effect.flip(closes.insert(close))
+        assert.strictEqual(failed._tag, "StoreError")
+        const [left] = yield* sql<{ readonly closes: number; readonly locks: number }>`SELECT
+          (SELECT count(*)::int FROM daily_closes WHERE id = ${close.id}) AS closes,
+          (SELECT count(*)::int FROM daily_close_locks WHERE close_id = ${close.id}) AS locks`
+        assert.deepStrictEqual(left, { closes: 0, locks: 0 })
       })
     )
   })

@@ -20,6 +20,8 @@ import {
   Corridor,
   CorridorLimit,
   CorridorLimitRepo,
+  type DailyClose,
+  DailyCloseRepo,
   EventRepo,
   HedgeLedger,
   type HedgeOrder,
@@ -76,6 +78,7 @@ export type Repos =
   | RiskRevaluationRepo.RiskRevaluationRepo
   | HotWalletRepo.HotWalletRepo
   | AuditRepo.AuditRepo
+  | DailyCloseRepo.DailyCloseRepo
   | StoreTransaction.StoreTransaction
 
 type It = Vitest.MethodsNonLive<Repos>
@@ -3920,31 +3923,44 @@ const riskTests = (it: It) =>
     it.effect(
       "the lease on revaluing: one holder at a time, of concurrent claims one wins; released or run out, it is free",
       () =>
-        Effect.gen(function* () {
-          const repo = yield* RiskRevaluationRepo.RiskRevaluationRepo
+        Effect.flatMap(RiskRevaluationRepo.RiskRevaluationRepo, (repo) =>
           // past every lease an earlier test could have left (instants are this test's own)
-          const at = R.plus(R.workerEpoch(), "1 hour")
-          const lease = (owner: string, from: DateTime.Utc) => ({ owner, until: R.plus(from, "1 minute") })
-          const claims = yield* Effect.all(
-            ["w1", "w2", "w3", "w4", "w5"].map((owner) => repo.claim(lease(owner, at), at)),
-            { concurrency: "unbounded" }
-          )
-          assert.strictEqual(claims.filter((won) => won).length, 1)
-          const held = lease(["w1", "w2", "w3", "w4", "w5"][claims.indexOf(true)]!, at)
-          assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "59 seconds")))
-          // a release by someone else, or of an earlier lease, lets nothing go
-          yield* repo.release(lease("w6", at), R.plus(at, "10 seconds"))
-          yield* repo.release({ ...held, until: R.plus(at, "30 seconds") }, R.plus(at, "10 seconds"))
-          assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "20 seconds")))
-          // released: free at once
-          yield* repo.release(held, R.plus(at, "20 seconds"))
-          const next = lease("w6", R.plus(at, "20 seconds"))
-          assert.isTrue(yield* repo.claim(next, R.plus(at, "20 seconds")))
-          // never released (its holder died): free once it runs out
-          assert.isFalse(yield* repo.claim(lease("w7", at), R.plus(at, "79 seconds")))
-          assert.isTrue(yield* repo.claim(lease("w7", R.plus(at, "80 seconds")), R.plus(at, "80 seconds")))
-        })
+          assertSingleLease(repo, R.plus(R.workerEpoch(), "1 hour"))
+        )
     )
+  })
+
+/** A single lease's port: the revaluation's, the daily close's. */
+interface SingleLease {
+  readonly claim: (lease: RiskRevaluationRepo.RevaluationLease, now: DateTime.Utc) => Effect.Effect<boolean, unknown>
+  readonly release: (lease: RiskRevaluationRepo.RevaluationLease, now: DateTime.Utc) => Effect.Effect<void, unknown>
+}
+
+/**
+ * One holder at a time from `at` on: of concurrent claims one wins; a release by another owner, or of another
+ * lease, lets nothing go; released by its holder, it is free at once; never released, once it runs out.
+ */
+const assertSingleLease = (repo: SingleLease, at: DateTime.Utc) =>
+  Effect.gen(function* () {
+    const lease = (owner: string, from: DateTime.Utc) => ({ owner, until: R.plus(from, "1 minute") })
+    const claims = yield* Effect.all(
+      ["w1", "w2", "w3", "w4", "w5"].map((owner) => repo.claim(lease(owner, at), at)),
+      { concurrency: "unbounded" }
+    )
+    assert.strictEqual(claims.filter((won) => won).length, 1)
+    const held = lease(["w1", "w2", "w3", "w4", "w5"][claims.indexOf(true)]!, at)
+    assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "59 seconds")))
+    // a release by someone else, or of an earlier lease, lets nothing go
+    yield* repo.release(lease("w6", at), R.plus(at, "10 seconds"))
+    yield* repo.release({ ...held, until: R.plus(at, "30 seconds") }, R.plus(at, "10 seconds"))
+    assert.isFalse(yield* repo.claim(lease("w6", at), R.plus(at, "20 seconds")))
+    // released: free at once
+    yield* repo.release(held, R.plus(at, "20 seconds"))
+    const next = lease("w6", R.plus(at, "20 seconds"))
+    assert.isTrue(yield* repo.claim(next, R.plus(at, "20 seconds")))
+    // never released (its holder died): free once it runs out
+    assert.isFalse(yield* repo.claim(lease("w7", at), R.plus(at, "79 seconds")))
+    assert.isTrue(yield* repo.claim(lease("w7", R.plus(at, "80 seconds")), R.plus(at, "80 seconds")))
   })
 
 /** Runs `body`, then puts every limit of the corridor back to its default, whatever happened. */
@@ -4432,6 +4448,353 @@ const transactionTests = (it: It) =>
     )
   })
 
+// ---------------------------------------------------------------------------------------------
+// Daily closes
+// ---------------------------------------------------------------------------------------------
+
+/** What a list gives of a close. */
+const summaryOf = ({ snapshot: _, locks: __, ...summary }: DailyClose.DailyClose): DailyClose.CloseSummary => summary
+
+/** A close as the store gives it back: its locks by contract id. */
+const asStored = (close: DailyClose.DailyClose): DailyClose.DailyClose => ({
+  ...close,
+  locks: [...close.locks].sort((a, b) => (a.contract_id < b.contract_id ? -1 : 1))
+})
+
+/** The stored close, plain (null when there is none). */
+const storedClose = (id: string) =>
+  Effect.flatMap(DailyCloseRepo.DailyCloseRepo, (closes) =>
+    Effect.map(closes.find(id), (found) => R.plain(Option.getOrNull(found)))
+  )
+
+/** Commits a transition of `c` (same status) at `when` booking `amount` received: the contract after it, and its entries. */
+const bookFunds = (c: Contract.ContractRecord, when: DateTime.Utc, amount: string) =>
+  Effect.gen(function* () {
+    const after = R.moved(c, c.status, when)
+    const ledger = R.ledgerPair(after, "funds_received", "funding_wallet", "partner_prepayment", amount, when)
+    yield* (yield* ContractRepo.ContractRepo).commit(R.change(c, after, { ledger }))
+    return [after, ledger] as const
+  })
+
+const closeTests = (it: It, store: Layer.Layer<Repos, unknown>) =>
+  describe("DailyCloseRepo", () => {
+    it.effect(
+      "insert, find and latest give the whole close back: doubles to the bit, decimals with their scale, locks by contract",
+      () =>
+        Effect.gen(function* () {
+          const closes = yield* DailyCloseRepo.DailyCloseRepo
+          const t = R.closeEpoch()
+          // an environment's first close: no P&L, no earlier close, the illustrative snapshot, no lock open
+          const first = R.dailyClose("sandbox", t, { previous_close_id: null, pnl: null, snapshot_id: null, locks: [] })
+          const odd = R.closeLock({
+            mtm: Number.NaN,
+            delta: Number.POSITIVE_INFINITY,
+            gamma: Number.NEGATIVE_INFINITY,
+            vega: Number.MAX_VALUE,
+            theta: -Number.MIN_VALUE,
+            vol: -0
+          })
+          const second = R.dailyClose("sandbox", R.plus(t, "1 day"), { previous_close_id: first.id })
+          const withOdd = { ...second, locks: [...second.locks, odd] }
+          assert.isTrue(yield* closes.insert(first))
+          assert.isTrue(yield* closes.insert(withOdd))
+          assert.deepStrictEqual(yield* storedClose(first.id), R.plain(first))
+          assert.deepStrictEqual(yield* storedClose(withOdd.id), R.plain(asStored(withOdd)))
+          assert.deepStrictEqual(R.plain(Option.getOrNull(yield* closes.latest("sandbox"))), R.plain(asStored(withOdd)))
+          assert.isTrue(Option.isNone(yield* closes.find(R.uuid())))
+          assert.isTrue(Option.isNone(yield* closes.find("not a close")))
+
+          // of two closes at one instant, the latest is the greater id
+          const production = [R.dailyClose("production", t), R.dailyClose("production", t, { scheduled_for: null })]
+          yield* Effect.forEach(production, closes.insert, { discard: true })
+          const greater = [...production].sort((a, b) => (a.id < b.id ? -1 : 1))[1]!
+          assert.strictEqual(Option.getOrThrow(yield* closes.latest("production")).id, greater.id)
+          assert.strictEqual(Option.getOrThrow(yield* closes.latest("sandbox")).id, withOdd.id)
+        })
+    )
+
+    it.effect("list: an environment's summaries with closed_at in [from, to], oldest first by (closed_at, id)", () =>
+      Effect.gen(function* () {
+        const closes = yield* DailyCloseRepo.DailyCloseRepo
+        const t = R.closeEpoch()
+        const day = (n: number) => R.plus(t, Duration.days(n))
+        const sandbox = [
+          R.dailyClose("sandbox", day(0)),
+          R.dailyClose("sandbox", day(1)),
+          R.dailyClose("sandbox", day(1), { scheduled_for: null }),
+          R.dailyClose("sandbox", day(2), { locks: [] })
+        ]
+        const production = R.dailyClose("production", day(1))
+        yield* Effect.forEach([...sandbox, production], closes.insert, { discard: true })
+        const inOrder = [sandbox[0]!, ...sandbox.slice(1, 3).sort((a, b) => (a.id < b.id ? -1 : 1)), sandbox[3]!]
+
+        const listed = yield* closes.list({ environment: "sandbox", from: t })
+        assert.deepStrictEqual(R.plain(listed), R.plain(inOrder.map(summaryOf)))
+        const ids = (query: { from?: DateTime.Utc; to?: DateTime.Utc }) =>
+          Effect.map(closes.list({ environment: "sandbox", ...query }), idsOf)
+        assert.deepStrictEqual(yield* ids({ from: day(1), to: day(1) }), idsOf(inOrder.slice(1, 3)))
+        assert.deepStrictEqual(
+          yield* ids({ from: R.plusMillis(day(0), 1), to: R.plusMillis(day(2), -1) }),
+          idsOf(inOrder.slice(1, 3))
+        )
+        assert.deepStrictEqual((yield* ids({ to: day(0) })).slice(-1), [sandbox[0]!.id])
+        assert.deepStrictEqual(yield* ids({ from: R.plusMillis(day(2), 1) }), [])
+        assert.deepStrictEqual(idsOf(yield* closes.list({ environment: "production", from: t })), [production.id])
+
+        assert.isTrue(yield* closes.hasScheduled("sandbox", day(1)))
+        assert.isFalse(yield* closes.hasScheduled("sandbox", R.plusMillis(day(1), 1)))
+        assert.isFalse(yield* closes.hasScheduled("production", day(0)))
+      })
+    )
+
+    it.effect(
+      "one close per cut: a second of the environment's cut answers false and writes nothing; an operator's always stores",
+      () =>
+        Effect.gen(function* () {
+          const closes = yield* DailyCloseRepo.DailyCloseRepo
+          const t = R.closeEpoch()
+          const scheduled = R.dailyClose("production", t)
+          assert.isTrue(yield* closes.insert(scheduled))
+          // closed later, for the same cut: refused, nothing of it kept, and the first stays whole
+          const again = R.dailyClose("production", R.plus(t, "5 minutes"), { scheduled_for: t })
+          assert.isFalse(yield* closes.insert(again))
+          assert.isNull(yield* storedClose(again.id))
+          assert.deepStrictEqual(yield* storedClose(scheduled.id), R.plain(asStored(scheduled)))
+          assert.strictEqual(Option.getOrThrow(yield* closes.latest("production")).id, scheduled.id)
+          // the same close once more (a worker trying again) is the same answer
+          assert.isFalse(yield* closes.insert(scheduled))
+          // the other environment's cut is its own
+          assert.isTrue(yield* closes.insert(R.dailyClose("sandbox", t)))
+          // an operator's closes, at one instant: each stored
+          const operator = [1, 2].map(() => R.dailyClose("production", t, { scheduled_for: null }))
+          for (const close of operator) assert.isTrue(yield* closes.insert(close))
+          assert.deepStrictEqual(
+            sorted(idsOf(yield* closes.list({ environment: "production", from: t, to: t }))),
+            sorted(idsOf([scheduled, ...operator]))
+          )
+          // a stored id is an error, and its cut stays free
+          const clash = { ...R.dailyClose("production", R.plus(t, "1 day")), id: scheduled.id }
+          assert.strictEqual(errorTag(yield* Effect.exit(closes.insert(clash))), "StoreError")
+          assert.isFalse(yield* closes.hasScheduled("production", R.plus(t, "1 day")))
+
+          // eight workers closing one cut at once: one close is stored
+          const cut = R.plus(t, "2 days")
+          const racers = Array.from({ length: 8 }, () => R.dailyClose("production", cut))
+          const stored = yield* Effect.forEach(racers, closes.insert, { concurrency: "unbounded" })
+          assert.strictEqual(stored.filter(Boolean).length, 1)
+          const winner = racers[stored.indexOf(true)]!
+          assert.deepStrictEqual(idsOf(yield* closes.list({ environment: "production", from: cut })), [winner.id])
+          assert.deepStrictEqual(yield* storedClose(winner.id), R.plain(asStored(winner)))
+        })
+    )
+
+    it.effect("a close whose locks fail midway writes nothing: no close, no lock, its cut free; whole, it stores", () =>
+      Effect.gen(function* () {
+        const closes = yield* DailyCloseRepo.DailyCloseRepo
+        const t = R.closeEpoch()
+        const locks = Array.from({ length: 6_000 }, (_, n) =>
+          R.closeLock({ contract_id: `contract-${String(n).padStart(5, "0")}`, mtm: n / 7, vol: Math.sqrt(n) / 10 })
+        )
+        // the last lock names the first's contract again: on SQL the first 5,000 are written before it fails
+        const twice = [...locks.slice(0, -1), { ...locks.at(-1)!, contract_id: locks[0]!.contract_id }]
+        const broken = R.dailyClose("sandbox", t, { locks: twice })
+        assert.strictEqual(errorTag(yield* Effect.exit(closes.insert(broken))), "StoreError")
+        assert.isNull(yield* storedClose(broken.id))
+        assert.isFalse(yield* closes.hasScheduled("sandbox", t))
+
+        // given in any order, stored by contract id, each double as it was
+        const whole = { ...broken, locks: [...locks].reverse() }
+        assert.isTrue(yield* closes.insert(whole))
+        assert.deepStrictEqual(yield* storedClose(whole.id), R.plain({ ...whole, locks }))
+      })
+    )
+
+    it.effect(
+      "the lease on closing: one holder at a time, of concurrent claims one wins; released or run out, it is free",
+      () => Effect.flatMap(DailyCloseRepo.DailyCloseRepo, (repo) => assertSingleLease(repo, R.closeEpoch()))
+    )
+
+    it.effect(
+      "contractFlows: the environment's contract ledger in (after, until], in booking order, with corridors",
+      () =>
+        Effect.gen(function* () {
+          const closes = yield* DailyCloseRepo.DailyCloseRepo
+          const t = R.closeEpoch()
+          const scope = yield* newScope()
+          const brl = yield* seedContract(scope)
+          const mxn = yield* seedContract(scope, { direction: "BRL_TO_MXN" })
+          const elsewhere = yield* seedContract(yield* newScope("production"))
+          const flows = (c: Contract.ContractRecord, entries: ReadonlyArray<Ledger.LedgerEntry>) =>
+            entries.map((e) => ({ ...e, direction: c.direction }))
+          // booked in this order; `at` is not the booking order
+          const [brl1, before] = yield* bookFunds(brl, R.plusMillis(t, -1), "1.000000")
+          const [mxn1, atAfter] = yield* bookFunds(mxn, t, "2.000000")
+          const [, atUntil] = yield* bookFunds(mxn1, R.plusMillis(t, 5), "3.000000")
+          const [brl2, inside] = yield* bookFunds(brl1, R.plusMillis(t, 1), "4.000000")
+          const [, production] = yield* bookFunds(elsewhere, R.plusMillis(t, 2), "5.000000")
+          yield* bookFunds(brl2, R.plusMillis(t, 6), "6.000000")
+
+          const until = R.plusMillis(t, 5)
+          assert.deepStrictEqual(
+            R.plain(yield* closes.contractFlows({ environment: "sandbox", after: t, until })),
+            R.plain([...flows(mxn, atUntil), ...flows(brl, inside)])
+          )
+          // no lower bound: every earlier entry too (the other tests' among them)
+          const mine = new Set([brl.id, mxn.id])
+          const all = yield* closes.contractFlows({ environment: "sandbox", until })
+          assert.deepStrictEqual(
+            R.plain(all.filter((f) => mine.has(f.contractId))),
+            R.plain([...flows(brl, before), ...flows(mxn, atAfter), ...flows(mxn, atUntil), ...flows(brl, inside)])
+          )
+          assert.deepStrictEqual(
+            R.plain(yield* closes.contractFlows({ environment: "production", after: t, until })),
+            R.plain(flows(elsewhere, production))
+          )
+          assert.deepStrictEqual(yield* closes.contractFlows({ environment: "sandbox", after: until, until }), [])
+        })
+    )
+
+    it.effect(
+      "trialBalance: per ledger, account and currency, the environment's entries at or before until, summed exactly",
+      () =>
+        Effect.gen(function* () {
+          const t = R.closeEpoch()
+          const settledAt = R.plus(t, "1 hour")
+          // an empty store: the balances are this test's entries alone
+          const [atSettlement, beforeIt] = yield* Effect.gen(function* () {
+            const closes = yield* DailyCloseRepo.DailyCloseRepo
+            const contracts = yield* ContractRepo.ContractRepo
+            const movements = yield* MovementRepo.MovementRepo
+            const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+
+            // the contracts' ledger: a forward funded, then settled with a payout in BRLA
+            const c = yield* seedContract(yield* newScope(), {
+              contractType: "forward",
+              depositAmount: R.dec("100.000000")
+            })
+            const active = R.moved(c, "active", t, { fundedAmount: R.dec("112.345678") })
+            yield* contracts.commit(
+              R.change(c, active, {
+                ledger: [
+                  ...R.ledgerPair(active, "funds_received", "funding_wallet", "partner_prepayment", "112.345678", t),
+                  ...R.ledgerPair(active, "premium_received", "partner_prepayment", "premium_income", "12.345678", t),
+                  ...R.ledgerPair(active, "deposit_held", "partner_prepayment", "deposits_held", "100.000000", t)
+                ]
+              })
+            )
+            const settled = R.moved(active, "settled", settledAt)
+            yield* contracts.commit(
+              R.change(active, settled, {
+                ledger: [
+                  ...R.ledgerPair(
+                    settled,
+                    "payout_paid",
+                    "payout_expense",
+                    "payout_wallet",
+                    "29.60",
+                    settledAt,
+                    "BRLA"
+                  ),
+                  ...R.ledgerPair(
+                    settled,
+                    "deposit_released",
+                    "deposits_held",
+                    "refunds_payable",
+                    "100.000000",
+                    settledAt
+                  )
+                ]
+              })
+            )
+            // later than `until`, and in the other environment: not counted
+            yield* bookFunds(yield* seedContract(yield* newScope()), R.plusMillis(settledAt, 1), "7.000000")
+            yield* bookFunds(yield* seedContract(yield* newScope("production")), t, "8.000000")
+
+            // the treasury's ledger: an owner's inflow and a fee, then the deposit's refund
+            yield* movements.book([
+              ...treasuryTransfer(c, "owner_funding", "payout_wallet", "500.000000", { at: t }),
+              ...treasuryTransfer(c, "payout_wallet", "network_fees", "0.001234567890123456", {
+                currency: "POL",
+                kind: "network_fee",
+                at: t
+              }),
+              ...treasuryTransfer(c, "payout_wallet", "refunds_payable", "100.000000", {
+                kind: "refund",
+                at: settledAt
+              })
+            ])
+
+            // the hedges' ledger: a sell, then a buy, of USD/BRL; a fill in production is not counted
+            const fill = (
+              environment: Partner.Environment,
+              at: DateTime.Utc,
+              side: "buy" | "sell",
+              amount: string,
+              rate: string
+            ) =>
+              Effect.gen(function* () {
+                const policy = hedgePolicy(environment, "USD/BRL")
+                yield* (yield* HedgePolicyRepo.HedgePolicyRepo).upsert(policy)
+                const order = hedgeOrder(policy, at, { side, amount: R.dec(amount) })
+                assert.isTrue(yield* orders.insertIntended(order, yield* leaseOf(policy, at)))
+                const filled = filledAt(order, rate, at)
+                assert.isTrue(yield* orders.update(filled, order, HedgeLedger.hedgeFillEntries(filled)))
+              })
+            // each decision under a lease of its own: the one before has run out
+            yield* fill("sandbox", t, "sell", "120000.00", "5.41235")
+            yield* fill("sandbox", R.plus(t, "2 minutes"), "buy", "20000.25", "5.4")
+            yield* fill("production", t, "buy", "1.00", "5.5")
+
+            return [
+              yield* closes.trialBalance({ environment: "sandbox", until: settledAt }),
+              yield* closes.trialBalance({ environment: "sandbox", until: R.plusMillis(settledAt, -1) })
+            ] as const
+          }).pipe(Effect.provide(Layer.fresh(store)))
+
+          const balance = (
+            ledger: DailyClose.LedgerBalance["ledger"],
+            account: string,
+            currency: string,
+            sum: string
+          ) => `${ledger} ${account} ${currency} ${sum}`
+          const text = (balances: ReadonlyArray<DailyClose.LedgerBalance>) =>
+            balances.map((b) => balance(b.ledger, b.account, b.currency, Money.format(b.balance)))
+          const hedges = [
+            balance("hedges", "hedge_position", "BRL", "541480.6500000"),
+            balance("hedges", "hedge_position", "USD", "-99999.75"),
+            balance("hedges", "hedge_venue", "BRL", "-541480.6500000"),
+            balance("hedges", "hedge_venue", "USD", "99999.75")
+          ]
+          const fees = [
+            balance("treasury", "network_fees", "POL", "0.001234567890123456"),
+            balance("treasury", "owner_funding", "USDC", "-500.000000"),
+            balance("treasury", "payout_wallet", "POL", "-0.001234567890123456")
+          ]
+          // partner_prepayment and (at the settlement) deposits_held sum to zero: left out
+          assert.deepStrictEqual(text(atSettlement), [
+            balance("contracts", "funding_wallet", "USDC", "112.345678"),
+            balance("contracts", "payout_expense", "BRLA", "29.60"),
+            balance("contracts", "payout_wallet", "BRLA", "-29.60"),
+            balance("contracts", "premium_income", "USDC", "-12.345678"),
+            balance("contracts", "refunds_payable", "USDC", "-100.000000"),
+            ...hedges,
+            ...fees,
+            balance("treasury", "payout_wallet", "USDC", "400.000000"),
+            balance("treasury", "refunds_payable", "USDC", "100.000000")
+          ])
+          // a millisecond before the settlement: the deposit held, nothing paid out or refunded yet
+          assert.deepStrictEqual(text(beforeIt), [
+            balance("contracts", "deposits_held", "USDC", "-100.000000"),
+            balance("contracts", "funding_wallet", "USDC", "112.345678"),
+            balance("contracts", "premium_income", "USDC", "-12.345678"),
+            ...hedges,
+            ...fees,
+            balance("treasury", "payout_wallet", "USDC", "500.000000")
+          ])
+        })
+    )
+  })
+
 export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
   // opening PGlite and migrating it can outlast the default 10 s hook on a busy machine
   layer(store, { excludeTestServices: true, timeout: Duration.seconds(60) })(name, (it) => {
@@ -4464,4 +4827,5 @@ export const suite = (name: string, store: Layer.Layer<Repos, unknown>): void =>
     riskTests(it)
     auditTests(it)
     transactionTests(it)
+    closeTests(it, store)
   })

@@ -22,4 +22,5 @@ export type Repos =
   | Core.RiskRevaluationRepo.RiskRevaluationRepo
   | Core.HotWalletRepo.HotWalletRepo
   | Core.AuditRepo.AuditRepo
+  | Core.DailyCloseRepo.DailyCloseRepo
   | Core.StoreTransaction.StoreTransaction

@@ -36,6 +36,7 @@ import { hotWalletReadings } from "./18_hot_wallet_readings.ts"
 import { partnerRefundAddresses } from "./19_partner_refund_addresses.ts"
 import { moneyLoop } from "./20_money_loop.ts"
 import { operatorAudit } from "./21_operator_audit.ts"
+import { dailyCloses } from "./22_daily_closes.ts"
 
 export { illustrativeSnapshotId } from "./09_market_snapshots.ts"
 
@@ -61,7 +62,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "18_hot_wallet_readings": hotWalletReadings,
   "19_partner_refund_addresses": partnerRefundAddresses,
   "20_money_loop": moneyLoop,
-  "21_operator_audit": operatorAudit
+  "21_operator_audit": operatorAudit,
+  "22_daily_closes": dailyCloses
 }
 
 export const loader = PgMigrator.fromRecord(migrations)

@@ -4,7 +4,16 @@
  * time for each test that claims worker jobs (claims are not scoped by partner).
  */
 import { BigDecimal, DateTime, Duration } from "effect"
-import { type Contract, type ContractRepo, type EventRepo, type Ledger, MarketSnapshot, Money } from "@ratelock/core"
+import {
+  type Contract,
+  type ContractRepo,
+  type DailyClose,
+  type EventRepo,
+  type Ledger,
+  MarketSnapshot,
+  Money,
+  PeriodPnl
+} from "@ratelock/core"
 import { MarketSnapshotRepo } from "@ratelock/core"
 import type { MovementRepo, Partner, PayoutRepo, PricingInputs, Quote, Rail } from "@ratelock/core"
 import { Effect, Schema } from "effect"
@@ -381,6 +390,143 @@ export const sweep = (
     amount: dec("12.345678"),
     ...overrides
   })
+}
+
+let nextCloseStart = at("2100-01-01T00:00:00.000Z").epochMilliseconds
+
+/**
+ * A span of time of its own (30 days) for a test of the daily closes, whose latest close and lists see every
+ * test's closes of an environment: spans go forward from 2100, after everything the other tests write, so each
+ * test's closes are the newest when it runs (the suite's tests run one after another).
+ */
+export const closeEpoch = (): DateTime.Utc => {
+  const start = nextCloseStart
+  nextCloseStart += Duration.toMillis(Duration.days(30))
+  return DateTime.makeUnsafe(start)
+}
+
+/** An open lock at a close, its figures doubles that only an exact round trip keeps (`-0` and the tiniest among them). */
+export const closeLock = (overrides: Partial<DailyClose.CloseLock> = {}): DailyClose.CloseLock => ({
+  contract_id: uuid(),
+  partner_id: uuid(),
+  direction: "USD_TO_BRL",
+  notional_base: 10_000.000000000002,
+  strike: 0.1 + 0.2 + 5.2,
+  window_start: at("2100-01-02T00:00:00.000Z").epochMilliseconds,
+  window_end: at("2100-01-09T00:00:00.000Z").epochMilliseconds,
+  mtm: -1234.5678901234567,
+  delta: -0,
+  gamma: 5e-324,
+  vega: 1 / 3,
+  theta: -1.2345678901234566e-7,
+  vol: Math.PI / 20,
+  ...overrides
+})
+
+/** Every P&L line: a few set, with their scales, the others zero. */
+const pnlLines = (): PeriodPnl.PnlLines => ({
+  ...PeriodPnl.zeroLines(),
+  premiums: dec("12.345678"),
+  payouts: dec("-29.60"),
+  realised: dec("-17.254322"),
+  unrealised: dec("4.1"),
+  total: dec("-13.154322"),
+  unexplained: dec("-0.000001")
+})
+
+/**
+ * A close of `environment` at `closedAt`, every field of its summary set (decimals of several scales, the P&L after
+ * the close `previous`), on the illustrative snapshot, with `locks`. Scheduled for `closedAt` unless overridden.
+ */
+export const dailyClose = (
+  environment: Partner.Environment,
+  closedAt: DateTime.Utc,
+  overrides: Partial<DailyClose.DailyClose> = {}
+): DailyClose.DailyClose => {
+  const id = overrides.id ?? uuid()
+  const previous = uuid()
+  const partnerId = uuid()
+  const figures = { spot: dec("5.4420"), mtm: dec("-1234.56"), delta: dec("-0.000001"), gamma: dec("12.5") }
+  return {
+    id,
+    environment,
+    closed_at: closedAt,
+    scheduled_for: closedAt,
+    snapshot_id: uuid(),
+    snapshot_as_of: plusMillis(closedAt, -60_000),
+    previous_close_id: previous,
+    usd_per: { USD: dec("1"), BRL: dec("0.18375597"), MXN: dec("0.0588"), EUR: dec("1.0850"), NGN: dec("0.000650") },
+    pairs: [
+      {
+        pair: "USD/BRL",
+        quote: "BRL",
+        spot: figures.spot,
+        usd_per_quote: dec("0.18375597"),
+        open_locks: 2,
+        mtm: figures.mtm,
+        delta: figures.delta,
+        gamma: figures.gamma,
+        vega: dec("0"),
+        theta: dec("-3.00"),
+        mtm_usd: dec("-226.86"),
+        payouts_due_usd: dec("29.60"),
+        hedge_position: dec("-80000.25"),
+        hedge_mark: dec("1500.123456"),
+        hedge_mark_usd: dec("275.66"),
+        hedge_realised: dec("0.00")
+      }
+    ],
+    payouts_due: [
+      {
+        contract_id: uuid(),
+        partner_id: partnerId,
+        pair: "USD/BRL",
+        token: "USDC",
+        amount: dec("29.600000"),
+        amount_usd: dec("29.60")
+      }
+    ],
+    balances: [
+      { ledger: "contracts", account: "premium_income", currency: "USDC", balance: dec("-12.345678") },
+      { ledger: "hedges", account: "hedge_venue", currency: "BRL", balance: dec("432961.35301") }
+    ],
+    pnl: {
+      from_close_id: previous,
+      to_close_id: id,
+      from: plus(closedAt, Duration.days(-1)),
+      to: closedAt,
+      days: 86_401 / 86_400,
+      usd: pnlLines(),
+      pairs: [
+        { pair: "USD/BRL", quote: "BRL", usd: pnlLines(), in_quote: pnlLines(), locks_sold: 3, locks_settled: 1 }
+      ],
+      partners: [
+        {
+          partner_id: partnerId,
+          locks_sold: 3,
+          premiums: dec("12.345678"),
+          forfeits: dec("0"),
+          payouts: dec("-29.60"),
+          realised: dec("-17.254322"),
+          pairs: [
+            {
+              pair: "USD/BRL",
+              locks_sold: 3,
+              premiums: dec("12.345678"),
+              forfeits: dec("0"),
+              payouts: dec("-29.60"),
+              realised: dec("-17.254322")
+            }
+          ]
+        }
+      ],
+      tokens: [{ token: "USDC", premiums: dec("12.345678"), forfeits: dec("0.000000"), payouts: dec("-29.600000") }],
+      network_fees: [{ chain: "polygon", currency: "POL", amount: dec("0.001234567890123456") }]
+    },
+    snapshot: MarketSnapshot.illustrativeAt(plusMillis(closedAt, -60_000)),
+    locks: [closeLock(), closeLock({ direction: "BRL_TO_USD", mtm: 0.1 + 0.2, delta: 7.000000000000001 })],
+    ...overrides
+  }
 }
 
 /**

@@ -16,9 +16,18 @@ import { type State, type Step, write } from "./state.ts"
 export const transferKey = (t: Pick<ContractRepo.FundingTransfer, "chain" | "transactionHash" | "index">): string =>
   `${t.chain}|${t.transactionHash}|${t.index}`
 
-/** Appends an entry to its contract's entries, in booking order. */
-const book = (ledger: State["ledger"], entry: Ledger.LedgerEntry): State["ledger"] =>
-  HashMap.set(ledger, entry.contractId, [...Option.getOrElse(HashMap.get(ledger, entry.contractId), () => []), entry])
+/** Appends the entries to their contracts' entries, numbered after every entry booked before them. */
+const book = (state: State, entries: ReadonlyArray<Ledger.LedgerEntry>): Pick<State, "ledger" | "ledgerBooked"> => ({
+  ledger: entries.reduce(
+    (ledger, entry, n) =>
+      HashMap.set(ledger, entry.contractId, [
+        ...Option.getOrElse(HashMap.get(ledger, entry.contractId), () => []),
+        { seq: state.ledgerBooked + n, entry }
+      ]),
+    state.ledger
+  ),
+  ledgerBooked: state.ledgerBooked + entries.length
+})
 
 /** True when the change collides with what is stored: a stale version or a duplicate. */
 const conflicts = (state: State, change: ContractRepo.ContractChange): boolean => {
@@ -66,7 +75,7 @@ export const commitStep =
           ? state.incomingKeys
           : HashMap.set(state.incomingKeys, scopedKey(incoming, incoming.idempotencyKey), incoming.id),
       outgoing: outgoing === null ? state.outgoing : HashMap.set(state.outgoing, outgoing.id, unleased(outgoing)),
-      ledger: change.ledger.reduce(book, state.ledger),
+      ...book(state, change.ledger),
       fundingCursors:
         change.fundingCursor === undefined
           ? state.fundingCursors

@@ -170,7 +170,9 @@ export const makeContractRepo = (ref: StateRef): ContractRepo.ContractRepoShape 
   })
 
   const ledgerEntries = Effect.fn("MemoryStore.contracts.ledgerEntries")(function* (contractId: string) {
-    return yield* read(ref, (state) => Option.getOrElse(HashMap.get(state.ledger, contractId), () => []))
+    return yield* read(ref, (state) =>
+      Option.getOrElse(HashMap.get(state.ledger, contractId), () => []).map((booked) => booked.entry)
+    )
   })
 
   // keys are `chain|hash|index` (`transferKey`); an EVM hash is matched without case, as on SQL

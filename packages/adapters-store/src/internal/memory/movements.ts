@@ -73,7 +73,7 @@ const fundingBalancesOf = (state: State, rail: MovementRepo.RailScope): Array<Mo
   )
   return oldestFirst(contracts, self, { limit: contracts.length }).flatMap((c) => {
     let balance = atAddress.get(`${c.chain}|${c.fundingWalletAddress}|${c.settlementCurrency}`) ?? Money.zero
-    for (const e of Option.getOrElse(HashMap.get(state.ledger, c.id), () => [])) {
+    for (const { entry: e } of Option.getOrElse(HashMap.get(state.ledger, c.id), () => [])) {
       if (e.account === "funding_wallet" && e.currency === c.settlementCurrency) balance = Money.sum(balance, e.amount)
     }
     if (Money.isZero(balance)) return []
@@ -96,7 +96,7 @@ const walletBalancesOf = (state: State, rail: MovementRepo.RailScope): Array<Mov
   const hotWallet = new Map<TreasuryLedger.TreasuryCurrency, Money.Decimal>()
   for (const { row: c } of HashMap.values(state.contracts)) {
     if (c.environment !== rail.environment || c.chain !== rail.chain) continue
-    for (const e of Option.getOrElse(HashMap.get(state.ledger, c.id), () => [])) {
+    for (const { entry: e } of Option.getOrElse(HashMap.get(state.ledger, c.id), () => [])) {
       if (e.account === "payout_wallet") add(hotWallet, e.currency, e.amount)
     }
   }

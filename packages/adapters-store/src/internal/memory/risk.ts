@@ -2,8 +2,9 @@
  * The book's records in memory: scenarios by name, and one revaluation per environment, replaced
  * only by a newer one (as the SQL upsert's `WHERE` does), and the one lease on revaluing.
  */
-import { type DateTime, Effect, HashMap, Option } from "effect"
+import { Effect, HashMap, Option } from "effect"
 import { type Partner, RiskRevaluationRepo, RiskScenarioRepo } from "@ratelock/core"
+import { singleLease } from "./singleLease.ts"
 import { atomically, done, read } from "./state.ts"
 import type { StateRef } from "./state.ts"
 
@@ -39,26 +40,6 @@ export const makeRiskRevaluationRepo = (ref: StateRef): RiskRevaluationRepo.Risk
   const latest = Effect.fn("MemoryStore.riskRevaluations.latest")(function* (environment: Partner.Environment) {
     return yield* read(ref, (state) => HashMap.get(state.riskRevaluations, environment))
   })
-  const claim = Effect.fn("MemoryStore.riskRevaluations.claim")(function* (
-    lease: RiskRevaluationRepo.RevaluationLease,
-    now: DateTime.Utc
-  ) {
-    return yield* atomically(ref, (state) => {
-      const held = state.revaluationLease
-      if (held !== null && held.until.epochMilliseconds > now.epochMilliseconds) return done(false, state)
-      return done(true, { ...state, revaluationLease: lease })
-    })
-  })
-  const release = Effect.fn("MemoryStore.riskRevaluations.release")(function* (
-    lease: RiskRevaluationRepo.RevaluationLease,
-    now: DateTime.Utc
-  ) {
-    yield* atomically(ref, (state) => {
-      const held = state.revaluationLease
-      const mine =
-        held !== null && held.owner === lease.owner && held.until.epochMilliseconds === lease.until.epochMilliseconds
-      return done(undefined, mine ? { ...state, revaluationLease: { owner: lease.owner, until: now } } : state)
-    })
-  })
+  const { claim, release } = singleLease(ref, "revaluationLease", "MemoryStore.riskRevaluations")
   return RiskRevaluationRepo.RiskRevaluationRepo.of({ save, latest, claim, release })
 }

@@ -31,6 +31,8 @@ import type {
   Contract,
   ContractRepo,
   CorridorLimit,
+  DailyClose,
+  DailyCloseRepo,
   EventRepo,
   HedgeOrder,
   HedgePolicy,
@@ -60,6 +62,12 @@ export interface IdempotencyRow {
   readonly expiresAt: number
 }
 
+/** A contract ledger entry and its place among every entry booked, as `ledger_entries.id` orders them. */
+export interface BookedEntry {
+  readonly seq: number
+  readonly entry: Ledger.LedgerEntry
+}
+
 /** One source's booking in the treasury ledger: its entries, and its place among all bookings. */
 export interface TreasuryBooking {
   readonly seq: number
@@ -80,7 +88,9 @@ export interface State {
   /** `chain|transactionHash|index` → a transfer that did not fund its contract. */
   readonly unmatched: HashMap.HashMap<string, ContractRepo.UnmatchedTransfer>
   /** contract id → its entries in booking order. */
-  readonly ledger: HashMap.HashMap<string, ReadonlyArray<Ledger.LedgerEntry>>
+  readonly ledger: HashMap.HashMap<string, ReadonlyArray<BookedEntry>>
+  /** How many contract ledger entries were ever booked: the next one's `seq`. */
+  readonly ledgerBooked: number
   readonly incoming: HashMap.HashMap<string, EventRepo.IncomingEvent>
   /** `partner|environment|idempotencyKey` → incoming event id. */
   readonly incomingKeys: HashMap.HashMap<string, string>
@@ -133,6 +143,12 @@ export interface State {
   readonly hotWallets: HashMap.HashMap<string, HotWalletRepo.HotWalletReading>
   /** id → the audit record: appended, never replaced nor removed. */
   readonly audit: HashMap.HashMap<string, AuditRepo.AuditRecord>
+  /** id → the daily close, its locks by contract id: stored once, never replaced nor removed. */
+  readonly dailyCloses: HashMap.HashMap<string, DailyClose.DailyClose>
+  /** `environment|cut` (the cut in epoch milliseconds) → its scheduled close: one per cut. */
+  readonly closeByCut: HashMap.HashMap<string, string>
+  /** Who holds the lease on closing, until when; null: nobody ever took it. */
+  readonly closeLease: DailyCloseRepo.CloseLease | null
 }
 
 export const empty: State = {
@@ -144,6 +160,7 @@ export const empty: State = {
   transfers: HashMap.empty(),
   unmatched: HashMap.empty(),
   ledger: HashMap.empty(),
+  ledgerBooked: 0,
   incoming: HashMap.empty(),
   incomingKeys: HashMap.empty(),
   outgoing: HashMap.empty(),
@@ -172,7 +189,10 @@ export const empty: State = {
   riskRevaluations: HashMap.empty(),
   revaluationLease: null,
   hotWallets: HashMap.empty(),
-  audit: HashMap.empty()
+  audit: HashMap.empty(),
+  dailyCloses: HashMap.empty(),
+  closeByCut: HashMap.empty(),
+  closeLease: null
 }
 
 export type StateRef = Ref.Ref<State>

@@ -1,8 +1,9 @@
 /**
  * The balances by the books that `MovementRepo` reads (computed by its statements, not stored): a
- * funding address's (`FundingBalance`) and a wallet's (`WalletBalance`), each sum as `numeric` text.
+ * funding address's (`FundingBalance`) and a wallet's (`WalletBalance`); and the trial balance a
+ * daily close reads (`LedgerBalance`). Each sum as `numeric` text.
  */
-import { Contract, MovementRepo, Rail, TreasuryLedger } from "@ratelock/core"
+import { Contract, DailyClose, MovementRepo, Rail, TreasuryLedger } from "@ratelock/core"
 import { Schema } from "effect"
 import { decimal, Numeric, rowSchema } from "./columns.ts"
 
@@ -58,3 +59,13 @@ export const WalletBalanceRow = rowSchema("WalletBalanceRow", WalletBalanceColum
   currency: r.currency,
   balance: decimal(r.balance)
 }))
+
+const TrialBalanceColumns = Schema.Struct({
+  ledger: DailyClose.LedgerBalance.fields.ledger,
+  account: Schema.String,
+  currency: Schema.String,
+  balance: Numeric
+})
+
+/** A row of `trialBalance` → `LedgerBalance` (its balance with the scale the sum has). */
+export const TrialBalanceRow = rowSchema("TrialBalanceRow", TrialBalanceColumns, DailyClose.LedgerBalance, (r) => r)

@@ -57,6 +57,23 @@ export const int8OrNull = orNull(int8)
 /** A value for a `json` column, as text (`json`, not `jsonb`, keeps an object's key order; `undefined` is `null`). */
 export const json = (value: unknown): string => JSON.stringify(value ?? null)
 
+/**
+ * A double inside JSON that a `float8` column reads back to the same bits: its shortest exact text, as a string,
+ * since JSON has no `-0`, `NaN` or infinities (`float8` reads all of them from their text).
+ */
+export const float8Text = (value: number): string => (Object.is(value, -0) ? "-0" : String(value))
+
+/**
+ * Rows written from JSON in one statement (`jsonb_to_recordset`), given each column with the SQL type it is read
+ * from JSON as: the column list of the insert, and the column definitions of the recordset.
+ */
+export const recordset = (written: Record<string, string>) => ({
+  columns: Object.keys(written).join(", "),
+  definitions: Object.entries(written)
+    .map(([column, type]) => `${column} ${type}`)
+    .join(", ")
+})
+
 /** A row schema's encoding, which nothing uses: rows are written by their row module's mapping. */
 const writtenByMapping = <T, E>() =>
   SchemaGetter.forbidden<T, E>(() => "a row is written by its row module's mapping, not encoded by its schema")

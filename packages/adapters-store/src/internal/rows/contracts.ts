@@ -3,8 +3,8 @@
  * JSON) and `ContractRecord`, and the history, transfer and ledger rows a commit writes beside it.
  * The one place their columns are named: the schema a read decodes, the mapping a write binds.
  */
-import { Contract, type ContractRepo, Ledger, Partner, Rail } from "@ratelock/core"
-import { Schema } from "effect"
+import { Contract, type ContractRepo, Corridor, Ledger, Partner, Rail } from "@ratelock/core"
+import { Schema, Struct } from "effect"
 import type { SqlClient } from "effect/sql"
 import {
   decimal,
@@ -210,10 +210,23 @@ export const ledgerRow = (
   ...entryRow(e)
 })
 
-/** A `ledger_entries` row → `LedgerEntry`. */
-export const LedgerRow = rowSchema("LedgerRow", LedgerColumns, Ledger.LedgerEntry, (r) => ({
+const ledgerEntryOf = (r: typeof LedgerColumns.Type) => ({
   contractId: r.contract_id,
   partnerId: r.partner_id,
   environment: r.environment,
   ...entryOf(r)
-}))
+})
+
+/** A `ledger_entries` row → `LedgerEntry`. */
+export const LedgerRow = rowSchema("LedgerRow", LedgerColumns, Ledger.LedgerEntry, ledgerEntryOf)
+
+/** `DailyCloseRepo.ContractFlow` as a schema: an entry with its contract's corridor. */
+const ContractFlow = Schema.Struct({ ...Ledger.LedgerEntry.fields, direction: Corridor.Direction })
+
+/** A `ledger_entries` row with its contract's `direction` → `ContractFlow`. */
+export const ContractFlowRow = rowSchema(
+  "ContractFlowRow",
+  LedgerColumns.mapFields(Struct.assign({ direction: Corridor.Direction })),
+  ContractFlow,
+  (r) => ({ ...ledgerEntryOf(r), direction: r.direction })
+)

@@ -7,7 +7,7 @@
 import { Partner, Rail, TreasuryLedger } from "@ratelock/core"
 import { DateTime, Schema } from "effect"
 import { entryColumns, entryOf } from "./ledger.ts"
-import { numeric, rowSchema } from "./columns.ts"
+import { numeric, recordset, rowSchema } from "./columns.ts"
 
 const TreasuryColumns = Schema.Struct({
   source: Schema.String,
@@ -34,13 +34,8 @@ const written = {
   at: "timestamptz"
 } as const
 
-/** The column list of an insert. */
-export const treasuryColumnList = Object.keys(written).join(", ")
-
-/** The column definitions of a `jsonb_to_recordset` of entries. */
-export const treasuryRecordset = Object.entries(written)
-  .map(([column, type]) => `${column} ${type}`)
-  .join(", ")
+/** The column list of an insert, and the column definitions of a `jsonb_to_recordset` of entries. */
+export const { columns: treasuryColumnList, definitions: treasuryRecordset } = recordset(written)
 
 /** The JSON object an entry is written from (the columns of `treasuryRecordset`). */
 export const treasuryJson = (e: TreasuryLedger.TreasuryEntry): Record<keyof typeof written, string | null> => ({
