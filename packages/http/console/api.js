@@ -35,6 +35,7 @@ export const routes = {
   deliveries: (environment) => `/operator/v1/deliveries?environment=${environment}`,
   hedgeOrders: (environment) => `/operator/v1/hedge/orders?environment=${environment}&status=pending`,
   treasury: (environment) => `/operator/v1/treasury?environment=${environment}`,
+  pnl: (environment) => `/operator/v1/finance/pnl?environment=${environment}`,
   audit: () => auditPath()
 }
 

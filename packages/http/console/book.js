@@ -2,19 +2,10 @@
 // pair's delta against its hedge band, the net currency exposure and the stress results.
 
 import { bandChart, hedgeChart, legend, signedBars, tones } from "./charts.js"
-import { age, clock, decimal, figure, h, shortId, table, toNumber } from "./format.js"
+import { age, clock, decimal, figure, h, shortId, table, tile, toNumber } from "./format.js"
 
 const source = "risk"
 const f = (path, value, format) => figure(source, path, value, format)
-
-const tile = (label, value, unit, note) =>
-  h(
-    "div",
-    { class: "tile" },
-    h("span", { class: "tile-label" }, label),
-    h("span", { class: "tile-value" }, value, unit ? h("span", { class: "unit" }, ` ${unit}`) : null),
-    note ? h("span", { class: "tile-note" }, note) : null
-  )
 
 /** The worst stress result in words, as the desk would say it. */
 const worstInWords = (report) => {

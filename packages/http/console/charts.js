@@ -212,3 +212,31 @@ export const smileChart = (container, label, rows, series) =>
       Plot.dot(rows, { x: "point", y: "value", fill: "series", r: 3 })
     ]
   }))
+
+/** Colours for the explained lines: Okabe–Ito's without black, then Tol's muted ones, twelve apart. */
+const lineColours = [...palette.filter((c) => c !== "#000000"), "#882255", "#44aa99", "#332288", "#ddcc77", "#aa4499"]
+
+/** The explained lines' colours, in their order, then grey for the unexplained (so it reads as what is left). */
+export const pnlTones = (series) =>
+  series.map((line, i) => (line === "unexplained" ? "#9ca3af" : lineColours[i % lineColours.length]))
+
+/**
+ * A bar per day of the explained lines stacked in `series` order (gains up, losses down from zero), the last
+ * series on top, and the cumulative total as a line with its dots: `rows` are `{ date, line, value }`,
+ * `cumulative` `{ date, value }`, in USD.
+ */
+export const pnlChart = (container, label, rows, { series, cumulative }) =>
+  draw(container, label, (Plot) => ({
+    height: 280,
+    marginLeft: 64,
+    marginRight: 16,
+    x: { type: "band", label: null, padding: 0.25 },
+    y: { label: "USD", grid: true, tickFormat: compact, nice: true },
+    color: { domain: series, range: pnlTones(series) },
+    marks: [
+      Plot.barY(rows, { x: "date", y: "value", fill: "line", order: series }),
+      Plot.ruleY([0]),
+      Plot.lineY(cumulative, { x: "date", y: "value", stroke: tones.target, strokeWidth: 1.8 }),
+      Plot.dot(cumulative, { x: "date", y: "value", fill: tones.target, r: 3 })
+    ]
+  }))

@@ -10,6 +10,7 @@ import { age, clock, h, shortId } from "./format.js"
 import { limits } from "./limits.js"
 import { market } from "./market.js"
 import { pipes } from "./pipes.js"
+import { pnl } from "./pnl.js"
 import { treasury } from "./treasury.js"
 
 /** How often the console reads the routes again. */
@@ -22,6 +23,7 @@ const sourceNames = {
   deliveries: "deliveries",
   hedgeOrders: "hedge orders",
   treasury: "treasury",
+  pnl: "P&L",
   audit: "audit log"
 }
 
@@ -322,6 +324,7 @@ const render = () => {
   section("market", (later) => market(s.market.data, s.status.data, later))
   section("pipes", () => pipes(state.environment, s.status.data, s.deliveries.data, s.hedgeOrders.data))
   section("treasury", () => treasury(state.environment, s.treasury.data, s.status.data))
+  section("pnl", (later) => pnl(s.pnl.data, state.environment, later))
   section("audit", () => audit(s.audit.data))
 }
 

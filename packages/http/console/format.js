@@ -97,6 +97,16 @@ export const figure = (source, path, value, format = "decimal", tag = "span", at
   return h(tag, { ...attributes, dataset: { source, path, format } }, text)
 }
 
+/** A headline figure: its label, its value (a `figure()`), its unit and a note in words. */
+export const tile = (label, value, unit, note) =>
+  h(
+    "div",
+    { class: "tile" },
+    h("span", { class: "tile-label" }, label),
+    h("span", { class: "tile-value" }, value, unit ? h("span", { class: "unit" }, ` ${unit}`) : null),
+    note ? h("span", { class: "tile-note" }, note) : null
+  )
+
 /**
  * A table of `rows` with a caption, scrolling sideways inside its own region on a narrow screen (the
  * region takes the keyboard's focus, so it scrolls with the arrow keys). Each column is

@@ -12,7 +12,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { PgMigrator } from "@effect/sql-pg"
 import { SimulatedHedgeVenue } from "@ratelock/adapters-store"
-import { ManualHedgeVenue, MarketData, MarketSnapshotRepo, type Partners, Revaluation } from "@ratelock/core"
+import { ManualHedgeVenue, type Partners, Revaluation } from "@ratelock/core"
 import { Config, Console, Duration, Effect, Layer, Option, References, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
@@ -27,6 +27,7 @@ import * as RateLimitShares from "./server/RateLimitShares.ts"
 import { Readiness } from "./server/Readiness.ts"
 import * as Server from "./server/Server.ts"
 import * as MarketFeed from "./MarketFeed.ts"
+import * as MarketInForce from "./MarketInForce.ts"
 import * as Services from "./Services.ts"
 import * as Store from "./Store.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -34,27 +35,6 @@ import * as WebhookClient from "./WebhookClient.ts"
 import * as Workers from "./Workers.ts"
 
 export { HostError } from "./HostError.ts"
-
-/**
- * Market data from the latest stored snapshot under the freshness rules. The latest is read again
- * at most once a second, so a snapshot imported by any process is in force everywhere within a
- * second, and a quote does not decode the document each time.
- */
-const marketData = (settings: HostConfig.Settings) =>
-  Layer.effect(
-    MarketData.MarketData,
-    Effect.gen(function* () {
-      const repo = yield* MarketSnapshotRepo.MarketSnapshotRepo
-      const latest = yield* Effect.cachedWithTTL(
-        Effect.map(
-          repo.latest(),
-          Option.map((stored) => ({ id: stored.id, snapshot: stored.document }))
-        ),
-        Duration.seconds(1)
-      )
-      return MarketData.fromLatest({ latest, maxAge: settings.marketMaxAge })
-    })
-  )
 
 /**
  * Where the hedging pass sends its orders (`RATELOCK_HEDGING`): no venue when `off`, so the pass
@@ -85,7 +65,7 @@ const services = (settings: HostConfig.Settings) =>
     Services.layer,
     HostConfig.layer(settings),
     Readiness.layerSql
-  ).pipe(Layer.provideMerge(marketData(settings)))
+  ).pipe(Layer.provideMerge(MarketInForce.layer({ maxAge: settings.marketMaxAge })))
 
 /**
  * The base URL to print: `localhost` when listening on every interface, else the interface

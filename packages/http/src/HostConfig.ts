@@ -2,7 +2,18 @@
  * Every setting of the HTTP host, read once through Effect `Config` (environment variables) with
  * its default. `packages/http/README.md` ("Running it") lists the same variables.
  */
-import { HotWalletRepo, Lease, Money, QuotePolicy, Rail, Reconciliation, Sweeps, Treasury } from "@ratelock/core"
+import {
+  DailyClose,
+  DailyCloses,
+  HotWalletRepo,
+  Lease,
+  Money,
+  QuotePolicy,
+  Rail,
+  Reconciliation,
+  Sweeps,
+  Treasury
+} from "@ratelock/core"
 import {
   Config,
   Context,
@@ -95,6 +106,8 @@ export interface Settings {
   readonly sweeps: Sweeps.SweepSettingsShape
   /** `RATELOCK_RECONCILE_EVERY_SECONDS`: how often the workers set the books against the chain. */
   readonly reconcileInterval: Duration.Duration
+  /** `RATELOCK_DAILY_CLOSE`: the daily cut, `HH:MM` UTC, at which the workers close each environment's book. */
+  readonly dailyClose: string
 }
 
 export const HedgingMode = Schema.Literals(["off", "manual", "simulated"])
@@ -236,7 +249,8 @@ export const settings: Config.Config<Settings> = Config.all({
   riskInterval: seconds("RATELOCK_RISK_INTERVAL_SECONDS", 30),
   hotWalletMinimums,
   sweeps: sweepSettings,
-  reconcileInterval: seconds("RATELOCK_RECONCILE_EVERY_SECONDS", 600)
+  reconcileInterval: seconds("RATELOCK_RECONCILE_EVERY_SECONDS", 600),
+  dailyClose: Config.schema(DailyClose.CutTime, "RATELOCK_DAILY_CLOSE").pipe(Config.withDefault(DailyClose.defaultCut))
 })
 
 /** The settings, read once, for handlers and workers that need them. */
@@ -252,7 +266,8 @@ export const quotePolicy = (s: Settings): QuotePolicy.QuotePolicyShape => ({
 
 /**
  * `HostConfig` and what the server and core read from it: the quote policy, the rate limit, the
- * body limit, which environments are enabled, the hot wallets' thresholds, the minimum log level.
+ * body limit, which environments are enabled, the hot wallets' thresholds, the daily close's cut, the minimum
+ * log level.
  */
 export const layer = (s: Settings): Layer.Layer<HostConfig> =>
   Layer.mergeAll(
@@ -264,6 +279,7 @@ export const layer = (s: Settings): Layer.Layer<HostConfig> =>
     Layer.succeed(Treasury.Thresholds, s.hotWalletMinimums),
     Layer.succeed(Sweeps.SweepSettings, s.sweeps),
     Layer.succeed(Reconciliation.Interval, s.reconcileInterval),
+    Layer.succeed(DailyCloses.Settings, { cut: s.dailyClose }),
     Layer.succeed(References.MinimumLogLevel, s.logLevel)
   )
 

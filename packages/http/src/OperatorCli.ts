@@ -8,6 +8,7 @@
 import { Effect, References } from "effect"
 import { Command } from "effect/cli"
 import { audit } from "./cli/AuditCommands.ts"
+import { finance } from "./cli/FinanceCommands.ts"
 import { funds } from "./cli/FundsCommands.ts"
 import { hedge } from "./cli/HedgeCommands.ts"
 import { key } from "./cli/KeyCommands.ts"
@@ -41,6 +42,7 @@ export const command = Command.make("ratelock").pipe(
     risk,
     hedge,
     treasury,
+    finance,
     operator,
     audit,
     worker

@@ -57,6 +57,7 @@ describe("settings", () => {
       assert.strictEqual(s.hedging, "off")
       assert.strictEqual(Money.format(s.hedgeSpreadBps), "5")
       assert.strictEqual(Duration.toSeconds(s.riskInterval), 30)
+      assert.strictEqual(s.dailyClose, "21:00")
       assert.deepStrictEqual(s.hotWalletMinimums, {})
     })
   )
@@ -80,6 +81,7 @@ describe("settings", () => {
         RATELOCK_HEDGING: "simulated",
         RATELOCK_HEDGE_SPREAD_BPS: "2.5",
         RATELOCK_RISK_INTERVAL_SECONDS: "5",
+        RATELOCK_DAILY_CLOSE: "00:30",
         RATELOCK_POLYGON_HOT_WALLET_MIN_NATIVE: "5",
         RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "10000.50",
         RATELOCK_SOLANA_HOT_WALLET_MIN_NATIVE: "0.000000001",
@@ -101,6 +103,7 @@ describe("settings", () => {
       assert.strictEqual(s.workerConcurrency, 4)
       assert.deepStrictEqual([s.hedging, Money.format(s.hedgeSpreadBps)], ["simulated", "2.5"])
       assert.strictEqual(Duration.toSeconds(s.riskInterval), 5)
+      assert.strictEqual(s.dailyClose, "00:30")
       // the thresholds exactly as written, per chain and asset
       assert.deepStrictEqual(
         Object.entries(s.hotWalletMinimums).map(([chain, assets]) => [
@@ -136,6 +139,9 @@ describe("settings", () => {
         { RATELOCK_HEDGING: "on" },
         { RATELOCK_HEDGE_SPREAD_BPS: "-1" },
         { RATELOCK_HEDGE_SPREAD_BPS: "1e3" },
+        { RATELOCK_DAILY_CLOSE: "24:00" },
+        { RATELOCK_DAILY_CLOSE: "9:00" },
+        { RATELOCK_DAILY_CLOSE: "21:00:00" },
         { RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "-1" },
         { RATELOCK_ETHEREUM_HOT_WALLET_MIN_NATIVE: "five" },
         { RATELOCK_LOG_LEVEL: "loud" },
@@ -367,6 +373,14 @@ describe("pnpm start", { timeout: 180_000 }, () => {
     assert.strictEqual(await production.exited, 1)
     assert.include(production.stdout() + production.stderr(), "cannot start the production chains")
     assert.include(production.stdout() + production.stderr(), "RATELOCK_SOLANA_RPC_URL")
+  })
+
+  it("refuses to start on a daily cut that is no time of day, naming the variable", async () => {
+    const service = start(tempDataDir(), { RATELOCK_DAILY_CLOSE: "25:00" })
+    assert.strictEqual(await service.exited, 1)
+    const said = service.stdout() + service.stderr()
+    assert.include(said, "Expected a UTC time of day such as 21:00")
+    assert.include(said, "RATELOCK_DAILY_CLOSE")
   })
 
   it("an operator port in use stops the start with a message naming RATELOCK_OPERATOR_PORT", async () => {

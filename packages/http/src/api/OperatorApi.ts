@@ -24,6 +24,7 @@ import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, Vali
 import { OptionalIdempotencyKey } from "./Headers.ts"
 import { AccessGroup } from "./OperatorAccess.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
+import { FinanceGroup } from "./OperatorFinance.ts"
 import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
 import { PartnersGroup } from "./OperatorPartners.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
@@ -439,6 +440,7 @@ export class OperatorApi extends HttpApi.make("ratelock-operator")
   .add(OperatorGroup)
   .add(DeskGroup)
   .add(MoneyGroup)
+  .add(FinanceGroup)
   .add(PartnersGroup)
   .add(AccessGroup)
   .add(MetricsGroup)

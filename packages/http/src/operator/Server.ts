@@ -22,6 +22,7 @@ import * as AccessHandlers from "./AccessHandlers.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Console from "./Console.ts"
 import * as DeskHandlers from "./DeskHandlers.ts"
+import * as FinanceHandlers from "./FinanceHandlers.ts"
 import * as Handlers from "./Handlers.ts"
 import * as MoneyHandlers from "./MoneyHandlers.ts"
 import * as PartnersHandlers from "./PartnersHandlers.ts"
@@ -40,6 +41,7 @@ export type Ports =
   | Handlers.Requirements
   | DeskHandlers.Requirements
   | MoneyHandlers.Requirements
+  | FinanceHandlers.Requirements
   | PartnersHandlers.Requirements
   | AccessHandlers.Requirements
   | OperatorTokenRepo.OperatorTokenRepo
@@ -54,7 +56,8 @@ const layerRoutes = Layer.mergeAll(
         DeskHandlers.layer,
         PartnersHandlers.layer,
         AccessHandlers.layer,
-        MoneyHandlers.layer
+        MoneyHandlers.layer,
+        FinanceHandlers.layer
       ).pipe(Layer.provide(Layer.merge(Authentication.layer, SchemaErrors.layer)))
     )
   ),

@@ -96,14 +96,15 @@ const seed = Effect.gen(function* () {
 })
 
 /**
- * What the tests reach besides HTTP: the store (to read a contract's ledger), its readiness, and
- * the crypto and ids (an operator listener beside the server runs on them).
+ * What the tests reach besides HTTP: the store (to read a contract's ledger), its readiness, the
+ * market data, and the crypto and ids (an operator listener beside the server runs on them).
  */
 export type Provided =
   | Lifecycle
   | Receiver.Receiver
   | PgStore.Repos
   | Readiness
+  | MarketData.MarketData
   | Layer.Success<typeof Services.layer>
   | ChainGateway.ChainGateway
 
