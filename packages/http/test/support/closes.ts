@@ -5,10 +5,17 @@
  *
  * On any database with the service's tables: PostgreSQL, or an embedded one once its server stopped.
  */
-import type { SqlClient } from "effect/sql"
 import type { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { assert } from "vitest"
 import type { Readable } from "./cluster/database.ts"
+
+const example = readFileSync(join(import.meta.dirname, "../../../../docs/market/example-snapshot.json"), "utf8")
+
+/** docs/market's example snapshot as of `asOf`: in force for production while it is fresh, for the sandbox always. */
+export const exampleSnapshot = (asOf: Date) => ({ ...JSON.parse(example), as_of: asOf.toISOString() })
 
 /** What `query` of a writable database runs: any statement, no rows wanted. */
 export type Writable = {
