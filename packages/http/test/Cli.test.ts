@@ -40,7 +40,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(first.code, 0, first.stderr)
     assert.match(
       first.stdout,
-      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings, 19_partner_refund_addresses, 20_money_loop, 21_operator_audit on the embedded database in /
+      /Applied 1_initial, 2_unmatched_transfers, 3_late_funds_watch, 4_conflict_guard, 5_funding_index_sequences, 6_checks_on_domains, 7_api_replicas, 8_sandbox_webhook_inbox, 9_market_snapshots, 10_operator_tokens, 11_event_trace_context, 12_corridor_limits, 13_hedging, 14_risk, 15_failed_deliveries, 16_revaluation_lease, 17_payout_nonces, 18_hot_wallet_readings, 19_partner_refund_addresses, 20_money_loop, 21_operator_audit, 22_daily_closes on the embedded database in /
     )
     const second = await cli(dataDir, "migrate")
     assert.match(second.stdout, /Schema up to date/)
