@@ -46,6 +46,8 @@ export const dailyCloses = statements([
     gamma float8 NOT NULL,
     vega float8 NOT NULL,
     theta float8 NOT NULL,
+    vanna float8 NOT NULL,
+    volga float8 NOT NULL,
     vol float8 NOT NULL,
     PRIMARY KEY (close_id, contract_id)
   )`,

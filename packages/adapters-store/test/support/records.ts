@@ -419,6 +419,8 @@ export const closeLock = (overrides: Partial<DailyClose.CloseLock> = {}): DailyC
   gamma: 5e-324,
   vega: 1 / 3,
   theta: -1.2345678901234566e-7,
+  vanna: 2 / 3,
+  volga: -Math.E * 1e-3,
   vol: Math.PI / 20,
   ...overrides
 })

@@ -6,7 +6,7 @@
  * snapshot, the sandbox on the latest or the illustrative one); without it the close is refused with the reason,
  * and nothing is written.
  */
-import { Context, DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as Environments from "../kernel/Environment.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Lease from "../kernel/Lease.ts"
@@ -32,9 +32,12 @@ export const Settings = Context.Reference<SettingsShape>("@ratelock/core/DailyCl
 
 /** A close that cannot be taken, and why. */
 export class CloseRefused extends Schema.TaggedError<CloseRefused>()("CloseRefused", {
-  reason: Schema.Literals(["no_market_data"]),
+  reason: Schema.Literals(["no_market_data", "close_in_progress"]),
   message: Schema.String
 }) {}
+
+/** How long after its instant a close reads the ledger: longer than a transition takes to commit. */
+const settle = Duration.seconds(1)
 
 /** Every filled hedge order there is, at most: a book's fills over its whole life. */
 const allFills = 10_000_000
@@ -43,8 +46,10 @@ const allFills = 10_000_000
 export const summary = ({ locks: _, snapshot: __, ...rest }: DailyClose.DailyClose): DailyClose.CloseSummary => rest
 
 /**
- * Closes `environment` now, standing for `scheduledFor` (null: an operator's close). Answers the close written,
- * or none when the environment already has a close for `scheduledFor` (another worker took it).
+ * Closes `environment` now, standing for `scheduledFor` (null: an operator's close), from its latest close. Answers
+ * the close written, or none when the environment already has a close for `scheduledFor` (another worker took it).
+ * Run under the close lease (`withLease`): two closes computed at once from the same latest one would both count
+ * its period.
  */
 export const close = Effect.fn("DailyCloses.close")(function* (
   environment: Environment,
@@ -57,6 +62,15 @@ export const close = Effect.fn("DailyCloses.close")(function* (
       message: `no market data in force for ${environment}: ${inForce.message}`
     })
   }
+  return yield* closeOn(environment, scheduledFor, inForce)
+})
+
+/** The close computed from the environment's latest close, and written. */
+const closeOn = Effect.fn("DailyCloses.closeOn")(function* (
+  environment: Environment,
+  scheduledFor: DateTime.Utc | null,
+  inForce: { readonly snapshotId: string | null; readonly snapshot: DailyClose.DailyClose["snapshot"] }
+) {
   const repo = yield* DailyCloseRepo
   const now = yield* DateTime.now
   const previous = yield* repo.latest(environment)
@@ -75,10 +89,13 @@ export const close = Effect.fn("DailyCloses.close")(function* (
     balances,
     previousCloseId: Option.match(previous, { onNone: () => null, onSome: (p) => p.id })
   })
+  // a transition dated before the close may still be committing its ledger entries: they are waited for, so none
+  // falls between two periods
+  const elapsed = (yield* DateTime.now).epochMilliseconds - now.epochMilliseconds
+  if (elapsed < Duration.toMillis(settle)) yield* Effect.sleep(Duration.millis(Duration.toMillis(settle) - elapsed))
   const pnl = Option.isNone(previous) ? null : yield* periodBetween(previous.value, { ...figures, pnl: null })
   const written: DailyClose.DailyClose = { ...figures, pnl }
-  const stored = yield* repo.insert(written)
-  return stored ? Option.some(written) : Option.none()
+  return (yield* repo.insert(written)) ? Option.some(written) : Option.none()
 })
 
 /** The P&L between two closes of one environment, from the ledgers booked between them. */
@@ -99,11 +116,38 @@ export const periodBetween = Effect.fn("DailyCloses.periodBetween")(function* (
   return yield* PnlExplain.between({ earlier, later, flows, treasury })
 })
 
-/** An operator's close of `environment`, now: the summary of what was written. */
+/** How long an operator's close waits for one under way (the workers' at the cut) before it is refused. */
+const operatorWait = { attempts: 20, every: Duration.millis(500) }
+
+/**
+ * Runs `effect` holding the one lease on closing (this worker's `Lease.Worker` lease time), or answers none when
+ * another holds it: closes are taken one at a time, each from the one before.
+ */
+const withLease = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const repo = yield* DailyCloseRepo
+    const worker = yield* Lease.Worker
+    const now = yield* DateTime.now
+    const lease = { owner: worker.owner, until: DateTime.addDuration(now, worker.leaseFor) }
+    if (!(yield* repo.claim(lease, now))) return Option.none<A>()
+    return yield* effect.pipe(
+      Effect.map(Option.some),
+      Effect.ensuring(Effect.ignore(Effect.flatMap(DateTime.now, (at) => repo.release(lease, at))))
+    )
+  })
+
+/** An operator's close of `environment`, now (after the one under way, if any): the summary of what was written. */
 export const closeNow = Effect.fn("DailyCloses.closeNow")(function* (environment: Environment) {
-  const written = yield* close(environment, null)
-  // an operator's close has no cut to share: it is always written
-  return summary(Option.getOrThrow(written))
+  for (let attempt = 1; attempt <= operatorWait.attempts; attempt++) {
+    const written = yield* withLease(close(environment, null))
+    // an operator's close has no cut to share: once under the lease, it is written
+    if (Option.isSome(written)) return summary(Option.getOrThrow(written.value))
+    yield* Effect.sleep(operatorWait.every)
+  }
+  return yield* new CloseRefused({
+    reason: "close_in_progress",
+    message: "another close of the book is being taken and has not ended; try again in a minute"
+  })
 })
 
 /**
@@ -120,18 +164,21 @@ export const pass = Effect.fn("DailyCloses.pass")(function* () {
     Effect.map(repo.hasScheduled(environment, scheduledFor), (has) => !has)
   )
   if (due.length === 0) return 0
-  const worker = yield* Lease.Worker
-  const lease = { owner: worker.owner, until: DateTime.addDuration(now, worker.leaseFor) }
-  if (!(yield* repo.claim(lease, now))) return 0
-  const written = yield* Effect.forEach(due, (environment) =>
-    close(environment, scheduledFor).pipe(
-      Effect.map(Option.isSome),
-      Effect.catchTag("CloseRefused", (refused) =>
-        Effect.as(Effect.logInfo("daily close skipped", { environment, reason: refused.message }), false)
+  const written = yield* withLease(
+    Effect.forEach(due, (environment) =>
+      // the worker that held the lease before may have closed it
+      Effect.flatMap(repo.hasScheduled(environment, scheduledFor), (has) =>
+        has ? Effect.succeed(Option.none()) : close(environment, scheduledFor)
+      ).pipe(
+        Effect.map(Option.isSome),
+        // production without a fresh snapshot: tried again at the next round (the operator's status says so)
+        Effect.catchTag("CloseRefused", (refused) =>
+          Effect.as(Effect.logDebug("daily close skipped", { environment, reason: refused.message }), false)
+        )
       )
     )
-  ).pipe(Effect.ensuring(Effect.ignore(Effect.flatMap(DateTime.now, (at) => repo.release(lease, at)))))
-  return written.filter(Boolean).length
+  )
+  return Option.match(written, { onNone: () => 0, onSome: (w) => w.filter(Boolean).length })
 })
 
 export interface PnlQuery {

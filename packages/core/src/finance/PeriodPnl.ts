@@ -19,31 +19,6 @@ import { Chain, FundsCurrency } from "../kernel/Rail.ts"
 
 const Figure = Money.DecimalString
 
-/** The lines in the order a reader meets them: realised, unrealised, total, then the explain. */
-export const lineNames = [
-  "premiums",
-  "forfeits",
-  "payouts",
-  "hedge_realised",
-  "realised",
-  "unrealised",
-  "total",
-  "new_business",
-  "theta",
-  "roll",
-  "delta",
-  "gamma",
-  "vega",
-  "vanna",
-  "volga",
-  "rates",
-  "settled",
-  "hedges",
-  "fx_translation",
-  "unexplained"
-] as const
-export type LineName = (typeof lineNames)[number]
-
 /** The explained lines, whose sum with `unexplained` is `total`. */
 export const explainedLines = [
   "new_business",
@@ -58,7 +33,7 @@ export const explainedLines = [
   "settled",
   "hedges",
   "fx_translation"
-] as const satisfies ReadonlyArray<LineName>
+] as const satisfies ReadonlyArray<keyof PnlLines>
 
 export const PnlLines = Schema.Struct({
   premiums: Figure.annotate({ description: "Premiums and forward fees of the locks activated in the period" }),
@@ -96,6 +71,10 @@ export const PnlLines = Schema.Struct({
   unexplained: Figure.annotate({ description: "total − every explained line" })
 }).annotate({ identifier: "PnlLines" })
 export type PnlLines = typeof PnlLines.Type
+export type LineName = keyof PnlLines
+
+/** The lines in the order a reader meets them: realised, unrealised, total, then the explain. */
+export const lineNames = Object.keys(PnlLines.fields) as ReadonlyArray<LineName>
 
 export const PairPnl = Schema.Struct({
   pair: Schema.String,

@@ -9,7 +9,8 @@
  * threshold, payouts stuck on the fee cap or on funds (`Treasury.alerts`, from the workers' last
  * reading of the wallets).
  */
-import { DateTime, Duration, Effect } from "effect"
+import { DateTime, Duration, Effect, Option } from "effect"
+import { DailyCloseRepo } from "../finance/DailyCloseRepo.ts"
 import { BacklogRepo } from "./BacklogRepo.ts"
 import * as MarketFreshness from "../market/MarketFreshness.ts"
 import { MarketSnapshotRepo } from "../market/MarketSnapshotRepo.ts"
@@ -19,6 +20,9 @@ import { WorkerHeartbeatRepo } from "./WorkerHeartbeatRepo.ts"
 
 /** Workers whose last pass is older than this are not listed (and their heartbeats are pruned). */
 export const workersSeenWithin = Duration.hours(24)
+
+/** How far back the status looks for an environment's latest daily close: a day's cut and its margin. */
+export const closesSeenWithin = Duration.hours(48)
 
 export interface MarketStatus {
   readonly snapshot_id: string
@@ -40,6 +44,13 @@ export interface EnvironmentStatus {
     readonly failed: number
   }
   readonly unmatched_funds: number
+  /** The latest close within `closesSeenWithin`: null tells the operator the daily close is not running. */
+  readonly last_close: {
+    readonly id: string
+    readonly closed_at: string
+    readonly scheduled_for: string | null
+    readonly age_seconds: number
+  } | null
 }
 
 export interface PassStatus {
@@ -84,6 +95,15 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
   const backlog = yield* (yield* BacklogRepo).backlog()
   const beats = yield* (yield* WorkerHeartbeatRepo).list(DateTime.subtractDuration(now, workersSeenWithin))
   const alerts = Treasury.alerts(yield* Treasury.glance())
+  const closes = yield* DailyCloseRepo
+  const lastCloses = new Map(
+    yield* Effect.forEach(backlog, (b) =>
+      Effect.map(
+        closes.list({ environment: b.environment, from: DateTime.subtractDuration(now, closesSeenWithin) }),
+        (list) => [b.environment, list.at(-1)] as const
+      )
+    )
+  )
   const market =
     latest._tag === "None"
       ? null
@@ -128,7 +148,16 @@ export const status = Effect.fn("OperatorStatus.status")(function* (options: {
           oldest_awaiting_age_seconds: ageOrNull(b.oldestAwaitingPayoutAt, now),
           failed: b.payoutsFailed
         },
-        unmatched_funds: b.unmatchedFunds
+        unmatched_funds: b.unmatchedFunds,
+        last_close: Option.match(Option.fromUndefinedOr(lastCloses.get(b.environment)), {
+          onNone: () => null,
+          onSome: (c) => ({
+            id: c.id,
+            closed_at: DateTime.formatIso(c.closed_at),
+            scheduled_for: c.scheduled_for === null ? null : DateTime.formatIso(c.scheduled_for),
+            age_seconds: ageSeconds(c.closed_at, now)
+          })
+        })
       })
     ),
     workers

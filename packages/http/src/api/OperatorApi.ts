@@ -55,7 +55,18 @@ export const EnvironmentStatus = Schema.Struct({
     oldest_awaiting_age_seconds: Schema.NullOr(Seconds),
     failed: Seconds
   }),
-  unmatched_funds: Seconds
+  unmatched_funds: Seconds,
+  last_close: Schema.NullOr(
+    Schema.Struct({
+      id: Schema.String,
+      closed_at: Fields.Instant,
+      scheduled_for: Schema.NullOr(Fields.Instant),
+      age_seconds: Seconds
+    })
+  ).annotate({
+    description:
+      "The environment's latest daily close in the last two days (null: none; production closes only on fresh market data)"
+  })
 }).annotate({ identifier: "OperatorEnvironmentStatus" })
 
 export const WorkerStatus = Schema.Struct({

@@ -18,6 +18,7 @@ import {
   type MovementRepo,
   type PayoutRepo,
   type ReconciliationRepo,
+  type DailyCloseRepo,
   RiskDesk,
   RiskDeskReport,
   type RiskRevaluationRepo,
@@ -102,6 +103,7 @@ export type Requirements =
   | HotWalletRepo.HotWalletRepo
   | MovementRepo.MovementRepo
   | ReconciliationRepo.ReconciliationRepo
+  | DailyCloseRepo.DailyCloseRepo
   | ChangeRequirements
 
 /** One payout, or 404 `payout_not_found`. */

@@ -80,6 +80,8 @@ const lockWritten = {
   gamma: "float8",
   vega: "float8",
   theta: "float8",
+  vanna: "float8",
+  volga: "float8",
   vol: "float8"
 } as const
 
@@ -103,6 +105,8 @@ export const lockJson =
     gamma: float8Text(l.gamma),
     vega: float8Text(l.vega),
     theta: float8Text(l.theta),
+    vanna: float8Text(l.vanna),
+    volga: float8Text(l.volga),
     vol: float8Text(l.vol)
   })
 
