@@ -516,6 +516,11 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         "pnl"
       )
       assert.strictEqual(await page.locator("#pnl-days tbody tr").count(), report.days.length + 1)
+      // the last close, as the status says: the operator's second
+      assert.match(
+        (await page.textContent("#last-close")) ?? "",
+        /^Last close of the book at \d\d:\d\d:\d\d \(.+ ago\), an operator's\.$/
+      )
       await page.locator("#pnl").screenshot({ path: join(artifacts, "pnl.png") })
       // the audit log: the CLI's set-up and the API's imports, the viewer's refusal among them
       const log = (await api(routes.audit)).json

@@ -8,7 +8,7 @@
  */
 import { EmbeddedStore } from "@ratelock/adapters-store"
 import { assert, describe, layer } from "@effect/vitest"
-import { AuditRepo, DailyCloses, PeriodPnl, PnlReport, Requests } from "@ratelock/core"
+import { AuditRepo, DailyCloseRepo, DailyCloses, PeriodPnl, PnlReport, Requests } from "@ratelock/core"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { afterAll, it as vitest } from "vitest"
 import { Close, Closes, Pnl } from "../src/api/OperatorFinance.ts"
@@ -175,6 +175,51 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       assert.deepInclude(records[0]!.after as object, { id: second.id, total_usd: second.pnl?.usd.total })
     })
   )
+
+  it.effect("a close waits for the one under way and follows it; one still under way after 10 s refuses it (409)", () =>
+    Effect.gen(function* () {
+      const repo = yield* DailyCloseRepo.DailyCloseRepo
+      // another process's close under way: it holds the lease, and needs the store to end (and let it go)
+      const hold = (seconds: number) =>
+        Effect.map(DateTime.now, (now) => ({ owner: "another-worker", until: DateTime.add(now, { seconds }), now }))
+      const held = yield* hold(60)
+      assert.isTrue(yield* repo.claim(held, held.now).pipe(Effect.orDie))
+      yield* Effect.forkDetach(
+        Effect.sleep("2 seconds").pipe(Effect.andThen(Effect.flatMap(DateTime.now, (at) => repo.release(held, at))))
+      )
+      const started = Date.now()
+      const waited = yield* Operator.call("POST", "/operator/v1/finance/closes", {
+        body: { environment: "production" }
+      })
+      assert.strictEqual(waited.status, 201, waited.text)
+      assert.isAtLeast(Date.now() - started, 1_900, "it waited for the close under way")
+
+      // a close that does not end within 10 s (its lease runs for 15): refused, nothing written
+      const stuck = yield* hold(15)
+      assert.isTrue(yield* repo.claim(stuck, stuck.now).pipe(Effect.orDie))
+      const before = (yield* repo.list({ environment: "production" }).pipe(Effect.orDie)).length
+      const refused = yield* Operator.call("POST", "/operator/v1/finance/closes", {
+        body: { environment: "production" }
+      })
+      assert.strictEqual(refused.status, 409, refused.text)
+      assert.deepStrictEqual((refused.json as { error: unknown }).error, {
+        code: "close_in_progress",
+        message: "another close of the book is being taken and has not ended; try again in a minute"
+      })
+      assert.strictEqual((yield* repo.list({ environment: "production" }).pipe(Effect.orDie)).length, before)
+      yield* Effect.flatMap(DateTime.now, (at) => repo.release(stuck, at)).pipe(Effect.orDie)
+      const records = yield* AuditRepo.AuditRepo.use((r) =>
+        r.list({ action: "finance.close", target: "production", limit: 10 })
+      ).pipe(Effect.orDie)
+      assert.deepStrictEqual(
+        records.map((r) => [r.outcome, r.reason?.split(":")[0] ?? null]),
+        [
+          ["refused", "close_in_progress"],
+          ["ok", null]
+        ]
+      )
+    })
+  )
 })
 
 /** A sandbox partner's call to the partner API. */
@@ -246,7 +291,7 @@ describe("the CLI in API mode", () => {
         const baseUrl = await baseUrlOf(api.service)
         const inApiMode = (...args: ReadonlyArray<string>) => cliWith(dataDir, api.env, ...args)
         const first = await inApiMode(...finance("close", "--environment", "sandbox", "--json"))
-        assert.strictEqual(first.code, 0, first.stderr)
+        assert.strictEqual(first.code, 0, `${first.stderr}${api.service.output()}`)
 
         // between the closes: two locks sold and funded, one of them paid out
         const sell = async (customer: string) => {
@@ -307,15 +352,16 @@ describe("the CLI in API mode", () => {
       }
 
       // the same commands on the database, the service stopped: the same closes, the same output
-      const onDatabase: Array<ReturnType<typeof printed>> = []
-      for (const args of reads) onDatabase.push(printed(await cli(dataDir, ...args)))
+      const raw: Array<CliResult> = []
+      for (const args of reads) raw.push(await cli(dataDir, ...args))
+      const onDatabase = raw.map(printed)
       for (const [i, args] of reads.entries()) assert.deepStrictEqual(throughApi[i], onDatabase[i], args.join(" "))
 
       assert.deepStrictEqual(
         onDatabase.map((r) => r.code),
         [...reads.slice(0, -3).map(() => 0), 1, 1, 1]
       )
-      const [closesText, closesJson, dayTable, dayCsv, pairTable, pairCsv, partnerTable, partnerCsv, json] = onDatabase
+      const [closesText, closesJson, dayTable, dayCsv, pairTable, pairCsv, partnerTable, partnerCsv, json] = raw
       const report = JSON.parse(json!.stdout)
       assert.isAtLeast(report.periods, 3, "the workers' close at start, then three of the CLI's")
       assert.strictEqual(JSON.parse(closesJson!.stdout).items.length, report.periods + 1)
