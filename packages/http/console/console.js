@@ -324,7 +324,7 @@ const render = () => {
   section("market", (later) => market(s.market.data, s.status.data, later))
   section("pipes", () => pipes(state.environment, s.status.data, s.deliveries.data, s.hedgeOrders.data))
   section("treasury", () => treasury(state.environment, s.treasury.data, s.status.data))
-  section("pnl", (later) => pnl(s.pnl.data, state.environment, later))
+  section("pnl", (later) => pnl(s.pnl.data, s.status.data, state.environment, later))
   section("audit", () => audit(s.audit.data))
 }
 

@@ -1,11 +1,11 @@
-// The P&L of one environment, from GET /operator/v1/finance/pnl (its default span: the last 30 UTC days): the
-// span's figures, a bar per day of the explained lines stacked with the unexplained on top and the cumulative total
+// The P&L of one environment, from GET /operator/v1/finance/pnl (its default span: the last 30 UTC days), and its
+// last close as the status says (`environments[].last_close`): the span's figures, a bar per day of the explained lines stacked with the unexplained on top and the cumulative total
 // as a line, then the days' figures with the totals and each market pair's. Every figure is the route's decimal
 // string: nothing is summed or rounded here.
 
 import { routes } from "./api.js"
 import { legend, pnlChart, pnlTones } from "./charts.js"
-import { figure, h, table, tile, toNumber } from "./format.js"
+import { age, clock, figure, h, table, tile, toNumber } from "./format.js"
 import { jsonLink } from "./pipes.js"
 
 const source = "pnl"
@@ -111,8 +111,38 @@ const pairs = (r) =>
     { id: "pnl-pairs", empty: "none." }
   )
 
+/** The environment's last close, as the status says: when, for which cut, how long ago; or that none was taken. */
+const lastClose = (status, environment) => {
+  const last = status?.environments?.find((e) => e.environment === environment)?.last_close
+  if (last === undefined) return null
+  if (last === null) {
+    return h(
+      "p",
+      { class: "provenance", id: "last-close" },
+      h("strong", {}, "No close of the book in the last two days. "),
+      "The workers close at the daily cut (RATELOCK_DAILY_CLOSE), production only on fresh market data; ratelock finance close closes now."
+    )
+  }
+  return h(
+    "p",
+    { class: "provenance", id: "last-close" },
+    "Last close of the book at ",
+    h("time", { datetime: last.closed_at, title: last.closed_at }, clock(last.closed_at)),
+    ` (${age(last.age_seconds)} ago), `,
+    last.scheduled_for === null
+      ? "an operator's."
+      : h(
+          "span",
+          {},
+          "the daily cut of ",
+          h("time", { datetime: last.scheduled_for, title: last.scheduled_for }, clock(last.scheduled_for)),
+          "."
+        )
+  )
+}
+
 /** The P&L section's content. */
-export const pnl = (r, environment, later) => {
+export const pnl = (r, status, environment, later) => {
   const span = h(
     "p",
     { class: "provenance" },
@@ -122,6 +152,7 @@ export const pnl = (r, environment, later) => {
   if (r.periods === 0) {
     return [
       span,
+      lastClose(status, environment),
       h(
         "p",
         { class: "empty", id: "pnl-empty" },
@@ -130,5 +161,5 @@ export const pnl = (r, environment, later) => {
     ]
   }
   const explained = explainedOf(r.totals)
-  return [span, headline(r), chart(r, explained, later), days(r, explained), pairs(r)]
+  return [span, lastClose(status, environment), headline(r), chart(r, explained, later), days(r, explained), pairs(r)]
 }

@@ -6,20 +6,12 @@ import { spawnSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { EmbeddedStore } from "@ratelock/adapters-store"
-import {
-  BookDelta,
-  HedgeOrderRepo,
-  Hedging,
-  HotWalletRepo,
-  IdGenerator,
-  Ledger,
-  ManualHedgeVenue,
-  Money
-} from "@ratelock/core"
+import { HedgeOrderRepo, HotWalletRepo, IdGenerator, Ledger, Money, PeriodPnl } from "@ratelock/core"
 import { DateTime, Effect, Layer } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { afterAll, assert, describe, it } from "vitest"
 import * as DataDirLock from "../src/DataDirLock.ts"
+import { manualHedgingPass } from "./support/hedge/manualPass.ts"
 import { cli, cliJson, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
 
 afterAll(removeTempDirs)
@@ -31,6 +23,30 @@ const deadPid = () => {
   const ended = spawnSync(process.execPath, ["-e", "0"])
   return ended.pid
 }
+
+/**
+ * One hedging pass as the workers run it with RATELOCK_HEDGING=manual, on the embedded database in `dir` (opened
+ * here, closed before the next command), with the book's USD/BRL delta in `environment` given: the orders it moved,
+ * and the ledger entries of every order.
+ */
+const hedgingPass = (dir: string, environment: "sandbox" | "production", delta: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const moved = yield* manualHedgingPass(environment, "USD/BRL", delta)
+      const orders = yield* HedgeOrderRepo.HedgeOrderRepo
+      const entries = (yield* Effect.forEach(yield* orders.list({ limit: 100 }), (o) =>
+        orders.ledgerEntries(o.id)
+      )).flat()
+      return { moved, entries }
+    }).pipe(
+      Effect.provide(
+        IdGenerator.IdGenerator.layer.pipe(
+          Layer.provide(SecureRandom.layerWebCrypto),
+          Layer.provideMerge(EmbeddedStore.layer({ dataDir: dir }))
+        )
+      )
+    )
+  )
 
 describe("ratelock CLI", { timeout: 120_000 }, () => {
   const dataDir = tempDataDir()
@@ -668,36 +684,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(badRatio.code, 1)
     assert.include(badRatio.stderr, "target_ratio: Expected a ratio from 0 to 1")
 
-    /**
-     * One hedging pass as the workers run it with RATELOCK_HEDGING=manual, on the same embedded
-     * database (opened here, closed before the next command), with the book's USD/BRL delta given.
-     */
-    const pass = (delta: string) =>
-      Effect.runPromise(
-        Effect.gen(function* () {
-          const moved = yield* Hedging.pass()
-          const orders = yield* HedgeOrderRepo.HedgeOrderRepo
-          const entries = (yield* Effect.forEach(yield* orders.list({ limit: 100 }), (o) =>
-            orders.ledgerEntries(o.id)
-          )).flat()
-          return { moved, entries }
-        }).pipe(
-          Effect.provide(
-            Layer.mergeAll(
-              ManualHedgeVenue.layer,
-              Layer.succeed(BookDelta.BookDelta, {
-                deltas: (environment) =>
-                  Effect.map(DateTime.now, (asOf) =>
-                    environment === "production"
-                      ? [{ pair: "USD/BRL", delta: Money.unsafe(delta), snapshotId: null, asOf }]
-                      : []
-                  )
-              }),
-              IdGenerator.IdGenerator.layer.pipe(Layer.provide(SecureRandom.layerWebCrypto))
-            ).pipe(Layer.provideMerge(EmbeddedStore.layer({ dataDir: dir })))
-          )
-        )
-      )
+    const pass = (delta: string) => hedgingPass(dir, "production", delta)
 
     // the book carries 180,000 USD of delta: sell 180,000, which waits for the trader
     assert.strictEqual((await pass("180000")).moved, 1)
@@ -963,6 +950,149 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const refused = await cliWith(dir, { RATELOCK_POLYGON_HOT_WALLET_MIN_USDC: "-3" }, "treasury", "show")
     assert.strictEqual(refused.code, 1)
     assert.include(refused.stderr, "RATELOCK_POLYGON_HOT_WALLET_MIN_USDC")
+  })
+
+  it("finance: a close now, refused without market data; the closes and the P&L between them as a table, CSV or JSON", {
+    timeout: 300_000
+  }, async () => {
+    const dir = tempDataDir()
+    const finance = (...args: ReadonlyArray<string>) => cli(dir, "finance", ...args)
+    const sandbox = ["--environment", "sandbox"]
+
+    // nothing closed: no period, no close
+    const nothing = await finance("pnl", ...sandbox)
+    assert.strictEqual(nothing.code, 0, nothing.stderr)
+    assert.match(
+      nothing.stdout,
+      /^P&L of sandbox from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, USD: 0 periods between closes/
+    )
+    assert.include(nothing.stdout, "No period ends in these days")
+    const header = ["date", "total", "realised", "unrealised", ...PeriodPnl.explainedLines, "unexplained", "cumulative"]
+    assert.strictEqual((await finance("pnl", ...sandbox, "--csv")).stdout, `${header.join(",")}\n`)
+    assert.include((await finance("closes", ...sandbox)).stdout, "No close in these days")
+
+    // production has no market data in force: refused with core's reason, nothing written
+    const refused = await finance("close", "--environment", "production")
+    assert.strictEqual(refused.code, 1)
+    assert.include(refused.stderr, "no market data in force for production: no market data snapshot has been imported")
+
+    // the sandbox closes on the built-in illustrative snapshot: its first close
+    const first = await finance("close", ...sandbox)
+    assert.strictEqual(first.code, 0, first.stderr)
+    assert.match(
+      first.stdout,
+      /^Closed sandbox at \S+Z: close_[0-9a-f-]{36}\n {2}on the built-in illustrative snapshot of /
+    )
+    assert.include(first.stdout, "first close of the environment: no P&L before it")
+
+    // then a hedge sold and filled (a trader's, at a manual venue), and the market moves: another close
+    await cliJson(
+      dir,
+      "hedge",
+      "policy",
+      "set",
+      ...sandbox,
+      "--pair",
+      "USD/BRL",
+      "--band",
+      "50000",
+      "--instrument",
+      "spot"
+    )
+    assert.strictEqual((await hedgingPass(dir, "sandbox", "180000")).moved, 1)
+    const [order] = (await cliJson(dir, "hedge", "orders", "--status", "pending")).items
+    await cliJson(dir, "hedge", "fill", order.id, "--rate", "5.4012")
+    const example = join(import.meta.dirname, "../../../docs/market/example-snapshot.json")
+    const imported = await cliJson(dir, "market", "import", example)
+    const second = await cliJson(dir, "finance", "close", ...sandbox)
+    assert.deepInclude(second, { environment: "sandbox", snapshot_id: imported.snapshot_id, scheduled_for: null })
+    assert.strictEqual(second.pnl.from_close_id, second.previous_close_id)
+    assert.notStrictEqual(Number(second.pnl.usd.hedges), 0, "the hedge's mark moved")
+
+    const closes = await cliJson(dir, "finance", "closes", ...sandbox)
+    assert.deepStrictEqual(
+      closes.items.map((c: { id: string; pnl: unknown }) => [c.id, c.pnl === null]),
+      [
+        [second.previous_close_id, true],
+        [second.id, false]
+      ]
+    )
+    const listed = await finance("closes", ...sandbox)
+    assert.match(listed.stdout, /^ID +CLOSED_AT +FOR_CUT +SNAPSHOT +OPEN_LOCKS +PNL_USD\n/)
+    assert.match(listed.stdout, /operator +illustrative +0 +first close\n/)
+    assert.match(
+      listed.stdout,
+      new RegExp(`operator +${imported.snapshot_id} +0 +${second.pnl.usd.total.replace(".", "\\.")}\n`)
+    )
+
+    // the P&L of the day: one period, the close's own figures, laid out
+    const report = await cliJson(dir, "finance", "pnl", ...sandbox)
+    assert.deepInclude(report, { environment: "sandbox", by: "day", currency: "USD", periods: 1 })
+    assert.strictEqual(report.totals.total, second.pnl.usd.total)
+    assert.strictEqual(report.days[0].cumulative_total, second.pnl.usd.total)
+    const table = await finance("pnl", ...sandbox)
+    assert.match(
+      table.stdout,
+      /\nDATE +TOTAL +REALISED +UNREALISED +NEW_BUSINESS +THETA +ROLL +DELTA +GAMMA +VEGA +VANNA +VOLGA +RATES +SETTLED +HEDGES +FX_TRANSLATION +UNEXPLAINED +CUMULATIVE\n/
+    )
+    assert.include(table.stdout, `\nTotals\nLINE`)
+    assert.match(table.stdout, new RegExp(`\\nhedges +${report.totals.hedges.replace(".", "\\.")}\\n`))
+    const csv = (await finance("pnl", ...sandbox, "--csv")).stdout.trim().split("\n")
+    assert.deepStrictEqual(csv, [
+      header.join(","),
+      [
+        report.days[0].date,
+        ...header.slice(1, -1).map((line) => report.days[0].lines[line]),
+        report.days[0].cumulative_total
+      ].join(",")
+    ])
+    const byPair = await cliJson(dir, "finance", "pnl", ...sandbox, "--by", "pair")
+    const usdBrl = byPair.pairs.find((p: { pair: string }) => p.pair === "USD/BRL")
+    assert.strictEqual(usdBrl.quote, "BRL")
+    const pairCsv = (await finance("pnl", ...sandbox, "--by", "pair", "--csv")).stdout.trim().split("\n")
+    assert.strictEqual(
+      pairCsv[0],
+      `pair,locks_sold,locks_settled,total,realised,unrealised,${PeriodPnl.explainedLines.join(",")},unexplained,quote,quote_total,quote_realised,quote_unrealised`
+    )
+    const usdBrlRow = pairCsv.find((l) => l.startsWith("USD/BRL,"))!.split(",")
+    assert.deepStrictEqual(usdBrlRow.slice(0, 4), ["USD/BRL", "0", "0", usdBrl.usd.total])
+    assert.deepStrictEqual(usdBrlRow.slice(-4), [
+      "BRL",
+      usdBrl.in_quote.total,
+      usdBrl.in_quote.realised,
+      usdBrl.in_quote.unrealised
+    ])
+    assert.include((await finance("pnl", ...sandbox, "--by", "pair")).stdout, "USD/BRL")
+    const byPartner = await finance("pnl", ...sandbox, "--by", "partner")
+    assert.include(byPartner.stdout, "No partner has a figure.")
+
+    // the days and the output are checked before anything is read
+    for (const [args, said] of [
+      [["--from", "2026-13-01"], '--from is a UTC date such as 2026-12-01, not "2026-13-01"'],
+      [["--to", "today"], '--to is a UTC date such as 2026-12-01, not "today"'],
+      [["--from", "2026-12-02", "--to", "2026-12-01"], "--from 2026-12-02 is after --to 2026-12-01"],
+      [["--json", "--csv"], "--json and --csv: one or the other"]
+    ] as const) {
+      const bad = await finance("pnl", ...sandbox, ...args)
+      assert.strictEqual(bad.code, 1, args.join(" "))
+      assert.include(bad.stderr, said)
+    }
+    assert.strictEqual((await finance("pnl", ...sandbox, "--by", "week")).code, 1)
+
+    // the log: both closes and the refusal, as the CLI's user on the database
+    const log = (await cliJson(dir, "audit", "list", "--action", "finance.close")).items
+    assert.deepStrictEqual(
+      log.map((e: { outcome: string; target_id: string; actor: string }) => [
+        e.outcome,
+        e.target_id,
+        e.actor.startsWith("cli:")
+      ]),
+      [
+        ["ok", "sandbox", true],
+        ["ok", "sandbox", true],
+        ["refused", "production", true]
+      ]
+    )
   })
 
   it("says clearly that the data directory is in use, and ignores the pid a lock file names", async () => {

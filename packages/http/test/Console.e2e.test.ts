@@ -12,14 +12,15 @@
  * to the operator routes' JSON, the limits' gauges (red above 90 %), the failing partner and the
  * market's curves and smiles, and the audit log (the set-up's actions and a viewer's refused import,
  * filtered by outcome on the page and by actor and action through the route, its figures the
- * filtered answer's); a part with nothing to show (no limit, no alert) reads nothing, not
+ * filtered answer's), and the P&L between two closes taken with `ratelock finance close` (through the API) around
+ * the sales and the hedging, its days stacked in a chart; a part with nothing to show (no limit, no alert) reads nothing, not
  * "null", and production's empty book says how to set a limit; it is used with the keyboard; it
  * reaches no other host, logs no console error, keeps the token out of URLs and of the service's
  * output; and once the service is gone it says every source is unavailable instead of passing the
  * last figures off as current. Screenshots at 1280×800 and 390×844 are kept in `test-artifacts/console/`: the
  * sandbox book (`desktop.png`, `phone.png`, and their whole pages `*-full.png`), the first screen
  * under a stale market (`stale.png`), production's empty book (`production.png`), the audit log
- * (`audit.png`) and the service gone (`unavailable.png`).
+ * (`audit.png`), the sandbox's P&L (`pnl.png`) and the service gone (`unavailable.png`).
  */
 import { WebhookInbox } from "@ratelock/core"
 import { freePort } from "@ratelock/test-support/Processes"
@@ -29,7 +30,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, describe, it } from "vitest"
 import { figuresOf, launch, mismatches, runBrowserSuites } from "./support/browser.ts"
 import { eventually } from "./support/process.ts"
-import { cliJson, packageDir, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
+import { cliJson, cliWith, packageDir, removeTempDirs, type Service, start, tempDataDir } from "./support/process.ts"
 
 afterAll(removeTempDirs)
 
@@ -263,6 +264,21 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
 
       // --- a book: locks sold and funded in the sandbox ------------------------------------------------------
       await imported(60)
+      // the sandbox's book closed before the sales and after the hedging, as an operator does it: the P&L between
+      const closeBook = async () => {
+        const closed = await cliWith(
+          dataDir,
+          { RATELOCK_OPERATOR_URL: origin, RATELOCK_OPERATOR_TOKEN: token },
+          "finance",
+          "close",
+          "--environment",
+          "sandbox",
+          "--json"
+        )
+        assert.strictEqual(closed.code, 0, closed.stderr)
+        return JSON.parse(closed.stdout)
+      }
+      await closeBook()
       const sell = async (key: { api_key_id: string; api_key_secret: string }, body: Record<string, unknown>) => {
         const headers = {
           "X-Partner-Key-Id": key.api_key_id,
@@ -356,6 +372,8 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
           (await api("/operator/v1/deliveries?environment=sandbox")).json.partners.length > 0 ? true : undefined,
         () => "Bolt's failing delivery"
       )
+      const closed = await closeBook()
+      assert.isAbove(Number(closed.pnl.usd.premiums), 0, "the locks' premiums between the two closes")
       // a viewer's token, made through the API, is refused an import: the log holds a forbidden action
       const viewer = await api("/operator/v1/tokens", {
         method: "POST",
@@ -413,6 +431,7 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         hedgeOrders: "/operator/v1/hedge/orders?environment=sandbox&status=pending",
         status: "/operator/v1/status",
         treasury: "/operator/v1/treasury?environment=sandbox",
+        pnl: "/operator/v1/finance/pnl?environment=sandbox",
         audit: "/operator/v1/audit?limit=50"
       }
       const readRoutes = async () =>
@@ -436,11 +455,11 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
         )
         if (moved.length > 0 && attempt < 5) continue
         const steady = Object.keys(routes).filter((name) => !moved.includes(name))
-        for (const name of ["risk", "market", "deliveries", "hedgeOrders", "audit"])
+        for (const name of ["risk", "market", "deliveries", "hedgeOrders", "pnl", "audit"])
           assert.include(steady, name, `${name} held still`)
         const shown = figures.filter((f) => steady.includes(f.source))
         assert.deepStrictEqual(mismatches(shown, after), [], "figures that differ from the routes")
-        for (const name of ["risk", "market", "deliveries", "status", "audit"]) {
+        for (const name of ["risk", "market", "deliveries", "status", "pnl", "audit"]) {
           assert.isAbove(shown.filter((f) => f.source === name).length, 0, `${name} figures shown`)
         }
         compared = shown.length
@@ -479,6 +498,30 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       // the market: a line per pair and per currency, a smile at 1M and at 3M
       assert.strictEqual(await page.locator("#market figure.card svg").count(), 4)
       assert.isTrue(await page.locator("#snapshot-in-force:not(.stale)").isVisible())
+      // the P&L: the day of the two closes, its explained lines moved (the sales' new business, the hedges), drawn
+      // as stacked bars with the cumulative line, its figures the route's
+      const report = (await api(routes.pnl)).json
+      assert.isAtLeast(report.periods, 2)
+      const explained = ["new_business", "theta", "delta", "hedges"]
+      assert.isTrue(
+        report.days.some((d: { lines: Record<string, string> }) =>
+          explained.some((line) => Number(d.lines[line]) !== 0)
+        ),
+        JSON.stringify(report.days)
+      )
+      assert.isAbove(await page.locator("#pnl figure.card svg rect").count(), 3)
+      assert.strictEqual((await page.locator("#pnl figure.card svg path").count()) >= 1, true)
+      assert.strictEqual(
+        await page.locator('#pnl-totals [data-path="totals.total"]').getAttribute("data-source"),
+        "pnl"
+      )
+      assert.strictEqual(await page.locator("#pnl-days tbody tr").count(), report.days.length + 1)
+      // the last close, as the status says: the operator's second
+      assert.match(
+        (await page.textContent("#last-close")) ?? "",
+        /^Last close of the book at \d\d:\d\d:\d\d \(.+ ago\), an operator's\.$/
+      )
+      await page.locator("#pnl").screenshot({ path: join(artifacts, "pnl.png") })
       // the audit log: the CLI's set-up and the API's imports, the viewer's refusal among them
       const log = (await api(routes.audit)).json
       const tracked = new Set(["operator.token.create", "limits.set", "market.snapshot.import"])
@@ -522,7 +565,7 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       const byActor = (await api("/operator/v1/audit?limit=50&actor=console-test")).json
       assert.deepStrictEqual(
         byActor.items.map((e: { action: string }) => e.action),
-        ["operator.token.create", "market.snapshot.import", "market.snapshot.import"]
+        ["operator.token.create", "finance.close", "finance.close", "market.snapshot.import", "market.snapshot.import"]
       )
       const auditFigures = (await figuresOf(page)).filter((f) => f.source === "audit")
       assert.strictEqual(auditFigures.filter((f) => f.path.endsWith(".actor")).length, byActor.items.length)
@@ -580,14 +623,14 @@ describe.skipIf(!runBrowserSuites)("the operator console in Chromium", () => {
       await page.waitForSelector("#unavailable-banner")
       assert.include(
         await page.textContent("#unavailable-banner"),
-        "status, market data, the book, deliveries, hedge orders, treasury, audit log"
+        "status, market data, the book, deliveries, hedge orders, treasury, P&L, audit log"
       )
       // at a glance shows nothing from before as current
       assert.strictEqual(
         await page.locator("#glance .glance-item.unknown").count(),
         await page.locator("#glance .glance-item").count()
       )
-      for (const section of ["book", "limits", "market", "pipes", "treasury", "audit"]) {
+      for (const section of ["book", "limits", "market", "pipes", "treasury", "pnl", "audit"]) {
         assert.isAbove(await page.locator(`#${section} .unavailable`).count(), 0, section)
       }
       assert.isTrue(await page.locator("#book.outdated").isVisible())

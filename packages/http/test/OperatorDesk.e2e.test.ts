@@ -16,22 +16,14 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { EmbeddedStore, SimulatedHedgeVenue } from "@ratelock/adapters-store"
-import {
-  AuditRepo,
-  BookDelta,
-  HedgeOrderRepo,
-  Hedging,
-  ManualHedgeVenue,
-  Money,
-  OperatorTokens,
-  type Partner
-} from "@ratelock/core"
-import { DateTime, Effect, Layer } from "effect"
+import { AuditRepo, HedgeOrderRepo, Money, OperatorTokens, type Partner } from "@ratelock/core"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, it as vitest } from "vitest"
 import { apiMode, normalized } from "./support/apiMode.ts"
+import { manualHedgingPass as hedgingPass } from "./support/hedge/manualPass.ts"
 import { assertInvalid, quoteBody, request } from "./support/http.ts"
 import * as Operator from "./support/operator.ts"
 import { type CliResult, cli, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -63,25 +55,6 @@ const operator = (
       headers: { ...Operator.bearer(token), ...options.headers },
       ...(options.body === undefined ? {} : { body: options.body })
     })
-  )
-
-/**
- * One hedging pass as the workers run it with `RATELOCK_HEDGING=manual`, the book's delta of
- * `pair` in `environment` given: the orders it places wait, `sent`, for a trader.
- */
-const hedgingPass = (environment: Partner.Environment, pair: string, delta: string) =>
-  Hedging.pass().pipe(
-    Effect.provide(
-      Layer.merge(
-        ManualHedgeVenue.layer,
-        Layer.succeed(BookDelta.BookDelta, {
-          deltas: (asked) =>
-            Effect.map(DateTime.now, (asOf) =>
-              asked === environment ? [{ pair, delta: Money.unsafe(delta), snapshotId: null, asOf }] : []
-            )
-        })
-      )
-    )
   )
 
 /** The order of `pair` waiting for a trader. */

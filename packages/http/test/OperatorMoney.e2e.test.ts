@@ -9,22 +9,14 @@
  */
 import { EmbeddedStore } from "@ratelock/adapters-store"
 import { assert, describe, layer } from "@effect/vitest"
-import {
-  AuditRepo,
-  ContractRepo,
-  MovementRepo,
-  OperatorTokens,
-  Payouts,
-  PayoutDesk,
-  UnmatchedFunds
-} from "@ratelock/core"
+import { AuditRepo, ContractRepo, MovementRepo, Payouts, PayoutDesk, UnmatchedFunds } from "@ratelock/core"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { afterAll, it as vitest } from "vitest"
 import { Reconciled, RefundRecorded, UnmatchedFunds as UnmatchedFundsView } from "../src/api/OperatorMoney.ts"
 import * as MoneyViews from "../src/internal/moneyViews.ts"
 import * as Format from "../src/internal/operatorFormat.ts"
 import { apiMode, normalized } from "./support/apiMode.ts"
-import { assertInvalid, newKey, request } from "./support/http.ts"
+import { assertInvalid, newKey } from "./support/http.ts"
 import { activate, createContract, exercise, settle } from "./support/lifecycle.ts"
 import * as Operator from "./support/operator.ts"
 import { type CliResult, cli, cliWith, removeTempDirs, tempDataDir } from "./support/process.ts"
@@ -33,22 +25,6 @@ import { layer as serverLayer, TestServer } from "./support/server.ts"
 afterAll(removeTempDirs)
 
 const both = Operator.layer.pipe(Layer.provideMerge(serverLayer()))
-
-/** A call to the operator listener, as the test's admin token unless another token is given. */
-const operator = (
-  method: string,
-  path: string,
-  options: { readonly body?: unknown; readonly key?: string; readonly token?: string } = {}
-) =>
-  Effect.flatMap(Operator.Operator, ({ url, token }) =>
-    request(url, method, path, {
-      headers: {
-        ...Operator.bearer(options.token ?? token),
-        ...(options.key === undefined ? {} : { "Idempotency-Key": options.key })
-      },
-      ...(options.body === undefined ? {} : { body: options.body })
-    })
-  )
 
 const errorOf = (reply: { readonly json: unknown }) =>
   (reply.json as { error: { code: string; message: string } }).error
@@ -60,9 +36,6 @@ const freshHash = () =>
 /** The audit records of `action` (on `target`, by `actor`), newest first. */
 const audited = (action: string, filter: { readonly target?: string; readonly actor?: string }) =>
   AuditRepo.AuditRepo.use((repo) => repo.list({ action, ...filter, limit: 10 })).pipe(Effect.orDie)
-
-const tokenOf = (name: string, role: "viewer" | "trader" | "risk" | "admin") =>
-  Effect.map(OperatorTokens.create({ name, role }).pipe(Effect.orDie), (created) => created.token)
 
 layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API: money", (it) => {
   it.effect("unmatched funds: listed as the CLI prints them, refunded once, requested by the token's operator", () =>
@@ -95,8 +68,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       }
 
       // a viewer reads them: the JSON `funds unmatched --json` prints, oldest first
-      const viewer = yield* tokenOf("vera", "viewer")
-      const listed = yield* operator("GET", `/operator/v1/funds/unmatched?contract_id=${contract.id}`, {
+      const viewer = yield* Operator.tokenOf("vera", "viewer")
+      const listed = yield* Operator.call("GET", `/operator/v1/funds/unmatched?contract_id=${contract.id}`, {
         token: viewer
       })
       assert.strictEqual(listed.status, 200, listed.text)
@@ -110,19 +83,21 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         Format.unmatchedFunds(Schema.decodeUnknownSync(UnmatchedFundsView)(listed.json)),
         Format.unmatchedFunds(local)
       )
-      assertInvalid(yield* operator("GET", "/operator/v1/funds/unmatched?limit=0"), ["query.limit:greater_than_equal"])
-      const notAnId = yield* operator("GET", "/operator/v1/funds/unmatched?contract_id=not-an-id")
+      assertInvalid(yield* Operator.call("GET", "/operator/v1/funds/unmatched?limit=0"), [
+        "query.limit:greater_than_equal"
+      ])
+      const notAnId = yield* Operator.call("GET", "/operator/v1/funds/unmatched?contract_id=not-an-id")
       assert.deepStrictEqual([notAnId.status, notAnId.json], [200, { items: [] }])
 
       // refunds are an admin's: a viewer is refused and nothing is recorded
       const refundBody = { transfer_id: `${first}:0` }
-      const forbidden = yield* operator("POST", "/operator/v1/funds/refunds", { body: refundBody, token: viewer })
+      const forbidden = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: refundBody, token: viewer })
       assert.strictEqual(forbidden.status, 403)
       assert.strictEqual(errorOf(forbidden).code, "forbidden")
 
       // the first answer under a key is the answer: replayed, not refunded twice
       const key = newKey()
-      const refunded = yield* operator("POST", "/operator/v1/funds/refunds", { body: refundBody, key })
+      const refunded = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: refundBody, key })
       assert.strictEqual(refunded.status, 201, refunded.text)
       const refund = Schema.decodeUnknownSync(RefundRecorded)(refunded.json)
       assert.deepInclude(refund, {
@@ -132,13 +107,13 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         currency: contract.settlement_currency,
         destination: null
       })
-      const replayed = yield* operator("POST", "/operator/v1/funds/refunds", { body: refundBody, key })
+      const replayed = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: refundBody, key })
       assert.strictEqual(replayed.status, 201)
       assert.strictEqual(replayed.headers.get("idempotent-replayed"), "true")
       assert.strictEqual(replayed.text, refunded.text)
 
       // without the key it is a second refund of the same transfer: refused with core's message
-      const again = yield* operator("POST", "/operator/v1/funds/refunds", { body: refundBody })
+      const again = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: refundBody })
       assert.strictEqual(again.status, 409)
       assert.deepStrictEqual(errorOf(again), {
         code: "already_refunded",
@@ -165,19 +140,19 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       )
 
       // an unknown transfer is a 404, an address the chain refuses a 422
-      const unknown = yield* operator("POST", "/operator/v1/funds/refunds", { body: { transfer_id: "0xabc" } })
+      const unknown = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: { transfer_id: "0xabc" } })
       assert.strictEqual(unknown.status, 404)
       assert.deepStrictEqual(errorOf(unknown), {
         code: "not_found",
         message: "no unmatched or funding transfer 0xabc"
       })
-      const badAddress = yield* operator("POST", "/operator/v1/funds/refunds", {
+      const badAddress = yield* Operator.call("POST", "/operator/v1/funds/refunds", {
         body: { transfer_id: second, to: "not-an-address" }
       })
       assert.strictEqual(badAddress.status, 422, badAddress.text)
       assert.strictEqual(errorOf(badAddress).code, "invalid_address")
       // no transfer named: the request does not decode, a 422 naming the field
-      const missing = yield* operator("POST", "/operator/v1/funds/refunds", { body: { to: "0x00" } })
+      const missing = yield* Operator.call("POST", "/operator/v1/funds/refunds", { body: { to: "0x00" } })
       assertInvalid(missing, ["body.transfer_id:missing"])
     })
   )
@@ -185,10 +160,10 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
   it.effect("a payout's bump and cancel: 404 without a payout, 409 once mined or no longer in flight", () =>
     Effect.gen(function* () {
       const nobody = "4f1c1a52-0000-4000-8000-000000000000"
-      const none = yield* operator("POST", `/operator/v1/payouts/${nobody}/bump`)
+      const none = yield* Operator.call("POST", `/operator/v1/payouts/${nobody}/bump`)
       assert.strictEqual(none.status, 404, none.text)
       assert.deepStrictEqual(errorOf(none), { code: "not_found", message: `contract ${nobody} has no payout` })
-      assert.strictEqual((yield* operator("POST", "/operator/v1/payouts/not-an-id/cancel")).status, 404)
+      assert.strictEqual((yield* Operator.call("POST", "/operator/v1/payouts/not-an-id/cancel")).status, 404)
 
       const { baseUrl, a } = yield* TestServer
       const { contract } = yield* createContract(baseUrl, a.sandbox)
@@ -198,26 +173,26 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       // the routes `payouts list|show` call through the API answer what they print on the database,
       // key for key in the same order (but the age, which may tick between the two)
       const text = (value: unknown) => JSON.stringify(value).replace(/"age_seconds":\d+/g, '"age_seconds":0')
-      const shown = yield* operator("GET", `/operator/v1/payouts/${contract.id}`)
+      const shown = yield* Operator.call("GET", `/operator/v1/payouts/${contract.id}`)
       const detail = yield* PayoutDesk.show(contract.id).pipe(Effect.orDie)
       assert.strictEqual(detail.status, "prepared")
       assert.strictEqual(text(shown.json), text(detail))
-      const listed = yield* operator("GET", "/operator/v1/payouts?environment=sandbox")
+      const listed = yield* Operator.call("GET", "/operator/v1/payouts?environment=sandbox")
       const items = yield* PayoutDesk.list({ environment: "sandbox", limit: 100 }).pipe(Effect.orDie)
       assert.strictEqual(text(listed.json), text({ items }))
 
       // a refusal is the key's answer too: the same 409 replayed
       const key = newKey()
-      const mined = yield* operator("POST", `/operator/v1/payouts/${contract.id}/cancel`, { key })
+      const mined = yield* Operator.call("POST", `/operator/v1/payouts/${contract.id}/cancel`, { key })
       assert.strictEqual(mined.status, 409, mined.text)
       assert.strictEqual(errorOf(mined).code, "mined")
-      const replayed = yield* operator("POST", `/operator/v1/payouts/${contract.id}/cancel`, { key })
+      const replayed = yield* Operator.call("POST", `/operator/v1/payouts/${contract.id}/cancel`, { key })
       assert.strictEqual(replayed.status, 409)
       assert.strictEqual(replayed.headers.get("idempotent-replayed"), "true")
       assert.strictEqual(replayed.text, mined.text)
 
       yield* settle
-      const settled = yield* operator("POST", `/operator/v1/payouts/${contract.id}/bump`)
+      const settled = yield* Operator.call("POST", `/operator/v1/payouts/${contract.id}/bump`)
       assert.strictEqual(settled.status, 409)
       assert.deepStrictEqual(errorOf(settled), {
         code: "not_in_flight",
@@ -225,8 +200,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       })
 
       // a trader may not even try
-      const trader = yield* tokenOf("theo", "trader")
-      const forbidden = yield* operator("POST", `/operator/v1/payouts/${contract.id}/bump`, { token: trader })
+      const trader = yield* Operator.tokenOf("theo", "trader")
+      const forbidden = yield* Operator.call("POST", `/operator/v1/payouts/${contract.id}/bump`, { token: trader })
       assert.strictEqual(forbidden.status, 403)
 
       const records = [
@@ -247,8 +222,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
 
   it.effect("reconciliation now (risk) and an inflow recorded (admin), its amount checked", () =>
     Effect.gen(function* () {
-      const risk = yield* tokenOf("rita", "risk")
-      const reconciled = yield* operator("POST", "/operator/v1/treasury/reconcile", {
+      const risk = yield* Operator.tokenOf("rita", "risk")
+      const reconciled = yield* Operator.call("POST", "/operator/v1/treasury/reconcile", {
         body: { environment: "sandbox" },
         token: risk
       })
@@ -263,12 +238,12 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       )
 
       const inflow = { environment: "sandbox", chain: "polygon", currency: "USDC", amount: "12.5", as: "topup" }
-      const byRisk = yield* operator("POST", "/operator/v1/treasury/inflows", { body: inflow, token: risk })
+      const byRisk = yield* Operator.call("POST", "/operator/v1/treasury/inflows", { body: inflow, token: risk })
       assert.strictEqual(byRisk.status, 403)
       assert.include(errorOf(byRisk).message, "needs the admin role")
 
       const key = newKey()
-      const booked = yield* operator("POST", "/operator/v1/treasury/inflows", { body: inflow, key })
+      const booked = yield* Operator.call("POST", "/operator/v1/treasury/inflows", { body: inflow, key })
       assert.strictEqual(booked.status, 201, booked.text)
       const written = booked.json as { source: string; entries: ReadonlyArray<unknown> }
       assert.match(written.source, /^inflow:/)
@@ -276,11 +251,11 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
         { account: "payout_wallet", currency: "USDC", amount: "12.5" },
         { account: "owner_funding", currency: "USDC", amount: "-12.5" }
       ])
-      const replayed = yield* operator("POST", "/operator/v1/treasury/inflows", { body: inflow, key })
+      const replayed = yield* Operator.call("POST", "/operator/v1/treasury/inflows", { body: inflow, key })
       assert.strictEqual(replayed.text, booked.text)
       assert.strictEqual(replayed.headers.get("idempotent-replayed"), "true")
       // the key on another body is no replay
-      const reused = yield* operator("POST", "/operator/v1/treasury/inflows", {
+      const reused = yield* Operator.call("POST", "/operator/v1/treasury/inflows", {
         body: { ...inflow, amount: "13" },
         key
       })
@@ -288,7 +263,7 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("operator API
       assert.strictEqual(errorOf(reused).code, "idempotency_key_reused")
 
       for (const amount of ["0", "-1", "1e3", "abc"]) {
-        const refused = yield* operator("POST", "/operator/v1/treasury/inflows", { body: { ...inflow, amount } })
+        const refused = yield* Operator.call("POST", "/operator/v1/treasury/inflows", { body: { ...inflow, amount } })
         assert.strictEqual(refused.status, 422, amount)
         assert.deepStrictEqual(errorOf(refused), {
           code: "invalid_amount",

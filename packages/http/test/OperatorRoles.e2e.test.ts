@@ -87,7 +87,11 @@ const samples: Readonly<Record<string, Sample>> = {
   // the books set against the sandbox's chains: nobody's money moves
   reconcile: { body: { environment: "sandbox" } },
   // no rule refuses a well-formed inflow: booked once, by the admin's call (1 USDC of this test's own store)
-  recordInflow: { body: { environment: "sandbox", chain: "polygon", currency: "USDC", amount: "1", as: "topup" } }
+  recordInflow: { body: { environment: "sandbox", chain: "polygon", currency: "USDC", amount: "1", as: "topup" } },
+  pnl: { path: "/operator/v1/finance/pnl?environment=sandbox" },
+  closes: { path: "/operator/v1/finance/closes?environment=sandbox" },
+  // a close records what the book stood at and moves nobody's money: the risk's and the admin's calls close twice
+  close: { body: { environment: "sandbox" } }
 }
 
 interface Route {

@@ -7,9 +7,11 @@
  * and nothing is written.
  */
 import { Context, DateTime, Duration, Effect, Option, Schema } from "effect"
+import * as AuditedChange from "../kernel/AuditedChange.ts"
 import * as Environments from "../kernel/Environment.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import * as Lease from "../kernel/Lease.ts"
+import * as Money from "../kernel/Money.ts"
 import { HedgeOrderRepo } from "../hedging/HedgeOrderRepo.ts"
 import { MovementRepo } from "../lifecycle/MovementRepo.ts"
 import { MarketData } from "../market/MarketData.ts"
@@ -44,6 +46,14 @@ const allFills = 10_000_000
 
 /** The summary of a close: what lists and answers show (its locks and snapshot stay in the store). */
 export const summary = ({ locks: _, snapshot: __, ...rest }: DailyClose.DailyClose): DailyClose.CloseSummary => rest
+
+/** What an operator's close records in the audit log of what it wrote. */
+export const recorded = (close: DailyClose.CloseSummary) => ({
+  id: close.id,
+  closed_at: DateTime.formatIso(close.closed_at),
+  snapshot_id: close.snapshot_id,
+  total_usd: close.pnl === null ? null : Money.format(close.pnl.usd.total)
+})
 
 /**
  * Closes `environment` now, standing for `scheduledFor` (null: an operator's close), from its latest close. Answers
@@ -95,7 +105,12 @@ const closeOn = Effect.fn("DailyCloses.closeOn")(function* (
   if (elapsed < Duration.toMillis(settle)) yield* Effect.sleep(Duration.millis(Duration.toMillis(settle) - elapsed))
   const pnl = Option.isNone(previous) ? null : yield* periodBetween(previous.value, { ...figures, pnl: null })
   const written: DailyClose.DailyClose = { ...figures, pnl }
-  return (yield* repo.insert(written)) ? Option.some(written) : Option.none()
+  // an operator's close is recorded in the transaction that stores it: the lease and the wait for a close under way
+  // are held in no transaction (`OperatorActions.closeBook` is an external action), so the close under way can end
+  const stored = yield* AuditedChange.commit(repo.insert(written), (ok) =>
+    ok ? Option.some(recorded(written)) : Option.none()
+  )
+  return stored ? Option.some(written) : Option.none()
 })
 
 /** The P&L between two closes of one environment, from the ledgers booked between them. */

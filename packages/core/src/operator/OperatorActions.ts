@@ -10,7 +10,7 @@
 import { type Context, DateTime, Effect, Option, Result } from "effect"
 import { ValidationError } from "../kernel/ApiError.ts"
 import type { Direction } from "../kernel/Corridor.ts"
-import * as Money from "../kernel/Money.ts"
+import type * as Money from "../kernel/Money.ts"
 import type { Chain } from "../kernel/Rail.ts"
 import type * as CorridorLimit from "../limits/CorridorLimit.ts"
 import { CorridorLimitRepo } from "../limits/CorridorLimitRepo.ts"
@@ -370,18 +370,18 @@ export const reconcile = (options: { readonly environment?: Environment | undefi
     Reconciliation.reconcile(options)
   )
 
-/** A close of the book now (a backfill, a test, a second close in a day): a record of what the book stood at. */
+/**
+ * A close of the book now (a backfill, a test, a second close in a day): a record of what the book stood at. External:
+ * the close waits for the one under way under the close lease, outside any transaction (inside one it would hold
+ * the connection and the lease's row the close under way needs to end); its record is written with the close.
+ */
 export const closeBook = (environment: Environment) =>
   act(
     {
       action: "finance.close",
       target: { kind: "environment", id: environment },
-      after: (close) => ({
-        id: close.id,
-        closed_at: DateTime.formatIso(close.closed_at),
-        snapshot_id: close.snapshot_id,
-        total_usd: close.pnl === null ? null : Money.format(close.pnl.usd.total)
-      })
+      external: true,
+      after: DailyCloses.recorded
     },
     DailyCloses.closeNow(environment)
   )

@@ -4,12 +4,13 @@
  * live operator token made by core's program (what `ratelock operator token create` runs).
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { type IdGenerator, type OperatorTokenRepo, OperatorTokens } from "@ratelock/core"
+import { type IdGenerator, type OperatorRole, type OperatorTokenRepo, OperatorTokens } from "@ratelock/core"
 import { Context, Duration, Effect, Layer } from "effect"
 import type { SecureRandom } from "effect/crypto"
 import { createServer } from "node:http"
 import { OperatorInfo } from "../../src/operator/OperatorInfo.ts"
 import * as OperatorServer from "../../src/operator/Server.ts"
+import { request } from "./http.ts"
 
 export class Operator extends Context.Service<Operator, { readonly url: string; readonly token: string }>()(
   "test/Operator"
@@ -47,3 +48,23 @@ export const layer: Layer.Layer<
 
 /** The operator token's `Authorization` header. */
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
+
+/** A token of `role` named `name`, made as `ratelock operator token create` makes it: its secret. */
+export const tokenOf = (name: string, role: OperatorRole.OperatorRole) =>
+  Effect.map(OperatorTokens.create({ name, role }).pipe(Effect.orDie), (created) => created.token)
+
+/** A call to the operator listener, as the layer's admin token unless another is given, under a key if one is. */
+export const call = (
+  method: string,
+  path: string,
+  options: { readonly body?: unknown; readonly key?: string; readonly token?: string } = {}
+) =>
+  Effect.flatMap(Operator, ({ url, token }) =>
+    request(url, method, path, {
+      headers: {
+        ...bearer(options.token ?? token),
+        ...(options.key === undefined ? {} : { "Idempotency-Key": options.key })
+      },
+      ...(options.body === undefined ? {} : { body: options.body })
+    })
+  )
