@@ -398,18 +398,21 @@ describe.skipIf(databaseUrl === undefined)("the daily closes on PostgreSQL, with
     assert.strictEqual(second.previous_close_id, first.id)
     assert.strictEqual(second.snapshot_id, imported.json.snapshot_id)
 
-    // ---- the report, by the CLI and the route, and each view's CSV
+    // ---- the report, by the CLI and the route, and each view's CSV; production's close tried meanwhile
+    const written = await closeRows(db)
     const query = ["--environment", "sandbox", "--from", days.from, "--to", days.to]
-    const [report, byPartner, route, ...csvs] = await Promise.all([
+    const [report, byPartner, route, { items: closes }, refused, viaRoute, ...csvs] = await Promise.all([
       cliJson(db.url, "finance", "pnl", ...query),
       cliJson(db.url, "finance", "pnl", ...query, "--by", "partner"),
       operator("GET", `/operator/v1/finance/pnl?environment=sandbox&from=${days.from}&to=${days.to}`),
+      cliJson(db.url, "finance", "closes", ...query),
+      cli(db.url, "finance", "close", "--environment", "production"),
+      operator("POST", "/operator/v1/finance/closes", { environment: "production" }),
       ...(["day", "pair", "partner"] as const).map((by) => cli(db.url, "finance", "pnl", ...query, "--by", by, "--csv"))
     ])
     assert.strictEqual(route.status, 200, route.text)
     assert.deepStrictEqual(route.json, report, "GET /operator/v1/finance/pnl is what finance pnl --json prints")
     assert.deepStrictEqual({ ...byPartner, by: "day" }, report, "--by names the rows, every view is in the JSON")
-    const { items: closes } = await cliJson(db.url, "finance", "closes", ...query)
     assert.deepStrictEqual(
       closes.slice(-2).map((c: Json) => c.id),
       [first.id, second.id]
@@ -567,11 +570,8 @@ describe.skipIf(databaseUrl === undefined)("the daily closes on PostgreSQL, with
     }
 
     // ---- production has no fresh market data: a close is refused, and nothing is written
-    const written = await closeRows(db)
-    const refused = await cli(db.url, "finance", "close", "--environment", "production")
     assert.strictEqual(refused.code, 1, refused.stdout)
     assert.include(refused.stderr, "no market data in force for production")
-    const viaRoute = await operator("POST", "/operator/v1/finance/closes", { environment: "production" })
     assert.strictEqual(viaRoute.status, 409, viaRoute.text)
     assert.strictEqual(viaRoute.json.error.code, "no_market_data")
     assert.deepStrictEqual(await cliJson(db.url, "finance", "closes", "--environment", "production"), { items: [] })
