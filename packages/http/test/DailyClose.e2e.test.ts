@@ -11,7 +11,9 @@
  *    - every realised line exact to the unit against the ledger's own sums, by SQL on `ledger_entries` (premium
  *      income, forfeited deposits, payout expense) over each period the report holds, EURC at the rate of the close
  *      ending its period: the totals, each market pair, each token, and each partner (`--by partner`);
- *    - total = realised + unrealised = Σ explained + unexplained, to the unit, in the totals, each day and each pair;
+ *    - total = realised + unrealised = Σ explained + unexplained, to the unit, in the totals, each day and each pair
+ *      (the locks open at both closes, with the market moved between them, give the explain lines to explain);
+ *    - each close's ledger balances are the three ledgers' SQL sums at its instant;
  *    - the CSV of each view has the JSON's figures;
  *    - a close of production, without fresh market data, refused `no_market_data` by the CLI and the route, and
  *      nothing written.
@@ -153,6 +155,33 @@ const ledgerSums = async (db: Database, period: { from: string; to: string; eurU
   }
   return rows.length
 }
+
+/**
+ * The sandbox's three ledgers (contracts, treasury, hedges) summed per account and currency over the entries booked
+ * at or before `at`, zero balances left out, as `[ledger, account, currency, balance]`.
+ */
+const trialBalance = async (db: Database, at: string) =>
+  (
+    await db.query<{
+      readonly ledger: string
+      readonly account: string
+      readonly currency: string
+      readonly balance: string
+    }>(
+      (sql) => sql`SELECT ledger, account, currency, sum(amount)::text AS balance FROM (
+          SELECT 'contracts' AS ledger, account::text, currency::text, amount FROM ledger_entries
+            WHERE environment = 'sandbox' AND at <= ${at}::timestamptz
+          UNION ALL
+          SELECT 'treasury', account::text, currency::text, amount FROM treasury_entries
+            WHERE environment = 'sandbox' AND at <= ${at}::timestamptz
+          UNION ALL
+          SELECT 'hedges', account::text, currency::text, amount FROM hedge_ledger_entries
+            WHERE environment = 'sandbox' AND at <= ${at}::timestamptz
+        ) entries GROUP BY 1, 2, 3 HAVING sum(amount) <> 0`
+    )
+  )
+    .map((r) => [r.ledger, r.account, r.currency, Money.format(d(r.balance))])
+    .sort((a, b) => (a.join(" ") < b.join(" ") ? -1 : 1))
 
 /** A partner's figures over all its pairs. */
 const partnerTotal = (pairs: Map<string, Realised>): Realised => {
@@ -493,6 +522,18 @@ describe.skipIf(databaseUrl === undefined)("the daily closes on PostgreSQL, with
       assert.isFalse(Money.isZero(d(explained("USD/BRL")[name])), `USD/BRL's ${name} between the closes`)
     }
     assert.isFalse(Money.isZero(d(explained("EUR/USD").delta)), "EUR/USD's delta between the closes")
+
+    // each close's ledger balances: the three ledgers' sums at its instant
+    for (const close of [first, second]) {
+      assert.deepStrictEqual(
+        close.balances
+          .map((b: Json) => [b.ledger, b.account, b.currency, Money.format(d(b.balance))])
+          .sort((a: Array<string>, b: Array<string>) => (a.join(" ") < b.join(" ") ? -1 : 1)),
+        await trialBalance(db, close.closed_at),
+        `the balances of ${close.id}`
+      )
+    }
+    assert.isAbove(second.balances.length, first.balances.length, "the day booked accounts the first close had not")
 
     // the hedge: the fill is the USD/BRL position, and its mark is the period's hedges line
     const hedged = second.pairs.find((p: Json) => p.pair === "USD/BRL")
