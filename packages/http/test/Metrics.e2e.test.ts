@@ -252,7 +252,8 @@ layer(both, { excludeTestServices: true, timeout: "120 seconds" })("/metrics", (
           "hot-wallets",
           "sweeps",
           "movements",
-          "reconciliation"
+          "reconciliation",
+          "daily-close"
         ]
       )
       for (const pass of status.passes) assert.isTrue(pass.ok, pass.pass)

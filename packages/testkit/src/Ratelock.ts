@@ -22,6 +22,7 @@ import {
   type CorridorLimitRepo,
   type EventRepo,
   type IdempotencyRepo,
+  DailyCloses,
   IdGenerator,
   MarketData,
   type MarketSnapshot,
@@ -35,7 +36,7 @@ import {
 } from "@ratelock/core"
 import { ChainAvailability, RateLimiter, Readiness, Server } from "@ratelock/http"
 import { type Client, type Credentials, makeClient } from "@ratelock/http/client"
-import { Context, DateTime, Effect, Layer, Option, Random, Ref } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Random, Ref } from "effect"
 import { type Digest, Mac, type SecureRandom } from "effect/crypto"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
@@ -134,6 +135,8 @@ const settings = (options: Options) =>
   Layer.mergeAll(
     Layer.succeed(QuotePolicy.QuotePolicy, { ...QuotePolicy.defaults, ...options.quotePolicy }),
     Layer.succeed(RetryPolicy.RetryPolicy, options.retryPolicy ?? RetryPolicy.defaults),
+    // the close waits for no concurrent commit here, and a sleep would wait for the test to move the clock
+    Layer.succeed(DailyCloses.Settle, Duration.zero),
     Layer.succeed(RateLimiter.RateLimitConfig, options.rateLimit ?? { ratePerSecond: 1_000_000, burst: 1_000_000 }),
     Layer.succeed(ChainAvailability.ChainAvailability, options.environments ?? { sandbox: true, production: true }),
     Layer.effect(

@@ -38,8 +38,13 @@ export class CloseRefused extends Schema.TaggedError<CloseRefused>()("CloseRefus
   message: Schema.String
 }) {}
 
-/** How long after its instant a close reads the ledger: longer than a transition takes to commit. */
-const settle = Duration.seconds(1)
+/**
+ * How long after its instant a close reads the ledger: longer than a transition takes to commit. One second; zero
+ * where nothing commits concurrently and the clock moves only when told (the testkit's `TestClock`).
+ */
+export const Settle = Context.Reference<Duration.Duration>("@ratelock/core/DailyCloses/Settle", {
+  defaultValue: () => Duration.seconds(1)
+})
 
 /** Every filled hedge order there is, at most: a book's fills over its whole life. */
 const allFills = 10_000_000
@@ -101,8 +106,8 @@ const closeOn = Effect.fn("DailyCloses.closeOn")(function* (
   })
   // a transition dated before the close may still be committing its ledger entries: they are waited for, so none
   // falls between two periods
-  const elapsed = (yield* DateTime.now).epochMilliseconds - now.epochMilliseconds
-  if (elapsed < Duration.toMillis(settle)) yield* Effect.sleep(Duration.millis(Duration.toMillis(settle) - elapsed))
+  const wait = Duration.toMillis(yield* Settle) - ((yield* DateTime.now).epochMilliseconds - now.epochMilliseconds)
+  if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
   const pnl = Option.isNone(previous) ? null : yield* periodBetween(previous.value, { ...figures, pnl: null })
   const written: DailyClose.DailyClose = { ...figures, pnl }
   // an operator's close is recorded in the transaction that stores it: the lease and the wait for a close under way
