@@ -25,7 +25,7 @@ import { freePort } from "@ratelock/test-support/Processes"
 import { type Receiver, start as startReceiver } from "@ratelock/test-support/WebhookReceiver"
 import { DateTime, Effect } from "effect"
 import { execFile } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -254,7 +254,7 @@ describe.skipIf(databaseUrl === undefined)("the daily closes on PostgreSQL, with
     const [bolt, created] = await Promise.all([
       createPartner(db, "Bolt Pay", receiver),
       cliJson(db.url, "operator", "token", "create", "--name", "finance", "--role", "admin"),
-      cliJson(db.url, "market", "import", snapshotFile)
+      cliJson(db.url, "market", "import", snapshotFile).finally(() => rmSync(snapshotFile, { force: true }))
     ])
     const cluster = new Cluster(db.url, {
       RATELOCK_HEDGING: "manual",

@@ -12,7 +12,7 @@
  * lock row its pairs count, none without its close). Skipped without `DATABASE_URL`.
  */
 import { databaseUrl } from "@ratelock/test-support/Postgres"
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "vitest"
@@ -43,7 +43,7 @@ describe.skipIf(databaseUrl === undefined)("the daily close with several workers
       const snapshotFile = join(tmpdir(), `ratelock-close-workers-${crypto.randomUUID()}.json`)
       writeFileSync(snapshotFile, JSON.stringify(exampleSnapshot(new Date())))
       // the command migrates the database too
-      await cliJson(db.url, "market", "import", snapshotFile)
+      await cliJson(db.url, "market", "import", snapshotFile).finally(() => rmSync(snapshotFile, { force: true }))
       // a contract names its partner by id alone: the store need not know it
       const partnerId = crypto.randomUUID()
       for (const [environment, count] of Object.entries(books)) {
