@@ -326,7 +326,10 @@ describe("PnlExplain's realised lines and a month of closes", () => {
   it("every realised line is the ledger's, to the unit, and the identity holds in every period and pair", () => {
     for (const p of periods) {
       assertIdentity(p.usd)
-      for (const pair of p.pairs) assertIdentity(pair.usd)
+      for (const pair of p.pairs) {
+        assertIdentity(pair.usd)
+        assertIdentity(pair.in_quote)
+      }
     }
     const [one, two] = periods as [PeriodPnl.PeriodPnl, PeriodPnl.PeriodPnl]
     assert.strictEqual(Money.format(one.usd.premiums), "812.40")

@@ -88,6 +88,9 @@ const closeOn = Effect.fn("DailyCloses.closeOn")(function* (
 ) {
   const repo = yield* DailyCloseRepo
   const now = yield* DateTime.now
+  // a transition dated before the close may still be committing its ledger entries: they are waited for, so the
+  // close's balances have them and none falls between two periods
+  yield* Effect.sleep(yield* Settle)
   const previous = yield* repo.latest(environment)
   const book = yield* Revaluation.loadBook()
   const hedges = yield* (yield* HedgeOrderRepo).list({ environment, statuses: ["filled"], limit: allFills })
@@ -104,10 +107,6 @@ const closeOn = Effect.fn("DailyCloses.closeOn")(function* (
     balances,
     previousCloseId: Option.match(previous, { onNone: () => null, onSome: (p) => p.id })
   })
-  // a transition dated before the close may still be committing its ledger entries: they are waited for, so none
-  // falls between two periods
-  const wait = Duration.toMillis(yield* Settle) - ((yield* DateTime.now).epochMilliseconds - now.epochMilliseconds)
-  if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
   const pnl = Option.isNone(previous) ? null : yield* periodBetween(previous.value, { ...figures, pnl: null })
   const written: DailyClose.DailyClose = { ...figures, pnl }
   // an operator's close is recorded in the transaction that stores it: the lease and the wait for a close under way

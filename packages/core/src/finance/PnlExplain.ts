@@ -30,6 +30,7 @@ import { tokenUsd } from "./internal/closeBook.ts"
 import {
   addLines,
   explainedLines,
+  type LineName,
   type NetworkFees,
   type PairPnl,
   type PartnerPnl,
@@ -286,14 +287,24 @@ export const between = (input: {
         hedges: Money.subtract(p.hedge_mark_usd, was?.hedge_mark_usd ?? Money.zero),
         fx_translation: Money.figure(model.translation)
       })
-      const inQuote = Object.fromEntries(
-        Object.entries(usd).map(([name, value]) => [name, toQuote(value, rate)])
-      ) as unknown as PnlLines
+      // each line at the later close's rate, and the sums from their parts: the identities hold in QUOTE too
+      const q = (name: LineName) => toQuote(usd[name], rate)
+      const realisedQuote = [q("forfeits"), q("payouts"), q("hedge_realised")].reduce(Money.sum, q("premiums"))
+      const inQuote = withUnexplained({
+        ...(Object.fromEntries(explainedLines.map((name) => [name, q(name)])) as Record<Explained, Money.Decimal>),
+        premiums: q("premiums"),
+        forfeits: q("forfeits"),
+        payouts: q("payouts"),
+        hedge_realised: q("hedge_realised"),
+        realised: realisedQuote,
+        unrealised: q("unrealised"),
+        total: Money.sum(realisedQuote, q("unrealised"))
+      })
       return {
         pair: p.pair,
         quote: p.quote,
         usd,
-        in_quote: withUnexplained(inQuote),
+        in_quote: inQuote,
         locks_sold: realised.sold.size,
         locks_settled: model.settledLocks
       }
