@@ -39,6 +39,7 @@ import {
   type TokenFlows,
   zeroLines
 } from "./PeriodPnl.ts"
+import { getOrInsert } from "../kernel/Maps.ts"
 
 const millisPerDay = 86_400_000
 
@@ -91,15 +92,6 @@ const emptyRealised = (): Realised => ({
   payouts: Money.zero,
   sold: new Set()
 })
-
-const getOr = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
-  let value = map.get(key)
-  if (value === undefined) {
-    value = make()
-    map.set(key, value)
-  }
-  return value
-}
 
 /** A contract ledger entry's effect on the P&L, in its token: premiums and forfeits earned, payouts paid. */
 const addFlow = (into: Realised, flow: ContractFlow, usd: Money.Decimal) => {
@@ -180,17 +172,17 @@ export const between = (input: {
     for (const flow of input.flows) {
       const pair = marketPairKey(flow.direction)
       const usd = tokenUsd(later.usd_per, flow.currency, flow.amount)
-      addFlow(getOr(byPair, pair, emptyRealised), flow, usd)
+      addFlow(getOrInsert(byPair, pair, emptyRealised), flow, usd)
       addFlow(
-        getOr(
-          getOr(byPartner, flow.partnerId, () => new Map()),
+        getOrInsert(
+          getOrInsert(byPartner, flow.partnerId, () => new Map()),
           pair,
           emptyRealised
         ),
         flow,
         usd
       )
-      addFlow(getOr(byToken, flow.currency, emptyRealised), flow, flow.amount)
+      addFlow(getOrInsert(byToken, flow.currency, emptyRealised), flow, flow.amount)
     }
 
     // the model lines: each lock of the later close against the earlier
@@ -200,7 +192,7 @@ export const between = (input: {
     const stayed: Array<{ readonly terms: Risk.LockTerms; readonly was: CloseLock; readonly now: CloseLock }> = []
     for (const lock of later.locks) {
       const pair = marketPairKey(lock.direction)
-      const model = getOr(models, pair, emptyModel)
+      const model = getOrInsert(models, pair, emptyModel)
       const was = before.get(lock.contract_id)
       if (was === undefined) {
         model.soldMtm += lock.mtm
@@ -211,7 +203,7 @@ export const between = (input: {
     }
     for (const gone of before.values()) {
       const pair = marketPairKey(gone.direction)
-      const model = getOr(models, pair, emptyModel)
+      const model = getOrInsert(models, pair, emptyModel)
       model.heldAtUsd += gone.mtm * u1(marketPairCurrencies(pair).quote)
       model.settledLocks++
     }

@@ -10,6 +10,7 @@ import type { LockRisk } from "./LockRisk.ts"
 import type { Environment } from "../../terms/Partner.ts"
 import { pairNotional } from "./RiskBook.ts"
 import type { RiskPlan } from "./RiskPlan.ts"
+import { getOrInsert } from "../../kernel/Maps.ts"
 
 export interface PairSums {
   locks: number
@@ -53,15 +54,6 @@ const pairSums = (): PairSums => ({
 
 const corridorSums = (): CorridorSums => ({ locks: 0, notional: [], mtm: [], delta: [] })
 
-const getOr = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
-  let value = map.get(key)
-  if (value === undefined) {
-    value = make()
-    map.set(key, value)
-  }
-  return value
-}
-
 /** An environment with no open lock. */
 export const emptyEnvironment = (plan: RiskPlan): EnvironmentSums => ({
   pairs: new Map(),
@@ -87,23 +79,23 @@ const addToPair = (sums: PairSums, risk: LockRisk): void => {
 /** Adds one revalued lock. */
 export const add = (book: BookSums, plan: RiskPlan, risk: LockRisk): void => {
   const { lock } = risk
-  const env = getOr(book, lock.environment, () => emptyEnvironment(plan))
-  addToPair(getOr(env.pairs, lock.pair, pairSums), risk)
+  const env = getOrInsert(book, lock.environment, () => emptyEnvironment(plan))
+  addToPair(getOrInsert(env.pairs, lock.pair, pairSums), risk)
   addToPair(
-    getOr(
-      getOr(env.partners, lock.partnerId, () => new Map()),
+    getOrInsert(
+      getOrInsert(env.partners, lock.partnerId, () => new Map()),
       lock.pair,
       pairSums
     ),
     risk
   )
-  const corridor = getOr(env.corridors, lock.direction, corridorSums)
+  const corridor = getOrInsert(env.corridors, lock.direction, corridorSums)
   corridor.locks++
   ExactSum.add(corridor.notional, lock.notionalBase)
   ExactSum.add(corridor.mtm, risk.corridorMtm)
   if (risk.greeks !== null) ExactSum.add(corridor.delta, risk.greeks.corridorDelta)
   risk.scenarioMtm.forEach((mtm, s) => {
-    ExactSum.add(getOr(env.scenarios[s]!, lock.pair, ExactSum.make), mtm)
+    ExactSum.add(getOrInsert(env.scenarios[s]!, lock.pair, ExactSum.make), mtm)
   })
 }
 
@@ -115,13 +107,13 @@ const mergePair = (into: PairSums, from: PairSums): void => {
 }
 
 const mergeMap = <K, V>(into: Map<K, V>, from: Map<K, V>, make: () => V, merge: (a: V, b: V) => void): void => {
-  for (const [key, value] of from) merge(getOr(into, key, make), value)
+  for (const [key, value] of from) merge(getOrInsert(into, key, make), value)
 }
 
 /** Adds the sums of another slice of the book into `into`. */
 export const merge = (into: BookSums, from: BookSums, plan: RiskPlan): void => {
   for (const [environment, source] of from) {
-    const env = getOr(into, environment, () => emptyEnvironment(plan))
+    const env = getOrInsert(into, environment, () => emptyEnvironment(plan))
     mergeMap(env.pairs, source.pairs, pairSums, mergePair)
     mergeMap(
       env.partners,
