@@ -39,6 +39,7 @@ const coreLayers = [
   "market",
   "limits",
   "pricing",
+  "simulation",
   "partners",
   "lifecycle",
   "hedging",

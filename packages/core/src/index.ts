@@ -63,6 +63,9 @@ export * as QuotePolicy from "./pricing/QuotePolicy.ts"
 export * as QuotePricer from "./pricing/QuotePricer.ts"
 export * as QuoteRules from "./pricing/QuoteRules.ts"
 
+// Simulation: what a lock is likely to pay (Monte Carlo) and what locks would have paid (backtest)
+export * as LockSimulation from "./simulation/LockSimulation.ts"
+
 // Partners: their store and their secrets
 export * as ApiKeySecret from "./partners/ApiKeySecret.ts"
 export * as PartnerRepo from "./partners/PartnerRepo.ts"
