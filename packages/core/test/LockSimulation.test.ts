@@ -16,6 +16,7 @@ import {
   Pricing,
   QuotePolicy,
   QuotePricer,
+  type Quote,
   type QuoteRequest,
   Settlement
 } from "@ratelock/core"
@@ -148,7 +149,8 @@ describe("LockSimulation.monteCarlo", () => {
         stoppingRuleValue <= engineValue + 3 * stoppingRuleStandardError,
         `${direction}: stopping ${stoppingRuleValue} ± ${stoppingRuleStandardError} vs engine ${engineValue}`
       )
-      // and no far below it: the rule is close to the optimal one
+      assert.match(result.exerciseMeaning, /hindsight/u)
+      // and not far below it: the rule is close to the optimal one
       assert.isTrue(stoppingRuleValue >= 0.9 * engineValue - 3 * stoppingRuleStandardError)
     }
   })
@@ -180,6 +182,55 @@ describe("LockSimulation.monteCarlo", () => {
     assert.isTrue(!Money.greaterThan(result.p50, result.p90) && !Money.greaterThan(result.p90, result.p99))
     assert.notDeepEqual(paths.rates, paths.endRates)
     assert.isNull(result.marketWarning)
+  })
+
+  it("a stored quote simulates as its request does: its own locked rate, premium and deposit", () => {
+    const request = requestFor("BRL_TO_USD", { contract_type: "forward", window_end: later(20) })
+    const q = priced(request)
+    const quote: Quote.QuoteRecord = {
+      id: "quote-1",
+      partnerId: "partner-1",
+      environment: "sandbox",
+      customerReferenceId: request.customer_reference_id,
+      customerName: request.customer_name,
+      contractType: request.contract_type,
+      direction: request.direction,
+      notionalCurrency: request.notional_currency,
+      notionalAmount: request.notional_amount,
+      providerRate: request.provider_rate,
+      marketRate: request.market_rate,
+      marketRateTimestamp: now,
+      strikeMode: "cip_fair",
+      targetStrike: null,
+      providerExtraSpread: Money.zero,
+      status: "created",
+      failureReason: null,
+      lockedRate: q.lockedRate,
+      strikeAdvantageBps: q.strikeAdvantageBps,
+      premiumAmount: q.premiumAmount,
+      depositAmount: q.depositAmount,
+      totalAmount: q.totalAmount,
+      maxTransactionAmount: q.maxTransactionAmount,
+      windowStart: request.window_start,
+      windowEnd: request.window_end,
+      chain: request.chain,
+      settlementCurrency: request.settlement_currency,
+      expiresAt: later(1),
+      createdAt: now,
+      acceptedAt: null,
+      snapshotId: null,
+      pricingInputs: q.inputs
+    }
+    const fromRequest = run(request, { _tag: "end" }, 2_000, 9)
+    const fromQuote = LockSimulation.monteCarlo({
+      quote,
+      snapshot: illustrative,
+      now,
+      paths: 2_000,
+      seed: 9,
+      exercise: { _tag: "end" }
+    })
+    assert.deepStrictEqual(Result.getOrThrow(fromQuote).result, fromRequest.result)
   })
 
   it("warns about a snapshot older than the freshness rule, and refuses an instant outside the window", () => {
@@ -317,6 +368,8 @@ describe("LockSimulation.backtest", () => {
         /a 30-day lock from the series' first date \(2025-01-01\) ends after its last/u
       )
     }
+    const zeroCadence = backtest("end", { tenorDays: 0 })
+    assert.isTrue(Result.isFailure(zeroCadence) && zeroCadence.failure._tag === "SeriesError")
     const { "USD/BRL": _, ...spot } = illustrative.spot
     const noBrl = LockSimulation.backtest({
       series: Result.getOrThrow(LockSimulation.parseSeries(csv)),

@@ -21,6 +21,7 @@ import * as Pricing from "../pricing/Pricing.ts"
 import * as QuotePolicy from "../pricing/QuotePolicy.ts"
 import * as QuotePricer from "../pricing/QuotePricer.ts"
 import type { PricingInputs } from "../terms/PricingInputs.ts"
+import type { QuoteRecord } from "../terms/Quote.ts"
 import type { ContractType, QuoteRequest } from "../terms/QuoteRequest.ts"
 import * as Settlement from "../terms/Settlement.ts"
 import * as Paths from "./internal/paths.ts"
@@ -49,6 +50,15 @@ export const Exercise = Schema.Union([
 ])
 export type Exercise = typeof Exercise.Type
 
+/** What each behaviour reports, said in every result (`best` above all: hindsight, not a stopping rule). */
+export const exerciseMeaning: { readonly [T in Exercise["_tag"]]: string } = {
+  best: "the moment of the window that pays the most, with hindsight: the service's worst case. It over-counts foresight against the window engine's optimal stopping; model.stoppingRuleValue is a rule without foresight, at most the engine's value",
+  end: "at window_end",
+  uniform:
+    "at a uniformly random point of the window's daily grid (one draw per antithetic pair): a need-driven customer",
+  at: "at the given instant"
+}
+
 /** A lock the snapshot or the pricer will not price: the pricer's failure code and message. */
 export class SimulationRefused extends Data.TaggedError("SimulationRefused")<{
   readonly code: string
@@ -57,7 +67,7 @@ export class SimulationRefused extends Data.TaggedError("SimulationRefused")<{
 
 /** What is wrong with a spot series or a backtest's template. */
 export class SeriesError extends Data.TaggedError("SeriesError")<{
-  readonly reason: "empty" | "bad_line" | "non_numeric" | "unsorted" | "gap" | "tenor_past_end"
+  readonly reason: "empty" | "bad_line" | "non_numeric" | "unsorted" | "gap" | "tenor_past_end" | "bad_template"
   /** The CSV line (1-based), when one line is at fault. */
   readonly line: number | null
   readonly message: string
@@ -97,6 +107,8 @@ const fromUnits = (u: bigint): Money.Decimal => BigDecimal.normalize(Money.fromB
 export const MonteCarloResult = Schema.Struct({
   drift: Schema.String,
   exercise: Exercise,
+  /** What the behaviour means (`exerciseMeaning`). */
+  exerciseMeaning: Schema.String,
   paths: Schema.Number,
   seed: Schema.Number,
   /** The snapshot's age against `MarketFreshness`'s rule: null when fresh, else the pricer's stale message. */
@@ -134,12 +146,10 @@ export const MonteCarloResult = Schema.Struct({
 })
 export type MonteCarloResult = typeof MonteCarloResult.Type
 
-export interface MonteCarloInput {
-  /** The lock: a quote request's terms (its `market_rate` is the simulation's spot). */
-  readonly request: QuoteRequest
+interface MonteCarloCommon {
   readonly snapshot: MarketSnapshot.MarketSnapshot
   readonly now: DateTime.Utc
-  /** Paths, rounded up to an even number (antithetic pairs). */
+  /** Paths, a positive integer rounded up to an even number (antithetic pairs). */
   readonly paths: number
   readonly seed: number
   readonly exercise: Exercise
@@ -147,6 +157,106 @@ export interface MonteCarloInput {
   /** The freshness rule's largest age (default `MarketFreshness.defaultMaxAge`). */
   readonly maxAge?: Duration.Duration | undefined
 }
+
+/**
+ * The lock: a quote request's terms (priced here by `QuotePricer.price`; its `market_rate` is the paths' spot), or
+ * a stored quote (its own locked rate, premium and deposit; its `marketRate` the paths' spot, the snapshot's
+ * curves and smile from `now` on).
+ */
+export type MonteCarloInput = MonteCarloCommon & ({ readonly request: QuoteRequest } | { readonly quote: QuoteRecord })
+
+/** What the paths and the figures need of a lock, however it came. */
+interface PricedLock {
+  readonly lock: Settlement.Lock
+  readonly contractType: ContractType
+  readonly settlementCurrency: SettlementCurrency
+  readonly marketRate: Money.Decimal
+  readonly windowStart: DateTime.Utc
+  readonly windowEnd: DateTime.Utc
+  readonly premium: Money.Decimal
+  readonly deposit: Money.Decimal | null
+  readonly inputs: PricingInputs
+}
+
+const lockOf = (
+  input: MonteCarloInput,
+  market: CorridorMarket.CorridorMarket,
+  policy: QuotePolicy.QuotePolicyShape
+): Result.Result<PricedLock, SimulationRefused> => {
+  if ("request" in input) {
+    const { request } = input
+    const priced = QuotePricer.price({
+      request,
+      market: { _tag: "InForce", snapshotId: null, snapshot: input.snapshot },
+      notionalLimits: MarketData.defaultNotionalLimits,
+      now: input.now,
+      policy,
+      railSupported: true
+    })
+    if (priced.status === "failed" || priced.inputs === null) {
+      const reason = priced.failureReason ?? { code: "no_market_parameters", message: "no market parameters" }
+      return refused(reason.code, reason.message)
+    }
+    return Result.succeed({
+      lock: {
+        direction: request.direction,
+        notionalCurrency: request.notional_currency,
+        notionalAmount: request.notional_amount,
+        maxTransactionAmount: priced.maxTransactionAmount,
+        lockedRate: priced.lockedRate
+      },
+      contractType: request.contract_type,
+      settlementCurrency: request.settlement_currency,
+      marketRate: request.market_rate,
+      windowStart: request.window_start,
+      windowEnd: request.window_end,
+      premium: priced.premiumAmount,
+      deposit: priced.depositAmount,
+      inputs: priced.inputs
+    })
+  }
+  const { quote } = input
+  if (quote.status !== "created") return refused("quote_failed", "the quote failed: it locks nothing to simulate")
+  const w = CorridorMarket.windowInputs(market, {
+    spot: Money.toModel(quote.marketRate),
+    strike: Money.toModel(quote.lockedRate),
+    now: input.now,
+    windowStart: quote.windowStart,
+    windowEnd: quote.windowEnd
+  })
+  return Result.succeed({
+    lock: {
+      direction: quote.direction,
+      notionalCurrency: quote.notionalCurrency,
+      notionalAmount: quote.notionalAmount,
+      maxTransactionAmount: quote.maxTransactionAmount,
+      lockedRate: quote.lockedRate
+    },
+    contractType: quote.contractType,
+    settlementCurrency: quote.settlementCurrency,
+    marketRate: quote.marketRate,
+    windowStart: quote.windowStart,
+    windowEnd: quote.windowEnd,
+    premium: quote.premiumAmount,
+    deposit: quote.depositAmount,
+    inputs: pricingInputsOf(quote.marketRate, w)
+  })
+}
+
+/** What a quote records of the engine's inputs (the engine, its version, its steps). */
+const pricingInputsOf = (spot: Money.Decimal, w: CorridorMarket.WindowInputs): PricingInputs => ({
+  spot,
+  forward_t1: w.forwardStart,
+  forward_t2: w.forwardEnd,
+  rate_domestic: w.domesticRate,
+  rate_foreign: w.foreignRate,
+  sigma: w.volatility,
+  t1: w.windowStartYears,
+  t2: w.windowEndYears,
+  engine: QuotePricer.engine,
+  engine_version: QuotePricer.engineVersion,
+  steps: Pricing.windowOptionSteps(w.windowStartYears, w.windowEndYears)
+})
 
 /** Per path, for tests and charts: the rates (QUOTE per BASE) and the payouts in token units. */
 export interface PathOutcomes {
@@ -203,8 +313,11 @@ const percentile = (sorted: Float64Array, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!
 
 export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun, SimulationRefused> => {
-  const { request, snapshot, now, exercise } = input
+  const { snapshot, now, exercise } = input
   const policy = input.policy ?? QuotePolicy.defaults
+  if (!Number.isInteger(input.paths) || input.paths < 1) {
+    return refused("bad_paths", `paths must be a positive integer, got ${input.paths}`)
+  }
   const freshness = MarketFreshness.inForce({
     latest: Option.some({ id: "simulation", snapshot }),
     environment: "production",
@@ -212,32 +325,24 @@ export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun,
     maxAge: input.maxAge
   })
   const marketWarning = freshness._tag === "Stale" ? freshness.message : null
-  const priced = QuotePricer.price({
-    request,
-    market: { _tag: "InForce", snapshotId: null, snapshot },
-    notionalLimits: MarketData.defaultNotionalLimits,
-    now,
-    policy,
-    railSupported: true
-  })
-  const found = CorridorMarket.make(snapshot, request.direction)
-  if (priced.status === "failed" || priced.inputs === null || Option.isNone(found)) {
-    const reason = priced.failureReason ?? { code: "no_market_parameters", message: "no market parameters" }
-    return refused(reason.code, reason.message)
-  }
+  const direction = "request" in input ? input.request.direction : input.quote.direction
+  const found = CorridorMarket.make(snapshot, direction)
+  if (Option.isNone(found)) return refused("no_market_parameters", `no market parameters for ${direction}`)
   const market = found.value
-  const inputs = priced.inputs
+  const pricedLock = lockOf(input, market, policy)
+  if (Result.isFailure(pricedLock)) return Result.fail(pricedLock.failure)
+  const { lock, inputs, settlementCurrency } = pricedLock.success
   const nowMs = now.epochMilliseconds
-  const endMs = Math.max(request.window_end.epochMilliseconds, nowMs)
-  const startMs = Math.min(Math.max(request.window_start.epochMilliseconds, nowMs), endMs)
+  const endMs = Math.max(pricedLock.success.windowEnd.epochMilliseconds, nowMs)
+  const startMs = Math.min(Math.max(pricedLock.success.windowStart.epochMilliseconds, nowMs), endMs)
   const atMs = exercise._tag === "at" ? exercise.at.epochMilliseconds : null
   if (atMs !== null && (atMs < startMs || atMs > endMs)) {
     return refused("exercise_outside_window", "the `at` instant is outside the lock's window")
   }
   const times = gridTimes(nowMs, startMs, endMs, atMs)
   const n = times.length - 1
-  const spot = Money.toModel(request.market_rate)
-  const strike = Money.toModel(priced.lockedRate)
+  const spot = Money.toModel(pricedLock.success.marketRate)
+  const strike = Money.toModel(lock.lockedRate)
   const sigma = inputs.sigma
   const forwards = times.map((t) => CorridorMarket.forward(market, spot, nowMs, t))
   const logDrift = new Float64Array(n)
@@ -264,21 +369,14 @@ export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun,
   const count = simulated.chosen.length
 
   // every path settled by the service's rule, at the rate crossed once into an exact decimal
-  const lock: Settlement.Lock = {
-    direction: request.direction,
-    notionalCurrency: request.notional_currency,
-    notionalAmount: request.notional_amount,
-    maxTransactionAmount: priced.maxTransactionAmount,
-    lockedRate: priced.lockedRate
-  }
-  const cross = QuotePricer.fiatPerQuote(snapshot, request.direction, request.settlement_currency)
+  const cross = QuotePricer.fiatPerQuote(snapshot, lock.direction, settlementCurrency)
   const settle = (rates: Float64Array, out: Float64Array): bigint => {
     let total = 0n
     for (let i = 0; i < count; i++) {
       const rate = rates[i]!
       if (!(rate < strike)) continue
       const live = Money.fromModel(rate)
-      const conversion = conversionAt(request.direction, request.settlement_currency, live, cross)
+      const conversion = conversionAt(lock.direction, settlementCurrency, live, cross)
       if (Option.isNone(conversion)) continue
       const u = units(Settlement.payout(lock, live, conversion.value).amount)
       out[i] = Number(u)
@@ -316,39 +414,40 @@ export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun,
   }
   const sorted = Float64Array.from(payoutUnits).sort()
   const meanPayout = Money.roundDown(Money.divide(fromUnits(total), BigDecimal.make(BigInt(count), 0)))
-  const premium = priced.premiumAmount
+  const { premium, deposit } = pricedLock.success
 
   let forfeiture: MonteCarloResult["forfeiture"] = null
-  if (request.contract_type === "forward" && priced.depositAmount !== null) {
-    const deposit = Money.toModel(priced.depositAmount)
+  if (pricedLock.success.contractType === "forward" && deposit !== null) {
+    const depositModel = Money.toModel(deposit)
     const toFiat = conversionModel(
-      request.direction,
-      request.settlement_currency,
+      lock.direction,
+      settlementCurrency,
       Option.match(cross, { onNone: () => 0, onSome: Money.toModel })
     )
     const notionalBase = Settlement.notionalBaseModel(lock)
     let walked = 0
     for (let i = 0; i < count; i++) {
       const rate = simulated.chosen[i]!
-      if ((rate - strike) * notionalBase * toFiat(rate) > deposit) walked++
+      if ((rate - strike) * notionalBase * toFiat(rate) > depositModel) walked++
     }
     const probability = walked / count
     forfeiture = {
       probability,
-      expected: Money.roundDown(Money.multiply(priced.depositAmount, Money.fromModel(probability)))
+      expected: Money.roundDown(Money.multiply(deposit, Money.fromModel(probability)))
     }
   }
 
   const result: MonteCarloResult = {
     drift: riskNeutralDrift,
     exercise,
+    exerciseMeaning: exerciseMeaning[exercise._tag],
     paths: count,
     seed: input.seed,
     marketWarning,
-    lockedRate: priced.lockedRate,
+    lockedRate: lock.lockedRate,
     premium,
-    deposit: priced.depositAmount,
-    settlementCurrency: request.settlement_currency,
+    deposit,
+    settlementCurrency,
     volatility: sigma,
     probabilityOfPayout: paid / count,
     meanPayout,
@@ -533,8 +632,15 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
   const policy = input.policy ?? QuotePolicy.defaults
   const { dates, rates } = series
   const tenorMs = template.tenorDays * millisPerDay
-  if (!(template.tenorDays > 0) || !(input.everyDays > 0)) {
-    return seriesFail("tenor_past_end", "the tenor and the cadence must be positive numbers of days")
+  if (
+    !(
+      Number.isInteger(template.tenorDays) &&
+      template.tenorDays > 0 &&
+      Number.isInteger(input.everyDays) &&
+      input.everyDays > 0
+    )
+  ) {
+    return seriesFail("bad_template", "the tenor and the cadence must be positive whole numbers of days")
   }
   if (dates[0]! + tenorMs > dates.at(-1)!) {
     return seriesFail(
@@ -590,19 +696,7 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
       windowStart: start,
       windowEnd: end
     })
-    const inputs: PricingInputs = {
-      spot,
-      forward_t1: w.forwardStart,
-      forward_t2: w.forwardEnd,
-      rate_domestic: w.domesticRate,
-      rate_foreign: w.foreignRate,
-      sigma: w.volatility,
-      t1: w.windowStartYears,
-      t2: w.windowEndYears,
-      engine: QuotePricer.engine,
-      engine_version: QuotePricer.engineVersion,
-      steps: Pricing.windowOptionSteps(w.windowStartYears, w.windowEndYears)
-    }
+    const inputs = pricingInputsOf(spot, w)
     const charged = QuotePricer.reprice({
       inputs,
       quote: {
