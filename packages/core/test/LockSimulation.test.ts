@@ -92,7 +92,8 @@ describe("LockSimulation.monteCarlo", () => {
     "USD_TO_EUR",
     "USD_TO_MXN",
     "MXN_TO_USD",
-    "NGN_TO_USD"
+    "NGN_TO_USD",
+    "BRL_TO_MXN" // settled in USDC at the snapshot's USD per MXN: a cross
   ]
 
   for (const direction of corridors) {
@@ -105,7 +106,12 @@ describe("LockSimulation.monteCarlo", () => {
       // the numeraire: each payout back into QUOTE at its own live rate (a USD payout on USD_TO_BRL is BRL / S(T)),
       // then discounted on the QUOTE curve, as the pricer values the option in QUOTE before converting it
       const fiatIsBase = direction.startsWith("USD_TO")
-      const inQuote = paths.payoutUnits.map((u, i) => (u / 1e6) * (fiatIsBase ? paths.rates[i]! : 1))
+      const cross = Option.match(QuotePricer.fiatPerQuote(illustrative, direction, "USDC"), {
+        onNone: () => 1,
+        onSome: Money.toModel
+      })
+      const toQuote = (rate: number) => (fiatIsBase ? rate : direction.includes("USD") ? 1 : 1 / cross)
+      const inQuote = paths.payoutUnits.map((u, i) => (u / 1e6) * toQuote(paths.rates[i]!))
       const stats = pairStats(inQuote)
       const market = Option.getOrThrow(CorridorMarket.make(illustrative, direction))
       const df = DiscountCurve.discountFactorBetween(market.domestic, now, request.window_end)
