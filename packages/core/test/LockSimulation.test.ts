@@ -317,6 +317,8 @@ describe("LockSimulation.backtest", () => {
           assert.strictEqual(Money.formatFixed(lock.payout, 6), Money.formatFixed(expected, 6))
           if (exercise === "end") assert.strictEqual(lock.exercisedOn, lock.windowEnd)
           if (strikeMode === "live_spot") assert.isTrue(Money.equals(lock.lockedRate, lock.spot))
+          // cip_fair as the pricer takes it: the forward at the worse window end, never above the spot here
+          else assert.isFalse(Money.greaterThan(lock.lockedRate, lock.spot))
           assert.isTrue(Money.isPositive(lock.premium))
           payouts = Money.sum(payouts, lock.payout)
         }
@@ -376,6 +378,10 @@ describe("LockSimulation.backtest", () => {
     }
     const zeroCadence = backtest("end", { tenorDays: 0 })
     assert.isTrue(Result.isFailure(zeroCadence) && zeroCadence.failure._tag === "SeriesError")
+    const otherCurrency = backtest("end", { notionalCurrency: "EUR" })
+    assert.isTrue(
+      Result.isFailure(otherCurrency) && /EUR is neither side of USD_TO_BRL/u.test(otherCurrency.failure.message)
+    )
     const { "USD/BRL": _, ...spot } = illustrative.spot
     const noBrl = LockSimulation.backtest({
       series: Result.getOrThrow(LockSimulation.parseSeries(csv)),

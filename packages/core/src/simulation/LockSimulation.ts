@@ -9,7 +9,7 @@
  * model), money is exact (`BigDecimal`).
  */
 import { BigDecimal, Data, DateTime, type Duration, Option, Result, Schema } from "effect"
-import { type Direction, pair } from "../kernel/Corridor.ts"
+import { type Direction, includes, pair } from "../kernel/Corridor.ts"
 import * as Money from "../kernel/Money.ts"
 import { fiatOf, type SettlementCurrency } from "../kernel/Rail.ts"
 import * as CorridorMarket from "../market/CorridorMarket.ts"
@@ -642,6 +642,9 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
   ) {
     return seriesFail("bad_template", "the tenor and the cadence must be positive whole numbers of days")
   }
+  if (!includes(template.direction, template.notionalCurrency)) {
+    return seriesFail("bad_template", `${template.notionalCurrency} is neither side of ${template.direction}`)
+  }
   if (dates[0]! + tenorMs > dates.at(-1)!) {
     return seriesFail(
       "tenor_past_end",
@@ -687,7 +690,10 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
     const strikeRaw =
       template.strikeMode === "live_spot"
         ? spot
-        : Money.fromModel(CorridorMarket.forward(market, Money.toModel(spot), start, end))
+        : // the pricer's cip_fair: the forward at the worse window end (the window opens at the start: its spot)
+          Money.fromModel(
+            Math.min(Money.toModel(spot), CorridorMarket.forward(market, Money.toModel(spot), start, end))
+          )
     const lockedRate = QuotePricer.roundLockedRate(template.direction, strikeRaw)
     const w = CorridorMarket.windowInputs(market, {
       spot: Money.toModel(spot),

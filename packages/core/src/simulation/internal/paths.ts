@@ -101,6 +101,11 @@ export const simulate = (
         chosenB = b
       }
     }
+    // a window that ends now (no step): the stop rule exercises at once
+    if (stop !== null && n === 0) {
+      stopA = Math.max(0, stop.strike - a)
+      stopB = stopA
+    }
     const i = 2 * p
     end[i] = a
     end[i + 1] = b
