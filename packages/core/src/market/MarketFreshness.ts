@@ -60,6 +60,24 @@ export const isFresh = (snapshot: MarketSnapshot.MarketSnapshot, now: DateTime.U
 
 const seconds = (d: Duration.Duration) => `${Math.floor(Duration.toMillis(d) / 1000)} s`
 
+/** Why a snapshot is too old to price from at `now`: its `as_of`, its age and the maximum allowed. */
+export const staleMessage = (snapshot: MarketSnapshot.MarketSnapshot, now: DateTime.Utc, maxAge: Duration.Duration) =>
+  `the latest market data snapshot (as_of ${DateTime.formatIso(snapshot.as_of)}) is ${seconds(age(snapshot, now))} old, more than the ${seconds(maxAge)} allowed`
+
+/**
+ * A snapshot given as a value (not stored, no sandbox): in force at `now` when at most `maxAge` old, else
+ * `Stale`, in every environment. `Duration.infinity` accepts any age (history, tests).
+ */
+export const given = (input: {
+  readonly snapshot: MarketSnapshot.MarketSnapshot
+  readonly snapshotId: string | null
+  readonly now: DateTime.Utc
+  readonly maxAge: Duration.Duration
+}): InForce =>
+  isFresh(input.snapshot, input.now, input.maxAge)
+    ? { _tag: "InForce", snapshotId: input.snapshotId, snapshot: input.snapshot }
+    : { _tag: "Stale", message: staleMessage(input.snapshot, input.now, input.maxAge) }
+
 /** The snapshot in force for `environment` at `now`, given the latest stored one. */
 export const inForce = (input: {
   readonly latest: Option.Option<StoredSnapshot>
@@ -76,10 +94,7 @@ export const inForce = (input: {
   }
   const { snapshot } = latest.value
   if (!isFresh(snapshot, now, maxAge)) {
-    return {
-      _tag: "Stale",
-      message: `the latest market data snapshot (as_of ${DateTime.formatIso(snapshot.as_of)}) is ${seconds(age(snapshot, now))} old, more than the ${seconds(maxAge)} allowed`
-    }
+    return { _tag: "Stale", message: staleMessage(snapshot, now, maxAge) }
   }
   return inForceOf(latest.value)
 }
