@@ -5,7 +5,8 @@
  * outside the workspace installs the tarball and `effect` (the workspace's version, from the registry
  * through pnpm's store, offline when it has them), and every block after a `<!-- example: name -->`
  * comment is written as `name.mts` and run with node (which strips its types). Each must exit 0 and
- * print what the README's `<!-- output: name -->` block shows, line for line (`…` stands for any text).
+ * print what the README's `<!-- output: name -->` block shows, line for line (`…` stands for any text), and
+ * type-check (strict) against the packed declarations.
  * The scratch project must hold one copy of Effect, the one core resolves too: `effect` is core's peer
  * dependency, so a second copy (which fails at run time) is a packaging bug this test catches.
  */
@@ -120,6 +121,7 @@ beforeAll(async () => {
       env: childEnv
     })
   )
+  for (const [name, code] of examples) writeFileSync(join(project, `${name}.mts`), code)
 }, 120_000)
 
 afterAll(() => {
@@ -146,10 +148,35 @@ describe("core's README examples, run as a partner runs them", () => {
     assert.deepStrictEqual(copies.length, 1, `copies of effect installed: ${copies.join(", ")}`)
   })
 
+  it("the examples type-check, strict, against the packed declarations (what a partner's editor shows)", async () => {
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: "nodenext",
+          target: "es2024",
+          skipLibCheck: true,
+          // node's own types from the workspace: the scratch project installs only core and effect
+          typeRoots: [join(repoRoot, "node_modules", "@types")],
+          types: ["node"]
+        },
+        include: ["*.mts"]
+      })
+    )
+    const checked = await timed("typecheck", () =>
+      run("pnpm", ["exec", "tsc", "-p", join(project, "tsconfig.json")], { cwd: repoRoot, env: childEnv }).then(
+        () => "",
+        (error: { readonly stdout?: string }) => error.stdout ?? String(error)
+      )
+    )
+    assert.strictEqual(checked, "")
+  })
+
   for (const name of expectedExamples) {
     it(`${name}: runs with node and prints what the README shows`, async () => {
       const file = join(project, `${name}.mts`)
-      writeFileSync(file, examples.get(name) ?? "")
       const { stdout } = await timed(`run ${name}`, () =>
         run(process.execPath, [file], { cwd: project, env: childEnv, timeout: 30_000 })
       )
