@@ -191,9 +191,15 @@ export default {
     {
       name: "not-to-dev-dep",
       severity: "error",
-      comment: "src uses a package declared only in devDependencies: it is missing when the package is installed",
+      comment:
+        "src uses a package declared only in devDependencies: it is missing when the package is installed " +
+        "(a peer dependency, also a dev one for the workspace, is the installer's to provide: core's effect)",
       from: { path: "^packages/[^/]+/src/" },
-      to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["type-only"], pathNot: "node_modules/@types/" }
+      to: {
+        dependencyTypes: ["npm-dev"],
+        dependencyTypesNot: ["type-only", "npm-peer"],
+        pathNot: "node_modules/@types/"
+      }
     },
     {
       name: "no-deprecated-core",

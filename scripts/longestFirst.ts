@@ -43,6 +43,7 @@ const estimate: Record<string, number> = {
   "packages/adapters-store/test/SqlEnumerations.test.ts": 12,
   "packages/adapters-store/test/EmbeddedStore.test.ts": 12,
   "packages/testkit/test/Readme.test.ts": 11,
+  "packages/core/test/ReadmeExamples.test.ts": 16,
   "packages/http/test/SandboxInbox.e2e.test.ts": 10
 }
 

@@ -2,7 +2,8 @@
  * Which snapshot prices a quote (market-data.md, "Freshness and the sandbox"), as a rule and through
  * `Quotes.create` on the MarketData port backed by a "latest stored snapshot" the test imports into: production
  * refuses a missing or stale snapshot with `market_data_stale`, the sandbox falls back to the illustrative one,
- * and a new snapshot prices the next quote.
+ * and a new snapshot prices the next quote. A snapshot given as a value (`MarketData.layerSnapshot`, as a partner
+ * embeds core) is refused once older than the max age, in every environment, unless the caller says any age.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
@@ -184,6 +185,81 @@ describe("quotes on the snapshot in force", () => {
         policy: QuotePolicy.defaults
       })
       assert.isTrue(again._tag === "Success" && Money.equals(again.success.premiumAmount, before.premiumAmount))
+    })
+  )
+})
+
+describe("MarketData.layerSnapshot: a snapshot given as a value", () => {
+  /** What the pricer makes of the request at the clock's now, from `layer`'s snapshot in force. */
+  const priced = (layer: Layer.Layer<MarketData.MarketData>, environment: Partner.Environment) =>
+    Effect.gen(function* () {
+      const now = yield* DateTime.now
+      const market = yield* MarketData.MarketData
+      return QuotePricer.price({
+        request: quoteRequest(now),
+        market: yield* market.inForce(environment),
+        notionalLimits: market.notionalLimits,
+        now,
+        policy: QuotePolicy.defaults,
+        railSupported: true
+      })
+    }).pipe(Effect.provide(layer))
+
+  it.effect(
+    "within the max age (inclusive) it prices; older, production and sandbox alike fail market_data_stale",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(start)
+        const layer = MarketData.MarketData.layerSnapshot(MarketSnapshot.illustrativeAt(DateTime.makeUnsafe(start)))
+        yield* TestClock.adjust(Duration.seconds(900))
+        for (const environment of ["production", "sandbox"] as const) {
+          const fresh = yield* priced(layer, environment)
+          assert.strictEqual(fresh.status, "created")
+          assert.strictEqual(fresh.snapshotId, null)
+        }
+        yield* TestClock.adjust(Duration.seconds(1))
+        for (const environment of ["production", "sandbox"] as const) {
+          const stale = yield* priced(layer, environment)
+          assert.strictEqual(stale.status, "failed")
+          assert.strictEqual(stale.failureReason?.code, "market_data_stale")
+          assert.include(
+            stale.failureReason?.message,
+            "(as_of 2026-11-23T12:00:00.000Z) is 901 s old, more than the 900 s allowed"
+          )
+          assert.isTrue(Money.isZero(stale.premiumAmount))
+        }
+      })
+  )
+
+  it.effect("its own max age; Duration.infinity prices whatever the age (history, tests)", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const snapshot = MarketSnapshot.illustrativeAt(DateTime.makeUnsafe(start - 86_400_000 * 270))
+      const hour = MarketData.MarketData.layerSnapshot(snapshot, { maxAge: Duration.hours(1) })
+      const refused = yield* priced(hour, "sandbox")
+      assert.strictEqual(refused.failureReason?.code, "market_data_stale")
+      assert.include(refused.failureReason?.message, "is 23328000 s (270 days) old, more than the 3600 s allowed")
+      const any = MarketData.MarketData.layerSnapshot(snapshot, { maxAge: Duration.infinity, id: firstId })
+      const old = yield* priced(any, "production")
+      assert.strictEqual(old.status, "created")
+      assert.strictEqual(old.snapshotId, firstId)
+      // the 270-day-old snapshot prices a different premium from the same one observed now: why it is refused
+      const now = yield* priced(
+        MarketData.MarketData.layerSnapshot(MarketSnapshot.illustrativeAt(DateTime.makeUnsafe(start))),
+        "production"
+      )
+      assert.isFalse(Money.equals(old.premiumAmount, now.premiumAmount))
+    })
+  )
+
+  it.effect("mid rates (a payout already owed) come from it whatever its age", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const snapshot = MarketSnapshot.illustrativeAt(DateTime.makeUnsafe(start - 86_400_000 * 270))
+      const mid = yield* Effect.flatMap(MarketData.MarketData, (m) =>
+        m.midRate("USD", "BRL", DateTime.makeUnsafe(start))
+      ).pipe(Effect.provide(MarketData.MarketData.layerSnapshot(snapshot)))
+      assert.isTrue(Option.isSome(mid))
     })
   )
 })

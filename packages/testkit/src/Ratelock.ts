@@ -160,7 +160,8 @@ const ports = (options: Options) => {
         IdGenerator.IdGenerator.layerTest,
         options.marketData === undefined
           ? MarketData.MarketData.layerDefaults
-          : MarketData.MarketData.layerSnapshot(options.marketData),
+          : // the testkit's clock is the test's: a fixed snapshot prices whatever its age, as documented above
+            MarketData.MarketData.layerSnapshot(options.marketData, { maxAge: Duration.infinity }),
         options.ready === false ? notReady : Readiness.Readiness.layerAlways
       )
     )

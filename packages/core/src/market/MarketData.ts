@@ -4,7 +4,8 @@
  * a payout into a settlement fiat that is neither side of the corridor.
  *
  * Layers: `layerDefaults` (the built-in illustrative snapshot observed at the clock's now, in every
- * environment: tests and the testkit), `layerSnapshot` (one fixed snapshot), and `layerLatest` (the latest
+ * environment: tests and the testkit), `layerSnapshot` (one fixed snapshot, refused once older than
+ * `MarketFreshness`'s maximum age), and `layerLatest` (the latest
  * stored snapshot, read through a function the host backs with its store).
  */
 import { Context, DateTime, type Duration, Effect, Layer, Option } from "effect"
@@ -88,15 +89,33 @@ export const fromLatest = (options: LatestOptions): MarketDataShape => ({
     )
 })
 
-/** Every environment prices from `snapshot` (as `id`), whatever its age. */
+export interface SnapshotOptions {
+  /** The snapshot's stored id, when it is stored somewhere; else quotes record none. */
+  readonly id?: string | undefined
+  readonly notionalLimits?: NotionalLimits | undefined
+  /**
+   * The snapshot's maximum age at the clock's now, in every environment (default
+   * `MarketFreshness.defaultMaxAge`, 900 s, production's rule); older, quotes fail `market_data_stale`.
+   * `Duration.infinity` prices from it whatever its age (history, tests).
+   */
+  readonly maxAge?: Duration.Duration | undefined
+}
+
+/**
+ * Every environment prices from `snapshot` (as `id`) while it is at most `maxAge` old at the clock's now,
+ * else quotes fail `market_data_stale` saying how old it is: a snapshot given as a value has no sandbox
+ * fallback, and an old one would price wrong without a word (its curves and smile run from its `as_of`).
+ * Mid rates (a payout already owed) come from it whatever its age, as `fromLatest`'s do.
+ */
 export const fromSnapshot = (
   snapshot: MarketSnapshot.MarketSnapshot,
-  options: { readonly id?: string; readonly notionalLimits?: NotionalLimits } = {}
+  options: SnapshotOptions = {}
 ): MarketDataShape => {
   // a snapshot given as a value is stored nowhere unless the caller names its stored id
-  const inForce: MarketFreshness.InForce = { _tag: "InForce", snapshotId: options.id ?? null, snapshot }
+  const snapshotId = options.id ?? null
+  const maxAge = options.maxAge ?? MarketFreshness.defaultMaxAge
   return {
-    inForce: () => Effect.succeed(inForce),
+    inForce: () => Effect.map(DateTime.now, (now) => MarketFreshness.given({ snapshot, snapshotId, now, maxAge })),
     notionalLimits: options.notionalLimits ?? defaultNotionalLimits,
     midRate: (base, quote) => Effect.succeed(MarketSnapshot.midRate(snapshot, base, quote))
   }
@@ -114,11 +133,12 @@ export class MarketData extends Context.Service<MarketData, MarketDataShape>()("
   static readonly layerLatest = (options: LatestOptions) =>
     Layer.succeed(MarketData, MarketData.of(fromLatest(options)))
 
-  /** One fixed snapshot in every environment, whatever its age (tests, embedded pricing on your own data). */
-  static readonly layerSnapshot = (
-    snapshot: MarketSnapshot.MarketSnapshot,
-    options?: { readonly id?: string; readonly notionalLimits?: NotionalLimits }
-  ) => Layer.succeed(MarketData, MarketData.of(fromSnapshot(snapshot, options)))
+  /**
+   * One fixed snapshot in every environment while it is fresh (`maxAge`, default 900 s; older, quotes fail
+   * `market_data_stale`): embedded pricing on your own data. `maxAge: Duration.infinity` for any age.
+   */
+  static readonly layerSnapshot = (snapshot: MarketSnapshot.MarketSnapshot, options?: SnapshotOptions) =>
+    Layer.succeed(MarketData, MarketData.of(fromSnapshot(snapshot, options)))
 
   /** The illustrative defaults of pricing.md, observed at the clock's now, in every environment. */
   static readonly layerDefaults = Layer.succeed(MarketData, MarketData.of(illustrative()))

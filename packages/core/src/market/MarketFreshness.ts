@@ -60,6 +60,35 @@ export const isFresh = (snapshot: MarketSnapshot.MarketSnapshot, now: DateTime.U
 
 const seconds = (d: Duration.Duration) => `${Math.floor(Duration.toMillis(d) / 1000)} s`
 
+/** An age in seconds, and in whole days too once it is a day or more (a months-old snapshot reads at a glance). */
+const ageText = (d: Duration.Duration) => {
+  const days = Math.floor(Duration.toMillis(d) / 86_400_000)
+  return days >= 1 ? `${seconds(d)} (${days} days)` : seconds(d)
+}
+
+/** Why `what` (a snapshot) is too old to price from at `now`: its `as_of`, its age and the maximum allowed. */
+export const staleMessage = (
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  maxAge: Duration.Duration,
+  what = "the latest market data snapshot"
+) =>
+  `${what} (as_of ${DateTime.formatIso(snapshot.as_of)}) is ${ageText(age(snapshot, now))} old, more than the ${seconds(maxAge)} allowed`
+
+/**
+ * A snapshot given as a value (not stored, no sandbox): in force at `now` when at most `maxAge` old, else
+ * `Stale`, in every environment. `Duration.infinity` accepts any age (history, tests).
+ */
+export const given = (input: {
+  readonly snapshot: MarketSnapshot.MarketSnapshot
+  readonly snapshotId: string | null
+  readonly now: DateTime.Utc
+  readonly maxAge: Duration.Duration
+}): InForce =>
+  isFresh(input.snapshot, input.now, input.maxAge)
+    ? { _tag: "InForce", snapshotId: input.snapshotId, snapshot: input.snapshot }
+    : { _tag: "Stale", message: staleMessage(input.snapshot, input.now, input.maxAge, "the market data snapshot") }
+
 /** The snapshot in force for `environment` at `now`, given the latest stored one. */
 export const inForce = (input: {
   readonly latest: Option.Option<StoredSnapshot>
@@ -76,10 +105,7 @@ export const inForce = (input: {
   }
   const { snapshot } = latest.value
   if (!isFresh(snapshot, now, maxAge)) {
-    return {
-      _tag: "Stale",
-      message: `the latest market data snapshot (as_of ${DateTime.formatIso(snapshot.as_of)}) is ${seconds(age(snapshot, now))} old, more than the ${seconds(maxAge)} allowed`
-    }
+    return { _tag: "Stale", message: staleMessage(snapshot, now, maxAge) }
   }
   return inForceOf(latest.value)
 }
