@@ -20,6 +20,7 @@ import { partner } from "./cli/PartnerCommands.ts"
 import { payouts } from "./cli/PayoutCommands.ts"
 import { quote } from "./cli/QuoteCommands.ts"
 import { risk } from "./cli/RiskCommands.ts"
+import { simulate } from "./cli/SimulateCommands.ts"
 import { treasury } from "./cli/TreasuryCommands.ts"
 import { webhook } from "./cli/WebhookCommands.ts"
 import { worker } from "./cli/WorkerCommand.ts"
@@ -43,6 +44,7 @@ export const command = Command.make("ratelock").pipe(
     hedge,
     treasury,
     finance,
+    simulate,
     operator,
     audit,
     worker

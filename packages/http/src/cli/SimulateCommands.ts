@@ -1,0 +1,271 @@
+/**
+ * `ratelock simulate …` (issue 30): what one lock is likely to pay (`lock`, core's `LockSimulation.monteCarlo`) and
+ * what locks bought along a history would have paid (`backtest`, `LockSimulation.backtest`), from a snapshot file
+ * and, for a backtest, a `date,rate` CSV. Neither needs a service or a database: both read files and compute.
+ *
+ * A stored quote (`--quote-id`) is not taken here: it would need the database, and this command is meant to run
+ * where a partner's product team runs it, with no service at all. The quote's terms go in as flags instead.
+ */
+import { CorridorMarket, LockSimulation, MarketSnapshot, Money, QuoteRequest } from "@ratelock/core"
+import { Clock, Console, DateTime, Effect, Option, Result } from "effect"
+import { CliError, Command, Flag } from "effect/cli"
+import { readFile } from "node:fs/promises"
+import * as Format from "../internal/simulateFormat.ts"
+import { jsonFlag, print } from "./Output.ts"
+
+const refused = (userMessage: string) => Effect.fail(new CliError.UserError({ cause: userMessage, userMessage }))
+
+const readText = (path: string, what: string) =>
+  Effect.tryPromise({
+    try: () => readFile(path, "utf8"),
+    catch: (cause) =>
+      new CliError.UserError({ cause, userMessage: `Cannot read the ${what} ${path}: ${String(cause)}` })
+  })
+
+/** The snapshot file, validated as an import validates it (every rule it breaks printed). */
+const readSnapshot = (path: string) =>
+  Effect.gen(function* () {
+    const text = yield* readText(path, "snapshot")
+    const now = yield* Clock.currentTimeMillis
+    const validated = MarketSnapshot.validateJson(text, { now })
+    if (Result.isFailure(validated)) {
+      const issues = validated.failure.map((i) => `  ${i.loc.length === 0 ? "(document)" : i.loc.join(".")}: ${i.msg}`)
+      return yield* refused([`The snapshot ${path} is refused:`, ...issues].join("\n"))
+    }
+    return validated.success
+  })
+
+const engineRefused = (error: LockSimulation.SimulationRefused | LockSimulation.SeriesError) =>
+  refused(error._tag === "SeriesError" ? `Bad series: ${error.message}` : `Refused (${error.code}): ${error.message}`)
+
+/** An ISO instant given to `--flag`. */
+const instant = (flag: string, text: string): Effect.Effect<DateTime.Utc, CliError.UserError> =>
+  Option.match(DateTime.make(text), {
+    onNone: () => refused(`--${flag} is an ISO instant such as 2026-12-01T12:00:00Z, not "${text}"`),
+    onSome: (d) => Effect.succeed(DateTime.toUtc(d))
+  })
+
+const decimal = (flag: string, text: string) =>
+  Option.match(Money.parse(text), {
+    onNone: () => refused(`--${flag} is a decimal number, not "${text}"`),
+    onSome: (d) => (Money.isPositive(d) ? Effect.succeed(d) : refused(`--${flag} must be positive, got ${text}`))
+  })
+
+const common = {
+  snapshot: Flag.String("snapshot").pipe(
+    Flag.withDescription("The market snapshot (JSON), as `market import` takes it")
+  ),
+  direction: Flag.Literals("direction", QuoteRequest.QuoteRequest.fields.direction.literals).pipe(
+    Flag.withDescription("The corridor, such as USD_TO_BRL")
+  ),
+  notional: Flag.String("notional").pipe(Flag.withDescription("The notional amount, a decimal")),
+  notionalCurrency: Flag.Literals(
+    "notional-currency",
+    QuoteRequest.QuoteRequest.fields.notional_currency.literals
+  ).pipe(Flag.withDescription("The notional's currency, one side of the direction")),
+  contractType: Flag.Literals("contract-type", QuoteRequest.ContractType.literals).pipe(
+    Flag.withDescription("option or forward")
+  ),
+  settlementCurrency: Flag.Literals(
+    "settlement-currency",
+    QuoteRequest.QuoteRequest.fields.settlement_currency.literals
+  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.withDefault("USDC" as const)),
+  csvOrJson: jsonFlag
+}
+
+const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliError.UserError> => {
+  if (text === "best" || text === "end" || text === "uniform") return Effect.succeed({ _tag: text })
+  if (text.startsWith("at:")) {
+    const at = DateTime.make(text.slice(3))
+    if (Option.isSome(at)) return Effect.succeed({ _tag: "at", at: DateTime.toUtc(at.value) })
+  }
+  return refused(`--exercise is best, end, uniform or at:<ISO instant>, not "${text}"`)
+}
+
+const simulateLock = Command.make(
+  "lock",
+  {
+    snapshot: common.snapshot,
+    direction: common.direction,
+    notional: common.notional,
+    notionalCurrency: common.notionalCurrency,
+    contractType: common.contractType,
+    settlementCurrency: common.settlementCurrency,
+    windowStart: Flag.String("window-start").pipe(
+      Flag.withDescription("The window's start, an ISO instant (default: now)"),
+      Flag.optional
+    ),
+    windowEnd: Flag.String("window-end").pipe(
+      Flag.withDescription("The window's end, an ISO instant (or --tenor-days)"),
+      Flag.optional
+    ),
+    tenorDays: Flag.Int("tenor-days").pipe(
+      Flag.withDescription("The window's end this many days after its start (or --window-end)"),
+      Flag.optional
+    ),
+    marketRate: Flag.String("market-rate").pipe(
+      Flag.withDescription("The live rate the paths start from (default: the snapshot's spot for the direction)"),
+      Flag.optional
+    ),
+    strikeMode: Flag.Literals("strike-mode", QuoteRequest.StrikeMode.literals).pipe(
+      Flag.withDescription("How the locked rate is set, as in a quote request (default cip_fair)"),
+      Flag.optional
+    ),
+    targetStrike: Flag.String("target-strike").pipe(
+      Flag.withDescription("The locked rate asked, with --strike-mode custom"),
+      Flag.optional
+    ),
+    paths: Flag.Int("paths").pipe(
+      Flag.withDescription("Paths to simulate (antithetic pairs)"),
+      Flag.withDefault(10_000)
+    ),
+    seed: Flag.Int("seed").pipe(
+      Flag.withDescription("The random seed: the same seed, the same figures"),
+      Flag.withDefault(1)
+    ),
+    exercise: Flag.String("exercise").pipe(
+      Flag.withDescription(
+        "When the customer transacts: best (hindsight best moment, the service's worst case), end (window end), uniform (a random moment) or at:<ISO instant>"
+      ),
+      Flag.withDefault("end")
+    ),
+    now: Flag.String("now").pipe(Flag.withDescription("The simulation's present (default: the clock)"), Flag.optional),
+    json: jsonFlag
+  },
+  (input) =>
+    Effect.gen(function* () {
+      const snapshot = yield* readSnapshot(input.snapshot)
+      const now = Option.isSome(input.now) ? yield* instant("now", input.now.value) : yield* DateTime.now
+      const exercise = yield* exerciseOf(input.exercise)
+      const notional = yield* decimal("notional", input.notional)
+      const windowStart = Option.isSome(input.windowStart)
+        ? yield* instant("window-start", input.windowStart.value)
+        : now
+      let windowEnd: DateTime.Utc
+      if (Option.isSome(input.windowEnd) && Option.isSome(input.tenorDays)) {
+        return yield* refused("--window-end and --tenor-days: one or the other")
+      } else if (Option.isSome(input.windowEnd)) {
+        windowEnd = yield* instant("window-end", input.windowEnd.value)
+      } else if (Option.isSome(input.tenorDays)) {
+        if (!(input.tenorDays.value > 0)) return yield* refused("--tenor-days must be a positive whole number")
+        windowEnd = DateTime.add(windowStart, { days: input.tenorDays.value })
+      } else {
+        return yield* refused("the window's end: --window-end or --tenor-days")
+      }
+      const market = CorridorMarket.make(snapshot, input.direction)
+      if (Option.isNone(market)) return yield* refused(`The snapshot does not price ${input.direction}`)
+      const marketRate = Option.isSome(input.marketRate)
+        ? yield* decimal("market-rate", input.marketRate.value)
+        : Money.roundDown(market.value.referenceRate, 8)
+      const targetStrike = Option.isSome(input.targetStrike)
+        ? yield* decimal("target-strike", input.targetStrike.value)
+        : null
+      const request: QuoteRequest.QuoteRequest = {
+        customer_reference_id: "simulation",
+        customer_name: "simulation",
+        contract_type: input.contractType,
+        direction: input.direction,
+        notional_currency: input.notionalCurrency,
+        notional_amount: notional,
+        provider_rate: marketRate,
+        market_rate: marketRate,
+        market_rate_timestamp: now,
+        ...(Option.isSome(input.strikeMode) ? { strike_mode: input.strikeMode.value } : {}),
+        ...(targetStrike === null ? {} : { target_strike: targetStrike }),
+        window_start: windowStart,
+        window_end: windowEnd,
+        chain: "polygon",
+        settlement_currency: input.settlementCurrency
+      }
+      const run = LockSimulation.monteCarlo({ request, snapshot, now, paths: input.paths, seed: input.seed, exercise })
+      if (Result.isFailure(run)) return yield* engineRefused(run.failure)
+      yield* print(input.json, Format.monteCarloJson(run.success.result), Format.monteCarlo)
+    })
+).pipe(
+  Command.withDescription(
+    "Monte Carlo of one lock on a snapshot file (no service, no database): the premium, the chance and size of a payout, its percentiles, the payout over the premium. A stored quote is not taken (--quote-id would need the database): give its terms as flags"
+  ),
+  Command.withExamples([
+    {
+      command:
+        "ratelock simulate lock --snapshot docs/market/example-snapshot.json --direction USD_TO_BRL --notional 10000 --notional-currency USD --contract-type option --tenor-days 30 --paths 20000 --seed 7 --exercise uniform",
+      description: "A 30-day USD→BRL option, a need-driven customer"
+    }
+  ])
+)
+
+const simulateBacktest = Command.make(
+  "backtest",
+  {
+    series: Flag.String("series").pipe(Flag.withDescription("The spot history: a date,rate CSV, daily")),
+    snapshot: common.snapshot,
+    direction: common.direction,
+    notional: common.notional,
+    notionalCurrency: common.notionalCurrency,
+    contractType: common.contractType,
+    settlementCurrency: common.settlementCurrency,
+    tenorDays: Flag.Int("tenor-days").pipe(Flag.withDescription("Each lock's window, in days from its start")),
+    everyDays: Flag.Int("every-days").pipe(Flag.withDescription("A new lock every N days"), Flag.withDefault(1)),
+    strikeMode: Flag.Literals("strike-mode", LockSimulation.BacktestStrikeMode.literals).pipe(
+      Flag.withDescription(
+        "Each lock's rate: the start date's spot (live_spot) or the snapshot's curves on it (cip_fair)"
+      ),
+      Flag.withDefault("cip_fair" as const)
+    ),
+    exercise: Flag.Literals("exercise", ["end", "best", "uniform"] as const).pipe(
+      Flag.withDescription("When each customer transacts: end, best (hindsight) or uniform (a random date, --seed)"),
+      Flag.withDefault("end" as const)
+    ),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("The random seed of uniform"), Flag.withDefault(1)),
+    json: jsonFlag,
+    csv: Flag.Boolean("csv").pipe(
+      Flag.withDescription("Print the locks as CSV with a header, every decimal exact"),
+      Flag.withDefault(false)
+    )
+  },
+  (input) =>
+    Effect.gen(function* () {
+      if (input.json && input.csv) return yield* refused("--json and --csv: one or the other")
+      const snapshot = yield* readSnapshot(input.snapshot)
+      const notional = yield* decimal("notional", input.notional)
+      const parsed = LockSimulation.parseSeries(yield* readText(input.series, "series"))
+      if (Result.isFailure(parsed)) return yield* engineRefused(parsed.failure)
+      const run = LockSimulation.backtest({
+        series: parsed.success,
+        snapshot,
+        template: {
+          direction: input.direction,
+          notionalCurrency: input.notionalCurrency,
+          notionalAmount: notional,
+          contractType: input.contractType,
+          tenorDays: input.tenorDays,
+          strikeMode: input.strikeMode,
+          settlementCurrency: input.settlementCurrency
+        },
+        everyDays: input.everyDays,
+        exercise: input.exercise,
+        seed: input.seed
+      })
+      if (Result.isFailure(run)) return yield* engineRefused(run.failure)
+      const json = Format.backtestJson(run.success)
+      yield* input.csv ? Console.log(Format.backtestCsv(json)) : print(input.json, json, Format.backtest)
+    })
+).pipe(
+  Command.withDescription(
+    "What locks bought along a spot history would have paid (no service, no database): every lock's premium and payout, and the totals"
+  ),
+  Command.withExamples([
+    {
+      command:
+        "ratelock simulate backtest --series usdbrl.csv --snapshot docs/market/example-snapshot.json --direction USD_TO_BRL --notional 10000 --notional-currency USD --contract-type option --tenor-days 30 --every-days 7 --exercise end --csv",
+      description: "A 30-day option bought every week, exercised at its window's end, for a spreadsheet"
+    }
+  ])
+)
+
+export const simulate = Command.make("simulate").pipe(
+  Command.withDescription(
+    "Simulate locks from files alone: one lock's likely payouts (Monte Carlo) and a history's locks (backtest)"
+  ),
+  Command.withSubcommands([simulateLock, simulateBacktest])
+)
