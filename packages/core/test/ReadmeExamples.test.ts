@@ -35,7 +35,7 @@ const repoRoot = join(coreDir, "..", "..")
 const readme = readFileSync(join(coreDir, "README.md"), "utf8")
 
 /** The examples the README marks, in order: an example dropped from the README fails here, not silently. */
-const expectedExamples = ["simulate-lock", "payout"]
+const expectedExamples = ["simulate-lock", "payout", "monte-carlo", "backtest"]
 
 /** The fenced block right after each `<!-- kind: name -->` line. */
 const blocks = (kind: "example" | "output"): Map<string, string> => {
