@@ -48,6 +48,25 @@ const hedgingPass = (dir: string, environment: "sandbox" | "production", delta: 
     )
   )
 
+/**
+ * An SVG file's marks (Plot's `aria-label`s), after checking it is one well-formed `svg` element in the SVG
+ * namespace: every tag closed in order, its text and attributes escaped.
+ */
+const svgMarks = (path: string): Array<string> => {
+  const text = readFileSync(path, "utf8")
+  const body = text.replace(/^<\?xml [^>]*\?>\n/, "").replace(/<style>[^<]*<\/style>/g, "")
+  assert.match(body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* viewBox="0 0 \d+ \d+"/)
+  const open: Array<string> = []
+  for (const [tag, close, name, rest] of body.matchAll(/<(\/?)([a-zA-Z]+)([^>]*)>/g)) {
+    assert.notMatch(rest!.replace(/"[^"]*"/g, ""), /[<"&]/, `attributes quoted: ${tag}`)
+    if (close === "/") assert.strictEqual(open.pop(), name, `closes in order: ${tag}`)
+    else if (!rest!.endsWith("/")) open.push(name!)
+  }
+  assert.deepStrictEqual(open, [], "every element closed")
+  assert.notMatch(body.replace(/<[^>]*>/g, ""), /[<>]|&(?!amp;|lt;|gt;|quot;)/, "text escaped")
+  return [...body.matchAll(/aria-label="([^"]+)"/g)].map(([, label]) => label!)
+}
+
 describe("ratelock CLI", { timeout: 120_000 }, () => {
   const dataDir = tempDataDir()
 
@@ -106,13 +125,20 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.notStrictEqual(otherSeed.meanPayout, result.meanPayout)
 
     // text: the warning first, best said to be hindsight beside the stopping rule without foresight
-    const text = await lock("--exercise", "best")
+    const chart = join(files, "payouts.svg")
+    const text = await lock("--exercise", "best", "--svg", chart)
     assert.strictEqual(text.code, 0, text.stderr)
     assert.match(text.stdout, /^WARNING: the latest market data snapshot .* old/)
     assert.include(text.stdout, "hindsight")
     assert.match(text.stdout, /window engine \(optimal stopping, the premium's basis\): 0\.\d+/)
     assert.match(text.stdout, /a stopping rule without foresight \(at most the engine\): 0\.\d+/)
     assert.match(text.stdout, /Probability of payout: \d+\.\d\d %/)
+    // --svg: the payout distribution, drawn by Plot: the histogram, the premium and mean as rules, the axes
+    assert.include(text.stdout, `Chart written to ${chart}`)
+    const marks = svgMarks(chart)
+    assert.includeMembers(marks, ["rect", "rule", "text", "x-axis label", "y-axis label"])
+    assert.isAbove((readFileSync(chart, "utf8").match(/<rect /g) ?? []).length, 5, "a histogram's bars")
+    assert.include(readFileSync(chart, "utf8"), `premium ${result.premium}`)
     // a fresh present (just after the snapshot) has no warning; a forward shows its deposit's forfeiture
     const fresh = await cli(
       dir,
@@ -175,7 +201,14 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       "start,window_end,spot,locked_rate,premium,deposit,exercised_on,exercise_rate,payout,net"
     )
     assert.lengthOf(csv, 4)
-    const table = await backtest()
+    const timeline = join(files, "backtest.svg")
+    const table = await backtest("--svg", timeline)
+    assert.includeMembers(svgMarks(timeline), ["line", "dot", "rule", "x-axis label"])
+    assert.strictEqual(
+      (readFileSync(timeline, "utf8").match(/<circle /g) ?? []).length,
+      6,
+      "a premium and a payout per lock"
+    )
     assert.match(table.stdout, /Locks: +3 \(\d paid\)/)
     assert.match(table.stdout, /Worst lock for the service: 2026-01-0\d/)
 

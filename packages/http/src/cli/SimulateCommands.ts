@@ -9,7 +9,8 @@
 import { CorridorMarket, LockSimulation, MarketSnapshot, Money, QuoteRequest } from "@ratelock/core"
 import { Clock, Console, DateTime, Effect, Option, Result } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
-import { readFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
+import * as Charts from "../internal/simulateCharts.ts"
 import * as Format from "../internal/simulateFormat.ts"
 import { jsonFlag, print } from "./Output.ts"
 
@@ -33,6 +34,20 @@ const readSnapshot = (path: string) =>
       return yield* refused([`The snapshot ${path} is refused:`, ...issues].join("\n"))
     }
     return validated.success
+  })
+
+const svgFlag = (what: string) =>
+  Flag.String("svg").pipe(Flag.withDescription(`Also write ${what} as an SVG chart to this file`), Flag.optional)
+
+/** The chart written to `--svg`'s file, said on the text output (not on --json or --csv, which stay parseable). */
+const writeChart = (path: Option.Option<string>, svg: () => string, quiet: boolean) =>
+  Option.match(path, {
+    onNone: () => Effect.void,
+    onSome: (file) =>
+      Effect.tryPromise({
+        try: () => writeFile(file, svg()),
+        catch: (cause) => new CliError.UserError({ cause, userMessage: `Cannot write ${file}: ${String(cause)}` })
+      }).pipe(Effect.andThen(quiet ? Effect.void : Console.log(`\nChart written to ${file}`)))
   })
 
 const engineRefused = (error: LockSimulation.SimulationRefused | LockSimulation.SeriesError) =>
@@ -130,6 +145,7 @@ const simulateLock = Command.make(
       Flag.withDefault("end")
     ),
     now: Flag.String("now").pipe(Flag.withDescription("The simulation's present (default: the clock)"), Flag.optional),
+    svg: svgFlag("the payout distribution"),
     json: jsonFlag
   },
   (input) =>
@@ -180,6 +196,7 @@ const simulateLock = Command.make(
       const run = LockSimulation.monteCarlo({ request, snapshot, now, paths: input.paths, seed: input.seed, exercise })
       if (Result.isFailure(run)) return yield* engineRefused(run.failure)
       yield* print(input.json, Format.monteCarloJson(run.success.result), Format.monteCarlo)
+      yield* writeChart(input.svg, () => Charts.payoutDistribution(run.success), input.json)
     })
 ).pipe(
   Command.withDescription(
@@ -217,6 +234,7 @@ const simulateBacktest = Command.make(
       Flag.withDefault("end" as const)
     ),
     seed: Flag.Int("seed").pipe(Flag.withDescription("The random seed of uniform"), Flag.withDefault(1)),
+    svg: svgFlag("the premiums and payouts over time"),
     json: jsonFlag,
     csv: Flag.Boolean("csv").pipe(
       Flag.withDescription("Print the locks as CSV with a header, every decimal exact"),
@@ -249,6 +267,7 @@ const simulateBacktest = Command.make(
       if (Result.isFailure(run)) return yield* engineRefused(run.failure)
       const json = Format.backtestJson(run.success)
       yield* input.csv ? Console.log(Format.backtestCsv(json)) : print(input.json, json, Format.backtest)
+      yield* writeChart(input.svg, () => Charts.premiumsAndPayouts(run.success), input.json || input.csv)
     })
 ).pipe(
   Command.withDescription(
