@@ -36,8 +36,11 @@ const readSnapshot = (path: string) =>
     return validated.success
   })
 
-const svgFlag = (what: string) =>
-  Flag.String("svg").pipe(Flag.withDescription(`Also write ${what} as an SVG chart to this file`), Flag.optional)
+/** A flag the command can do without: its name and help. */
+const optionalString = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+
+const svgFlag = (what: string) => optionalString("svg", `Also write ${what} as an SVG chart to this file`)
 
 /** The chart written to `--svg`'s file, said on the text output (not on --json or --csv, which stay parseable). */
 const writeChart = (path: Option.Option<string>, svg: () => string, quiet: boolean) =>
@@ -66,7 +69,8 @@ const decimal = (flag: string, text: string) =>
     onSome: (d) => (Money.isPositive(d) ? Effect.succeed(d) : refused(`--${flag} must be positive, got ${text}`))
   })
 
-const common = {
+/** The flags both commands take: the snapshot and the lock's terms. */
+const lockTerms = {
   snapshot: Flag.String("snapshot").pipe(
     Flag.withDescription("The market snapshot (JSON), as `market import` takes it")
   ),
@@ -84,8 +88,7 @@ const common = {
   settlementCurrency: Flag.Literals(
     "settlement-currency",
     QuoteRequest.QuoteRequest.fields.settlement_currency.literals
-  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.withDefault("USDC" as const)),
-  csvOrJson: jsonFlag
+  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.withDefault("USDC" as const))
 }
 
 const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliError.UserError> => {
@@ -100,36 +103,22 @@ const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliErr
 const simulateLock = Command.make(
   "lock",
   {
-    snapshot: common.snapshot,
-    direction: common.direction,
-    notional: common.notional,
-    notionalCurrency: common.notionalCurrency,
-    contractType: common.contractType,
-    settlementCurrency: common.settlementCurrency,
-    windowStart: Flag.String("window-start").pipe(
-      Flag.withDescription("The window's start, an ISO instant (default: now)"),
-      Flag.optional
-    ),
-    windowEnd: Flag.String("window-end").pipe(
-      Flag.withDescription("The window's end, an ISO instant (or --tenor-days)"),
-      Flag.optional
-    ),
+    ...lockTerms,
+    windowStart: optionalString("window-start", "The window's start, an ISO instant (default: now)"),
+    windowEnd: optionalString("window-end", "The window's end, an ISO instant (or --tenor-days)"),
     tenorDays: Flag.Int("tenor-days").pipe(
       Flag.withDescription("The window's end this many days after its start (or --window-end)"),
       Flag.optional
     ),
-    marketRate: Flag.String("market-rate").pipe(
-      Flag.withDescription("The live rate the paths start from (default: the snapshot's spot for the direction)"),
-      Flag.optional
+    marketRate: optionalString(
+      "market-rate",
+      "The live rate the paths start from (default: the snapshot's spot for the direction)"
     ),
     strikeMode: Flag.Literals("strike-mode", QuoteRequest.StrikeMode.literals).pipe(
       Flag.withDescription("How the locked rate is set, as in a quote request (default cip_fair)"),
       Flag.optional
     ),
-    targetStrike: Flag.String("target-strike").pipe(
-      Flag.withDescription("The locked rate asked, with --strike-mode custom"),
-      Flag.optional
-    ),
+    targetStrike: optionalString("target-strike", "The locked rate asked, with --strike-mode custom"),
     paths: Flag.Int("paths").pipe(
       Flag.withDescription("Paths to simulate (antithetic pairs)"),
       Flag.withDefault(10_000)
@@ -144,7 +133,7 @@ const simulateLock = Command.make(
       ),
       Flag.withDefault("end")
     ),
-    now: Flag.String("now").pipe(Flag.withDescription("The simulation's present (default: the clock)"), Flag.optional),
+    now: optionalString("now", "The simulation's present (default: the clock)"),
     svg: svgFlag("the payout distribution"),
     json: jsonFlag
   },
@@ -215,12 +204,7 @@ const simulateBacktest = Command.make(
   "backtest",
   {
     series: Flag.String("series").pipe(Flag.withDescription("The spot history: a date,rate CSV, daily")),
-    snapshot: common.snapshot,
-    direction: common.direction,
-    notional: common.notional,
-    notionalCurrency: common.notionalCurrency,
-    contractType: common.contractType,
-    settlementCurrency: common.settlementCurrency,
+    ...lockTerms,
     tenorDays: Flag.Int("tenor-days").pipe(Flag.withDescription("Each lock's window, in days from its start")),
     everyDays: Flag.Int("every-days").pipe(Flag.withDescription("A new lock every N days"), Flag.withDefault(1)),
     strikeMode: Flag.Literals("strike-mode", LockSimulation.BacktestStrikeMode.literals).pipe(
