@@ -232,6 +232,21 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const badExercise = await lock("--exercise", "whenever")
     assert.strictEqual(badExercise.code, 1)
     assert.match(badExercise.stderr, /--exercise is best, end, uniform or at:<ISO instant>, not "whenever"/)
+    const wrongSide = await cli(
+      dir,
+      "simulate",
+      "lock",
+      ...terms.slice(0, 7),
+      "EUR",
+      ...terms.slice(8),
+      "--tenor-days",
+      "30"
+    )
+    assert.strictEqual(wrongSide.code, 1)
+    assert.match(
+      wrongSide.stderr,
+      /The lock's terms are refused:\n +notional_currency: notional_currency must be one of the currencies of USD_TO_BRL/
+    )
     const notJson = await cli(dir, "simulate", "lock", ...terms.slice(2), "--snapshot", series, "--tenor-days", "30")
     assert.strictEqual(notJson.code, 1)
     assert.match(notJson.stderr, /The snapshot .* is refused:\n +\(document\): not JSON/)

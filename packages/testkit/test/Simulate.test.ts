@@ -21,6 +21,11 @@ describe("Simulate", () => {
       assert.deepStrictEqual(again, first)
       const refused = yield* Effect.flip(Simulate.lock({ request, paths: 0 }))
       assert.strictEqual(refused._tag, "SimulationRefused")
+      const wrongSide = yield* Effect.flip(Simulate.lock({ request: { ...request, notional_currency: "EUR" } }))
+      assert.deepStrictEqual(
+        [wrongSide._tag, wrongSide.message],
+        ["SimulationRefused", "notional_currency: notional_currency must be one of the currencies of USD_TO_BRL"]
+      )
     }).pipe(Effect.provide(Ratelock.layer))
   )
 
