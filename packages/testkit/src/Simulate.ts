@@ -5,7 +5,7 @@
  * observed at the clock's now, unless given), so a test's figures and the in-memory service's premium agree;
  * `backtest` takes a `date,rate` CSV's text. Both fail with the engine's tagged errors.
  */
-import { LockSimulation, MarketSnapshot, QuotePolicy, QuoteRequest, QuoteRules, type Requests } from "@ratelock/core"
+import { LockSimulation, MarketSnapshot, QuoteRequest, type Requests } from "@ratelock/core"
 import { DateTime, Effect, Result, Schema } from "effect"
 
 export interface LockOptions {
@@ -30,14 +30,6 @@ const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
 export const lock = Effect.fn("Simulate.lock")(function* (options: LockOptions) {
   const now = yield* DateTime.now
   const request = yield* decodeRequest(options.request)
-  // the rules the API checks a request by before pricing it (window order, the notional's side ...)
-  const broken = QuoteRules.violations(request, now, QuotePolicy.defaults)
-  if (broken.length > 0) {
-    return yield* new LockSimulation.SimulationRefused({
-      code: "validation_error",
-      message: broken.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join("; ")
-    })
-  }
   const run = yield* fromResult(
     LockSimulation.monteCarlo({
       request,

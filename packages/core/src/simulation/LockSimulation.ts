@@ -20,6 +20,7 @@ import type * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import * as Pricing from "../pricing/Pricing.ts"
 import * as QuotePolicy from "../pricing/QuotePolicy.ts"
 import * as QuotePricer from "../pricing/QuotePricer.ts"
+import * as QuoteRules from "../pricing/QuoteRules.ts"
 import type { PricingInputs } from "../terms/PricingInputs.ts"
 import type { QuoteRecord } from "../terms/Quote.ts"
 import type { ContractType, QuoteRequest } from "../terms/QuoteRequest.ts"
@@ -185,6 +186,11 @@ const lockOf = (
 ): Result.Result<PricedLock, SimulationRefused> => {
   if ("request" in input) {
     const { request } = input
+    // the rules the API checks a request by before pricing it (the window's order, the notional's side ...)
+    const broken = QuoteRules.violations(request, input.now, policy)
+    if (broken.length > 0) {
+      return refused("validation_error", broken.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join("; "))
+    }
     const priced = QuotePricer.price({
       request,
       market: { _tag: "InForce", snapshotId: null, snapshot: input.snapshot },

@@ -6,15 +6,7 @@
  * A stored quote (`--quote-id`) is not taken here: it would need the database, and this command is meant to run
  * where a partner's product team runs it, with no service at all. The quote's terms go in as flags instead.
  */
-import {
-  CorridorMarket,
-  LockSimulation,
-  MarketSnapshot,
-  Money,
-  QuotePolicy,
-  QuoteRequest,
-  QuoteRules
-} from "@ratelock/core"
+import { CorridorMarket, LockSimulation, MarketSnapshot, Money, QuoteRequest } from "@ratelock/core"
 import { Clock, Console, DateTime, Effect, Option, Result } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { readFile, writeFile } from "node:fs/promises"
@@ -189,13 +181,6 @@ const simulateLock = Command.make(
         window_end: windowEnd,
         chain: "polygon",
         settlement_currency: input.settlementCurrency
-      }
-      // the rules the API checks a request by before pricing it (window order, the notional's side ...)
-      const broken = QuoteRules.violations(request, now, QuotePolicy.defaults)
-      if (broken.length > 0) {
-        return yield* refused(
-          ["The lock's terms are refused:", ...broken.map((i) => `  ${i.loc.at(-1)}: ${i.msg}`)].join("\n")
-        )
       }
       const run = LockSimulation.monteCarlo({ request, snapshot, now, paths: input.paths, seed: input.seed, exercise })
       if (Result.isFailure(run)) return yield* engineRefused(run.failure)
