@@ -27,6 +27,8 @@ export const payoutDistribution = (run: LockSimulation.MonteCarloRun): string =>
     width: 720,
     height: 420,
     marginTop: 40,
+    // room for a count in the tens of thousands beside the axis
+    marginLeft: 56,
     x: { label: `payout (${currency})`, nice: true },
     y: { label: "paths", grid: true },
     marks: [
@@ -64,6 +66,7 @@ export const premiumsAndPayouts = (result: LockSimulation.BacktestResult): strin
     height: 420,
     marginTop: 40,
     marginRight: 60,
+    marginLeft: 56,
     x: { label: "lock start", type: "utc", labelAnchor: "center" },
     y: { label: result.settlementCurrency, grid: true },
     color: { domain: ["premium", "payout"], range: [colours.premium, colours.payout] },
