@@ -243,10 +243,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       "30"
     )
     assert.strictEqual(wrongSide.code, 1)
-    assert.match(
-      wrongSide.stderr,
-      /notional_currency: notional_currency must be one of the currencies of USD_TO_BRL/
-    )
+    assert.match(wrongSide.stderr, /notional_currency: notional_currency must be one of the currencies of USD_TO_BRL/)
     const notJson = await cli(dir, "simulate", "lock", ...terms.slice(2), "--snapshot", series, "--tenor-days", "30")
     assert.strictEqual(notJson.code, 1)
     assert.match(notJson.stderr, /The snapshot .* is refused:\n +\(document\): not JSON/)
