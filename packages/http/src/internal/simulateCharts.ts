@@ -1,19 +1,21 @@
 /**
  * `ratelock simulate … --svg FILE`: the payout distribution of a Monte Carlo, or a backtest's premiums and payouts
- * over time, drawn by Observable Plot (the console's charting library) on `svgDocument.ts`'s small DOM, as an SVG
- * file. The figures are the printed ones; the chart is for the eye.
+ * over time, drawn by Observable Plot (the console's charting library) on linkedom's DOM, as an SVG file. The
+ * figures are the printed ones; the chart is for the eye.
  */
 import * as Plot from "@observablehq/plot"
 import { type LockSimulation, Money } from "@ratelock/core"
-import { type Element, SvgDocument } from "./svgDocument.ts"
+import { parseHTML } from "linkedom"
 
 /** Okabe–Ito, as the console's charts. */
 const colours = { payout: "#0072b2", premium: "#d55e00", mean: "#000000" }
 
 const draw = (options: Plot.PlotOptions): string => {
-  const document = new SvgDocument()
-  const svg = Plot.plot({ ...options, document: document as never }) as unknown as Element
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${svg.serialize()}\n`
+  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>")
+  const svg = Plot.plot({ ...options, document })
+  // a file read on its own (not inline in HTML) names its namespace
+  svg.setAttribute("xmlns", "http://www.w3.org/2000/svg")
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${svg.outerHTML}\n`
 }
 
 /** A histogram of the paths' payouts (the settlement fiat), the premium and the mean payout as rules. */
