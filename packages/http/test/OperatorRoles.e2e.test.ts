@@ -63,6 +63,7 @@ const samples: Readonly<Record<string, Sample>> = {
   scenarios: {},
   // a name no scenario may have: the document refused whole (422), and recorded
   setScenarios: { text: JSON.stringify({ name: "Matrix", vol_shift: "0.01" }) },
+  quote: { path: `/operator/v1/quotes/${unknown}` },
   explainQuote: { path: `/operator/v1/quotes/${unknown}/explain` },
   partners: {},
   // a blank name: refused (and recorded), so no role's call makes a partner

@@ -3,14 +3,13 @@
  * and whether repricing from those inputs gives its premium to the token unit.
  */
 import { Effect, Option, Result, Schema } from "effect"
-import { QuoteNotFound } from "../kernel/ApiError.ts"
 import * as MarketSnapshot from "../market/MarketSnapshot.ts"
 import { MarketSnapshotRepo } from "../market/MarketSnapshotRepo.ts"
 import * as Money from "../kernel/Money.ts"
 import { PricingInputs } from "../terms/PricingInputs.ts"
 import { QuotePolicy } from "../pricing/QuotePolicy.ts"
 import * as QuotePricer from "../pricing/QuotePricer.ts"
-import { QuoteRepo } from "../lifecycle/QuoteRepo.ts"
+import * as StoredQuote from "./StoredQuote.ts"
 
 /** What `quote explain` answers (`--json`, the operator API), decimals as strings once encoded. */
 export const Explanation = Schema.Struct({
@@ -31,9 +30,7 @@ export type Explanation = typeof Explanation.Type
 export const encode = Schema.encodeSync(Explanation)
 
 export const explain = Effect.fn("QuoteExplain.explain")(function* (quoteId: string) {
-  const found = yield* (yield* QuoteRepo).findForOperator(quoteId)
-  if (Option.isNone(found)) return yield* new QuoteNotFound({ message: `quote ${quoteId} not found` })
-  const quote = found.value
+  const quote = yield* StoredQuote.find(quoteId)
   const base = {
     quote_id: quote.id,
     snapshot_id: quote.snapshotId,

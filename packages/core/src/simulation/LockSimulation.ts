@@ -159,12 +159,30 @@ interface MonteCarloCommon {
   readonly maxAge?: Duration.Duration | undefined
 }
 
+/** What a simulation reads of a stored quote (a `QuoteRecord` is one; so is the operator's view, mapped). */
+export type StoredLock = Pick<
+  QuoteRecord,
+  | "status"
+  | "contractType"
+  | "direction"
+  | "notionalCurrency"
+  | "notionalAmount"
+  | "marketRate"
+  | "lockedRate"
+  | "premiumAmount"
+  | "depositAmount"
+  | "maxTransactionAmount"
+  | "windowStart"
+  | "windowEnd"
+  | "settlementCurrency"
+>
+
 /**
  * The lock: a quote request's terms (priced here by `QuotePricer.price`; its `market_rate` is the paths' spot), or
  * a stored quote (its own locked rate, premium and deposit; its `marketRate` the paths' spot, the snapshot's
  * curves and smile from `now` on).
  */
-export type MonteCarloInput = MonteCarloCommon & ({ readonly request: QuoteRequest } | { readonly quote: QuoteRecord })
+export type MonteCarloInput = MonteCarloCommon & ({ readonly request: QuoteRequest } | { readonly quote: StoredLock })
 
 /** What the paths and the figures need of a lock, however it came. */
 interface PricedLock {

@@ -12,6 +12,7 @@ import {
   HedgePolicy,
   Partner,
   QuoteExplain,
+  StoredQuote,
   RiskDesk,
   SimulatedVenueControl
 } from "@ratelock/core"
@@ -196,6 +197,16 @@ export class DeskGroup extends HttpApiGroup.make("desk")
       .annotate(
         OpenApi.Summary,
         "Store operator stress scenarios (one named like a stored one or a default replaces it); 422 lists every problem, nothing stored"
+      ),
+    HttpApiEndpoint.get("quote", "/v1/quotes/:quote_id", {
+      params: { quote_id: Schema.String },
+      success: Schema.toEncoded(StoredQuote.View),
+      error: [...reading, NotFound]
+    })
+      .annotate(RequiredRole, "viewer")
+      .annotate(
+        OpenApi.Summary,
+        "A stored quote, any partner's: its terms, its price and the snapshot that priced it (what `ratelock simulate lock --quote-id` simulates)"
       ),
     HttpApiEndpoint.get("explainQuote", "/v1/quotes/:quote_id/explain", {
       params: { quote_id: Schema.String },

@@ -3,15 +3,17 @@
  * what locks bought along a history would have paid (`backtest`, `LockSimulation.backtest`), from a snapshot file
  * and, for a backtest, a `date,rate` CSV. Neither needs a service or a database: both read files and compute.
  *
- * A stored quote (`--quote-id`) is not taken here: it would need the database, and this command is meant to run
- * where a partner's product team runs it, with no service at all. The quote's terms go in as flags instead.
+ * A stored quote (`lock --quote-id`) is the one thing read from elsewhere: from the operator API when it is
+ * configured, else from the database (`OperatorCall.ts`), as every operator command reads. Without it, nothing but
+ * the files.
  */
-import { CorridorMarket, LockSimulation, MarketSnapshot, Money, QuoteRequest } from "@ratelock/core"
-import { Clock, Console, DateTime, Effect, Option, Result } from "effect"
+import { CorridorMarket, LockSimulation, MarketSnapshot, Money, QuoteRequest, StoredQuote } from "@ratelock/core"
+import { Clock, Console, DateTime, Effect, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { readFile, writeFile } from "node:fs/promises"
 import * as Charts from "../internal/simulateCharts.ts"
 import * as Format from "../internal/simulateFormat.ts"
+import { operatorCall } from "./OperatorCall.ts"
 import { jsonFlag, print } from "./Output.ts"
 
 const refused = (userMessage: string) => Effect.fail(new CliError.UserError({ cause: userMessage, userMessage }))
@@ -100,10 +102,111 @@ const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliErr
   return refused(`--exercise is best, end, uniform or at:<ISO instant>, not "${text}"`)
 }
 
+/** A lock's terms as flags, each optional: `--quote-id` brings them instead. */
+const optionalTerms = {
+  direction: lockTerms.direction.pipe(Flag.optional),
+  notional: lockTerms.notional.pipe(Flag.optional),
+  notionalCurrency: lockTerms.notionalCurrency.pipe(Flag.optional),
+  contractType: lockTerms.contractType.pipe(Flag.optional),
+  settlementCurrency: Flag.Literals(
+    "settlement-currency",
+    QuoteRequest.QuoteRequest.fields.settlement_currency.literals
+  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.optional)
+}
+
+/** A flag the command needs unless `--quote-id` is given. */
+const needed = <A>(flag: string, value: Option.Option<A>) =>
+  Option.match(value, {
+    onNone: () => refused(`--${flag} is needed (or --quote-id, to simulate a stored quote)`),
+    onSome: Effect.succeed
+  })
+
+const decodeStoredQuote = Schema.decodeUnknownEffect(StoredQuote.View)
+
+/** The stored quote's view (through the operator API when configured, else the database) as a lock to simulate. */
+const storedLock = (quoteId: string) =>
+  operatorCall(
+    Effect.map(StoredQuote.find(quoteId), (quote) => StoredQuote.encode(StoredQuote.view(quote))),
+    (api) => api.desk.quote({ params: { quote_id: quoteId } })
+  ).pipe(
+    Effect.flatMap((json) => decodeStoredQuote(json)),
+    Effect.mapError((error) =>
+      error instanceof CliError.UserError ? error : new CliError.UserError({ cause: error, userMessage: String(error) })
+    ),
+    Effect.map(StoredQuote.lock)
+  )
+
+/** The lock's terms as flags, with `lock`'s defaults: a quote request priced as the API would price it. */
+const requestOf = (
+  input: {
+    readonly direction: Option.Option<QuoteRequest.QuoteRequest["direction"]>
+    readonly notional: Option.Option<string>
+    readonly notionalCurrency: Option.Option<QuoteRequest.QuoteRequest["notional_currency"]>
+    readonly contractType: Option.Option<QuoteRequest.ContractType>
+    readonly settlementCurrency: Option.Option<QuoteRequest.QuoteRequest["settlement_currency"]>
+    readonly windowStart: Option.Option<string>
+    readonly windowEnd: Option.Option<string>
+    readonly tenorDays: Option.Option<number>
+    readonly marketRate: Option.Option<string>
+    readonly strikeMode: Option.Option<QuoteRequest.StrikeMode>
+    readonly targetStrike: Option.Option<string>
+  },
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc
+) =>
+  Effect.gen(function* () {
+    const direction = yield* needed("direction", input.direction)
+    const notional = yield* decimal("notional", yield* needed("notional", input.notional))
+    const notionalCurrency = yield* needed("notional-currency", input.notionalCurrency)
+    const contractType = yield* needed("contract-type", input.contractType)
+    const windowStart = Option.isSome(input.windowStart) ? yield* instant("window-start", input.windowStart.value) : now
+    let windowEnd: DateTime.Utc
+    if (Option.isSome(input.windowEnd) && Option.isSome(input.tenorDays)) {
+      return yield* refused("--window-end and --tenor-days: one or the other")
+    } else if (Option.isSome(input.windowEnd)) {
+      windowEnd = yield* instant("window-end", input.windowEnd.value)
+    } else if (Option.isSome(input.tenorDays)) {
+      if (!(input.tenorDays.value > 0)) return yield* refused("--tenor-days must be a positive whole number")
+      windowEnd = DateTime.add(windowStart, { days: input.tenorDays.value })
+    } else {
+      return yield* refused("the window's end: --window-end or --tenor-days")
+    }
+    const market = CorridorMarket.make(snapshot, direction)
+    if (Option.isNone(market)) return yield* refused(`The snapshot does not price ${direction}`)
+    const marketRate = Option.isSome(input.marketRate)
+      ? yield* decimal("market-rate", input.marketRate.value)
+      : Money.roundDown(market.value.referenceRate, 8)
+    const targetStrike = Option.isSome(input.targetStrike)
+      ? yield* decimal("target-strike", input.targetStrike.value)
+      : null
+    return {
+      customer_reference_id: "simulation",
+      customer_name: "simulation",
+      contract_type: contractType,
+      direction,
+      notional_currency: notionalCurrency,
+      notional_amount: notional,
+      provider_rate: marketRate,
+      market_rate: marketRate,
+      market_rate_timestamp: now,
+      ...(Option.isSome(input.strikeMode) ? { strike_mode: input.strikeMode.value } : {}),
+      ...(targetStrike === null ? {} : { target_strike: targetStrike }),
+      window_start: windowStart,
+      window_end: windowEnd,
+      chain: "polygon",
+      settlement_currency: Option.getOrElse(input.settlementCurrency, () => "USDC" as const)
+    } satisfies QuoteRequest.QuoteRequest
+  })
+
 const simulateLock = Command.make(
   "lock",
   {
-    ...lockTerms,
+    snapshot: lockTerms.snapshot,
+    quoteId: optionalString(
+      "quote-id",
+      "A stored quote to simulate with its own terms, locked rate, premium and deposit (read through the operator API when RATELOCK_OPERATOR_URL is set, else from the database); instead of the terms' flags"
+    ),
+    ...optionalTerms,
     windowStart: optionalString("window-start", "The window's start, an ISO instant (default: now)"),
     windowEnd: optionalString("window-end", "The window's end, an ISO instant (or --tenor-days)"),
     tenorDays: Flag.Int("tenor-days").pipe(
@@ -142,60 +245,45 @@ const simulateLock = Command.make(
       const snapshot = yield* readSnapshot(input.snapshot)
       const now = Option.isSome(input.now) ? yield* instant("now", input.now.value) : yield* DateTime.now
       const exercise = yield* exerciseOf(input.exercise)
-      const notional = yield* decimal("notional", input.notional)
-      const windowStart = Option.isSome(input.windowStart)
-        ? yield* instant("window-start", input.windowStart.value)
-        : now
-      let windowEnd: DateTime.Utc
-      if (Option.isSome(input.windowEnd) && Option.isSome(input.tenorDays)) {
-        return yield* refused("--window-end and --tenor-days: one or the other")
-      } else if (Option.isSome(input.windowEnd)) {
-        windowEnd = yield* instant("window-end", input.windowEnd.value)
-      } else if (Option.isSome(input.tenorDays)) {
-        if (!(input.tenorDays.value > 0)) return yield* refused("--tenor-days must be a positive whole number")
-        windowEnd = DateTime.add(windowStart, { days: input.tenorDays.value })
-      } else {
-        return yield* refused("the window's end: --window-end or --tenor-days")
+      const terms: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
+        ["direction", input.direction],
+        ["notional", input.notional],
+        ["notional-currency", input.notionalCurrency],
+        ["contract-type", input.contractType],
+        ["settlement-currency", input.settlementCurrency],
+        ["window-start", input.windowStart],
+        ["window-end", input.windowEnd],
+        ["tenor-days", input.tenorDays],
+        ["market-rate", input.marketRate],
+        ["strike-mode", input.strikeMode],
+        ["target-strike", input.targetStrike]
+      ]
+      const termFlags = terms.flatMap(([flag, value]) => (Option.isSome(value) ? [`--${flag}`] : []))
+      if (Option.isSome(input.quoteId) && termFlags.length > 0) {
+        return yield* refused(`--quote-id simulates the quote's own terms: drop ${termFlags.join(", ")}`)
       }
-      const market = CorridorMarket.make(snapshot, input.direction)
-      if (Option.isNone(market)) return yield* refused(`The snapshot does not price ${input.direction}`)
-      const marketRate = Option.isSome(input.marketRate)
-        ? yield* decimal("market-rate", input.marketRate.value)
-        : Money.roundDown(market.value.referenceRate, 8)
-      const targetStrike = Option.isSome(input.targetStrike)
-        ? yield* decimal("target-strike", input.targetStrike.value)
-        : null
-      const request: QuoteRequest.QuoteRequest = {
-        customer_reference_id: "simulation",
-        customer_name: "simulation",
-        contract_type: input.contractType,
-        direction: input.direction,
-        notional_currency: input.notionalCurrency,
-        notional_amount: notional,
-        provider_rate: marketRate,
-        market_rate: marketRate,
-        market_rate_timestamp: now,
-        ...(Option.isSome(input.strikeMode) ? { strike_mode: input.strikeMode.value } : {}),
-        ...(targetStrike === null ? {} : { target_strike: targetStrike }),
-        window_start: windowStart,
-        window_end: windowEnd,
-        chain: "polygon",
-        settlement_currency: input.settlementCurrency
-      }
-      const run = LockSimulation.monteCarlo({ request, snapshot, now, paths: input.paths, seed: input.seed, exercise })
+      const lock = Option.isSome(input.quoteId)
+        ? { quote: yield* storedLock(input.quoteId.value) }
+        : { request: yield* requestOf(input, snapshot, now) }
+      const run = LockSimulation.monteCarlo({ ...lock, snapshot, now, paths: input.paths, seed: input.seed, exercise })
       if (Result.isFailure(run)) return yield* engineRefused(run.failure)
       yield* print(input.json, Format.monteCarloJson(run.success.result), Format.monteCarlo)
       yield* writeChart(input.svg, () => Charts.payoutDistribution(run.success), input.json)
     })
 ).pipe(
   Command.withDescription(
-    "Monte Carlo of one lock on a snapshot file (no service, no database): the premium, the chance and size of a payout, its percentiles, the payout over the premium. A stored quote is not taken (--quote-id would need the database): give its terms as flags"
+    "Monte Carlo of one lock on a snapshot file: the premium, the chance and size of a payout, its percentiles, the payout over the premium. The lock's terms as flags need no service and no database; a stored quote (--quote-id) is read through the operator API or from the database"
   ),
   Command.withExamples([
     {
       command:
         "ratelock simulate lock --snapshot docs/market/example-snapshot.json --direction USD_TO_BRL --notional 10000 --notional-currency USD --contract-type option --tenor-days 30 --paths 20000 --seed 7 --exercise uniform",
       description: "A 30-day USD→BRL option, a need-driven customer"
+    },
+    {
+      command:
+        "ratelock simulate lock --snapshot snapshot.json --quote-id 6f1c2a4e-0b7d-4c55-9a31-2d8e5f7a9b10 --exercise best",
+      description: "A stored quote, its customer transacting at the window's best moment"
     }
   ])
 )

@@ -15,6 +15,7 @@ import {
   Money,
   OperatorActions,
   QuoteExplain,
+  StoredQuote,
   type QuoteRepo,
   RiskDesk,
   type RiskScenarioRepo
@@ -164,6 +165,9 @@ export const layer: Layer.Layer<
       mapRefusals(
         Effect.map(OperatorActions.setScenarios(payload), (stored) => ({ stored: stored.map((s) => s.name) }))
       )
+    )
+    .handle("quote", ({ params }) =>
+      mapRefusals(Effect.map(StoredQuote.find(params.quote_id), (quote) => StoredQuote.encode(StoredQuote.view(quote))))
     )
     .handle("explainQuote", ({ params }) => explain(params.quote_id))
 )
