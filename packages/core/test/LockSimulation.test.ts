@@ -187,6 +187,15 @@ describe("LockSimulation.monteCarlo", () => {
     assert.isNull(result.forfeiture)
     assert.isTrue(!Money.greaterThan(result.p50, result.p90) && !Money.greaterThan(result.p90, result.p99))
     assert.notDeepEqual(paths.rates, paths.endRates)
+    // the paths the service loses on: those paying more than the premium, fewer than those paying at all
+    const premiumUnits = Number(Money.toBaseUnits(result.premium))
+    assert.strictEqual(
+      result.probabilityPayoutAbovePremium,
+      paths.payoutUnits.filter((u) => u > premiumUnits).length / paths.payoutUnits.length
+    )
+    assert.isTrue(
+      result.probabilityPayoutAbovePremium > 0 && result.probabilityPayoutAbovePremium < result.probabilityOfPayout
+    )
     assert.isNull(result.marketWarning)
   })
 
@@ -341,6 +350,96 @@ describe("LockSimulation.backtest", () => {
     for (const lock of result.locks) assert.isNotNull(lock.deposit)
   })
 
+  it("a forward's customer walks away when the market beats the locked rate by more than the deposit", () => {
+    // a rally past the deposit's worth (10 % of 10,000 USD is about 5,400 BRL at 5.4: a rate 11 % up walks away)
+    const rally = ["5.40", "5.41", "5.43", "6.10", "6.20", "6.25", "5.42", "5.41", "5.40"]
+    const series = Result.getOrThrow(LockSimulation.parseSeries(rally.map((r, i) => `${day(i)},${r}`).join("\n")))
+    const result = Result.getOrThrow(
+      LockSimulation.backtest({
+        series,
+        snapshot: illustrative,
+        template: { ...template, contractType: "forward", tenorDays: 3 },
+        everyDays: 3,
+        exercise: "end"
+      })
+    )
+    assert.deepStrictEqual(
+      result.locks.map((l) => [l.start, l.exercisedOn, l.forfeited]),
+      [
+        [day(0), day(3), true], // locked near 5.40, the market at 6.10 at the end: the deposit is worth less
+        [day(3), day(6), false] // 6.10 to 5.42: a payout, the deposit released
+      ]
+    )
+    const [walked, paid] = result.locks as [LockSimulation.BacktestLock, LockSimulation.BacktestLock]
+    assert.isTrue(Money.isZero(walked.payout))
+    assert.isTrue(Money.equals(walked.net, Money.subtract(Money.subtract(Money.zero, walked.premium), walked.deposit!)))
+    assert.isTrue(Money.isPositive(paid.payout))
+    assert.isTrue(Money.equals(paid.net, Money.subtract(paid.payout, paid.premium)))
+    assert.strictEqual(result.totals.locksForfeited, 1)
+    assert.isTrue(Money.equals(result.totals.forfeits, walked.deposit!))
+    assert.isTrue(
+      Money.equals(
+        result.totals.customersNet,
+        Money.subtract(Money.subtract(result.totals.payouts, result.totals.premiums), result.totals.forfeits)
+      )
+    )
+    assert.strictEqual(
+      result.totals.lossRatio,
+      Money.toModel(result.totals.payouts) / Money.toModel(result.totals.premiums)
+    )
+    // what was run travels with the result
+    assert.deepInclude(result.settings, { contractType: "forward", tenorDays: 3, everyDays: 3, exercise: "end" })
+    assert.deepInclude(result.settings, { seed: null, from: day(0), to: day(8) })
+  })
+
+  it("refuses a lock the service would not sell: past the horizon, above the largest single lock", () => {
+    const year = Array.from({ length: 400 }, (_, i) => `${day(i)},5.40`).join("\n")
+    const series = Result.getOrThrow(LockSimulation.parseSeries(year))
+    const run = (overrides: Partial<LockSimulation.LockTemplate>) =>
+      LockSimulation.backtest({
+        series,
+        snapshot: illustrative,
+        template: { ...template, ...overrides },
+        everyDays: 30,
+        exercise: "end"
+      })
+    const tooLong = run({ tenorDays: 365 })
+    assert.isTrue(Result.isFailure(tooLong))
+    if (Result.isFailure(tooLong)) {
+      assert.deepInclude(tooLong.failure, { _tag: "SimulationRefused", code: "validation_error" })
+      assert.match(tooLong.failure.message, /^the service would not sell this lock: window_end: .*within 180 days/u)
+    }
+    const tooLarge = run({ notionalAmount: Money.unsafe("100000000000") })
+    assert.isTrue(Result.isFailure(tooLarge))
+    if (Result.isFailure(tooLarge)) {
+      assert.deepInclude(tooLarge.failure, { _tag: "SimulationRefused", code: "corridor_capacity_exceeded" })
+    }
+    assert.isTrue(Result.isSuccess(run({ tenorDays: 180 })))
+  })
+
+  it("refuses a series quoted the other way round, naming the snapshot's rate and its convention", () => {
+    // USD per BRL where the direction is quoted BRL per USD
+    const inverted = handMade.map(
+      (r, i) => `${day(i)},${Money.format(Money.roundDown(Money.divide(Money.one, Money.unsafe(r)), 6))}`
+    )
+    const series = Result.getOrThrow(LockSimulation.parseSeries(inverted.join("\n")))
+    const refusedSeries = LockSimulation.backtest({
+      series,
+      snapshot: illustrative,
+      template,
+      everyDays: 3,
+      exercise: "end"
+    })
+    assert.isTrue(Result.isFailure(refusedSeries))
+    if (Result.isFailure(refusedSeries)) {
+      assert.deepInclude(refusedSeries.failure, { _tag: "SeriesError", reason: "off_snapshot" })
+      assert.match(
+        refusedSeries.failure.message,
+        /the series' last rate 0\.18\d+ is more than 3 times away from the snapshot's USD_TO_BRL rate 5\.\d+ \(BRL per USD\)/u
+      )
+    }
+  })
+
   const parseError = (text: string) => {
     const r = LockSimulation.parseSeries(text)
     assert.isTrue(Result.isFailure(r))
@@ -361,6 +460,9 @@ describe("LockSimulation.backtest", () => {
     assert.strictEqual(text.reason, "non_numeric")
     assert.match(text.message, /line 2: the rate "abc" is not a positive decimal number/u)
     assert.strictEqual(parseError("2025-01-01,5.40\n2025-13-45,5.41\n").reason, "bad_line")
+    // a malformed first date is an error, not a header skipped
+    const firstLine = parseError("2025-1-01,5.40\n2025-01-02,5.41\n2025-01-03,5.42\n")
+    assert.deepInclude(firstLine, { reason: "bad_line", line: 1 })
     assert.strictEqual(parseError("date,rate\n").reason, "empty")
     // a weekend is not a gap; the header is optional
     assert.isTrue(Result.isSuccess(LockSimulation.parseSeries("2025-01-03,5.40\n2025-01-06,5.41\n")))

@@ -68,7 +68,15 @@ export class SimulationRefused extends Data.TaggedError("SimulationRefused")<{
 
 /** What is wrong with a spot series or a backtest's template. */
 export class SeriesError extends Data.TaggedError("SeriesError")<{
-  readonly reason: "empty" | "bad_line" | "non_numeric" | "unsorted" | "gap" | "tenor_past_end" | "bad_template"
+  readonly reason:
+    | "empty"
+    | "bad_line"
+    | "non_numeric"
+    | "unsorted"
+    | "gap"
+    | "tenor_past_end"
+    | "off_snapshot"
+    | "bad_template"
   /** The CSV line (1-based), when one line is at fault. */
   readonly line: number | null
   readonly message: string
@@ -97,6 +105,14 @@ const conversionModel = (direction: Direction, settlementCurrency: SettlementCur
   if (fiat === base) return (rate: number) => 1 / rate
   return (_rate: number) => cross
 }
+
+/**
+ * A forward's customer walks away, forfeiting the deposit, when the live rate beats the locked rate by more than the
+ * deposit is worth: transacting at the locked rate would cost them more than the deposit does (model floats: the
+ * gain in the settlement fiat against the deposit).
+ */
+const walksAway = (rate: number, strike: number, notionalBase: number, fiatPerQuote: number, deposit: number) =>
+  (rate - strike) * notionalBase * fiatPerQuote > deposit
 
 const units = (d: Money.Decimal): bigint => Money.toBaseUnits(Money.roundDown(d))
 
@@ -129,6 +145,8 @@ export const MonteCarloResult = Schema.Struct({
   p99: Schema.BigDecimal,
   /** Mean payout over the premium (null when the premium is 0). */
   payoutOverPremium: Schema.NullOr(Schema.Number),
+  /** The share of paths whose payout exceeds the premium: locks the service loses on, before hedging. */
+  probabilityPayoutAbovePremium: Schema.Number,
   /**
    * A forward's deposit forfeited: a customer walks away when the rate moved in their favour by more than the
    * deposit (keeping the deposit would cost them more than the lock's rate gives); null for an option.
@@ -197,6 +215,35 @@ interface PricedLock {
   readonly inputs: PricingInputs
 }
 
+/**
+ * A request priced as the API prices it: first the rules it checks a request by (the window's order and horizon,
+ * the notional's side ...), then the pricer (the rail, the reference rate, the largest single lock).
+ */
+const priceAsTheApi = (
+  request: QuoteRequest,
+  snapshot: MarketSnapshot.MarketSnapshot,
+  now: DateTime.Utc,
+  policy: QuotePolicy.QuotePolicyShape
+): Result.Result<QuotePricer.PricedQuote & { readonly pricingInputs: PricingInputs }, SimulationRefused> => {
+  const broken = QuoteRules.violations(request, now, policy)
+  if (broken.length > 0) {
+    return refused("validation_error", broken.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join("; "))
+  }
+  const priced = QuotePricer.price({
+    request,
+    market: { _tag: "InForce", snapshotId: null, snapshot },
+    notionalLimits: MarketData.defaultNotionalLimits,
+    now,
+    policy,
+    railSupported: true
+  })
+  if (priced.status === "failed" || priced.inputs === null) {
+    const reason = priced.failureReason ?? { code: "no_market_parameters", message: "no market parameters" }
+    return refused(reason.code, reason.message)
+  }
+  return Result.succeed({ ...priced, pricingInputs: priced.inputs })
+}
+
 const lockOf = (
   input: MonteCarloInput,
   market: CorridorMarket.CorridorMarket,
@@ -204,23 +251,9 @@ const lockOf = (
 ): Result.Result<PricedLock, SimulationRefused> => {
   if ("request" in input) {
     const { request } = input
-    // the rules the API checks a request by before pricing it (the window's order, the notional's side ...)
-    const broken = QuoteRules.violations(request, input.now, policy)
-    if (broken.length > 0) {
-      return refused("validation_error", broken.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join("; "))
-    }
-    const priced = QuotePricer.price({
-      request,
-      market: { _tag: "InForce", snapshotId: null, snapshot: input.snapshot },
-      notionalLimits: MarketData.defaultNotionalLimits,
-      now: input.now,
-      policy,
-      railSupported: true
-    })
-    if (priced.status === "failed" || priced.inputs === null) {
-      const reason = priced.failureReason ?? { code: "no_market_parameters", message: "no market parameters" }
-      return refused(reason.code, reason.message)
-    }
+    const pricedRequest = priceAsTheApi(request, input.snapshot, input.now, policy)
+    if (Result.isFailure(pricedRequest)) return Result.fail(pricedRequest.failure)
+    const priced = pricedRequest.success
     return Result.succeed({
       lock: {
         direction: request.direction,
@@ -236,7 +269,7 @@ const lockOf = (
       windowEnd: request.window_end,
       premium: priced.premiumAmount,
       deposit: priced.depositAmount,
-      inputs: priced.inputs
+      inputs: priced.pricingInputs
     })
   }
   const { quote } = input
@@ -331,6 +364,13 @@ const exerciseBoundary = (inputs: PricingInputs, strike: number, years: number):
 }
 
 const refused = (code: string, message: string) => Result.fail(new SimulationRefused({ code, message }))
+
+/** How many of `values` exceed `threshold`. */
+const countAbove = (values: Float64Array, threshold: number): number => {
+  let n = 0
+  for (let i = 0; i < values.length; i++) if (values[i]! > threshold) n++
+  return n
+}
 
 /** The nearest-rank percentile of sorted values. */
 const percentile = (sorted: Float64Array, p: number): number =>
@@ -452,7 +492,7 @@ export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun,
     let walked = 0
     for (let i = 0; i < count; i++) {
       const rate = simulated.chosen[i]!
-      if ((rate - strike) * notionalBase * toFiat(rate) > depositModel) walked++
+      if (walksAway(rate, strike, notionalBase, toFiat(rate), depositModel)) walked++
     }
     const probability = walked / count
     forfeiture = {
@@ -480,6 +520,7 @@ export const monteCarlo = (input: MonteCarloInput): Result.Result<MonteCarloRun,
     p90: fromUnits(BigInt(percentile(sorted, 0.9))),
     p99: fromUnits(BigInt(percentile(sorted, 0.99))),
     payoutOverPremium: Money.isZero(premium) ? null : Money.toModel(meanPayout) / Money.toModel(premium),
+    probabilityPayoutAbovePremium: countAbove(payoutUnits, Number(units(premium))) / count,
     forfeiture,
     model: {
       engineValue: Pricing.windowOptionOn(
@@ -541,7 +582,8 @@ export const parseSeries = (csv: string): Result.Result<SpotSeries, SeriesError>
     const lineNo = i + 1
     if (line === "") continue
     const cells = line.split(",").map((c) => c.trim())
-    if (dates.length === 0 && rates.length === 0 && !datePattern.test(cells[0] ?? "") && i === 0) continue // header
+    // a header: the first line, naming its columns (a malformed first date is an error, not a header)
+    if (i === 0 && !/^\d/u.test(cells[0] ?? "")) continue
     const fail = (reason: SeriesError["reason"], message: string) =>
       Result.fail(new SeriesError({ reason, line: lineNo, message: `line ${lineNo}: ${message}` }))
     if (cells.length !== 2) return fail("bad_line", `expected "date,rate", got "${line}"`)
@@ -615,7 +657,9 @@ export const BacktestLock = Schema.Struct({
   exercisedOn: Schema.String,
   exerciseRate: Schema.BigDecimal,
   payout: Schema.BigDecimal,
-  /** payout − premium: what the customer came out with. */
+  /** A forward whose customer walked away (the market beat the locked rate by more than the deposit): no payout. */
+  forfeited: Schema.Boolean,
+  /** payout − premium, less the deposit when forfeited: what the customer came out with. */
   net: Schema.BigDecimal
 })
 export type BacktestLock = typeof BacktestLock.Type
@@ -626,20 +670,46 @@ export const backtestBasis =
 
 export const BacktestResult = Schema.Struct({
   basis: Schema.String,
+  /** What was run, so that a saved result says how to run it again. */
+  settings: Schema.Struct({
+    direction: Schema.String,
+    notionalCurrency: Schema.String,
+    notionalAmount: Schema.BigDecimal,
+    contractType: Schema.String,
+    tenorDays: Schema.Number,
+    strikeMode: BacktestStrikeMode,
+    everyDays: Schema.Number,
+    exercise: Schema.String,
+    /** The seed `uniform` drew with; null for the other behaviours. */
+    seed: Schema.NullOr(Schema.Number),
+    from: Schema.String,
+    to: Schema.String
+  }),
   settlementCurrency: Schema.String,
   locks: Schema.Array(BacktestLock),
   totals: Schema.Struct({
     locks: Schema.Number,
     locksThatPaid: Schema.Number,
+    /** Forwards whose customers walked away, and the deposits they forfeited. */
+    locksForfeited: Schema.Number,
+    forfeits: Schema.BigDecimal,
     premiums: Schema.BigDecimal,
     payouts: Schema.BigDecimal,
-    /** payouts − premiums: the customers' net (the service's is its opposite, before hedging). */
+    /** payouts ÷ premiums (null without a premium): above 1, the locks cost the service more than they earned. */
+    lossRatio: Schema.NullOr(Schema.Number),
+    /** payouts − premiums − forfeits: the customers' net (the service's is its opposite, before hedging). */
     customersNet: Schema.BigDecimal,
     /** The lock that cost the service the most (largest payout − premium), or null when none. */
     worst: Schema.NullOr(BacktestLock)
   })
 })
 export type BacktestResult = typeof BacktestResult.Type
+
+/**
+ * How far (a factor either way) a backtest's series may end from the snapshot's rate for its direction: a history
+ * moves, but one quoted the other way round, or of another pair, is off by more.
+ */
+export const maxSeriesToSnapshotFactor = 3
 
 const seriesFail = (reason: SeriesError["reason"], message: string) =>
   Result.fail(new SeriesError({ reason, line: null, message }))
@@ -675,12 +745,50 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
       `a ${template.tenorDays}-day lock from the series' first date (${isoDay(dates[0]!)}) ends after its last (${isoDay(dates.at(-1)!)})`
     )
   }
-  if (Option.isNone(CorridorMarket.make(snapshot, template.direction))) {
+  const today = CorridorMarket.make(snapshot, template.direction)
+  if (Option.isNone(today)) {
     return Result.fail(
       new SimulationRefused({
         code: "no_market_parameters",
         message: `the snapshot does not price ${template.direction} (no spot, curve or vols for its pair)`
       })
+    )
+  }
+  // the lock the template describes must be one the API would sell: asked today, on the snapshot
+  const asOf = snapshot.as_of
+  const reference = today.value.referenceRate
+  const sellable = priceAsTheApi(
+    {
+      customer_reference_id: "backtest",
+      customer_name: "backtest",
+      contract_type: template.contractType,
+      direction: template.direction,
+      notional_currency: template.notionalCurrency,
+      notional_amount: template.notionalAmount,
+      provider_rate: reference,
+      market_rate: reference,
+      market_rate_timestamp: asOf,
+      strike_mode: template.strikeMode,
+      window_start: asOf,
+      window_end: DateTime.add(asOf, { days: template.tenorDays }),
+      chain: "ethereum", // every settlement token is issued there
+      settlement_currency: template.settlementCurrency
+    },
+    snapshot,
+    asOf,
+    policy
+  )
+  if (Result.isFailure(sellable)) {
+    const { code, message } = sellable.failure
+    return Result.fail(new SimulationRefused({ code, message: `the service would not sell this lock: ${message}` }))
+  }
+  // a history quoted the other way round (BASE per QUOTE), or of another pair, is far from the snapshot's rate
+  const lastRate = rates.at(-1)!
+  const off = Math.abs(Math.log(Money.toModel(lastRate) / Money.toModel(reference)))
+  if (off > Math.log(maxSeriesToSnapshotFactor)) {
+    return seriesFail(
+      "off_snapshot",
+      `the series' last rate ${Money.format(lastRate)} is more than ${maxSeriesToSnapshotFactor} times away from the snapshot's ${template.direction} rate ${Money.format(QuotePricer.roundLockedRate(template.direction, reference))} (${pair(template.direction).quote} per ${pair(template.direction).base}): is the series quoted the other way round, or of another pair?`
     )
   }
   const cross = QuotePricer.fiatPerQuote(snapshot, template.direction, template.settlementCurrency)
@@ -698,8 +806,15 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
   const locks: Array<BacktestLock> = []
   let premiums = Money.zero
   let payouts = Money.zero
+  let forfeits = Money.zero
   let paid = 0
+  let forfeitedLocks = 0
   let worst: BacktestLock | null = null
+  const toFiat = conversionModel(
+    template.direction,
+    template.settlementCurrency,
+    Option.match(cross, { onNone: () => 0, onSome: Money.toModel })
+  )
   let nextStart = dates[0]!
   for (let i = 0; i < dates.length; i++) {
     const start = dates[i]!
@@ -762,34 +877,66 @@ export const backtest = (input: BacktestInput): Result.Result<BacktestResult, Se
     const conversion = Option.getOrThrow(conversionAt(template.direction, template.settlementCurrency, rate, cross))
     const payout = Settlement.payout(lock, rate, conversion).amount
     const premium = charged.success.premiumAmount
+    const deposit = charged.success.depositAmount
+    const forfeited =
+      template.contractType === "forward" &&
+      deposit !== null &&
+      walksAway(
+        Money.toModel(rate),
+        Money.toModel(lockedRate),
+        Settlement.notionalBaseModel(lock),
+        toFiat(Money.toModel(rate)),
+        Money.toModel(deposit)
+      )
     const row: BacktestLock = {
       start: isoDay(start),
       windowEnd: isoDay(end),
       spot,
       lockedRate,
       premium,
-      deposit: charged.success.depositAmount,
+      deposit,
       exercisedOn: isoDay(dates[at]!),
       exerciseRate: rate,
       payout,
-      net: Money.subtract(payout, premium)
+      forfeited,
+      net: Money.subtract(Money.subtract(payout, premium), forfeited && deposit !== null ? deposit : Money.zero)
     }
     locks.push(row)
     premiums = Money.sum(premiums, premium)
     payouts = Money.sum(payouts, payout)
     if (Money.isPositive(payout)) paid++
+    if (forfeited && deposit !== null) {
+      forfeitedLocks++
+      forfeits = Money.sum(forfeits, deposit)
+    }
     if (worst === null || Money.greaterThan(row.net, worst.net)) worst = row
   }
   return Result.succeed({
     basis: backtestBasis,
+    settings: {
+      direction: template.direction,
+      notionalCurrency: template.notionalCurrency,
+      notionalAmount: template.notionalAmount,
+      contractType: template.contractType,
+      tenorDays: template.tenorDays,
+      strikeMode: template.strikeMode,
+      everyDays: input.everyDays,
+      exercise,
+      seed: exercise === "uniform" ? (input.seed ?? 0) : null,
+      from: isoDay(dates[0]!),
+      to: isoDay(dates.at(-1)!)
+    },
     settlementCurrency: template.settlementCurrency,
     locks,
     totals: {
       locks: locks.length,
       locksThatPaid: paid,
+      locksForfeited: forfeitedLocks,
+      forfeits,
       premiums,
       payouts,
-      customersNet: Money.subtract(payouts, premiums),
+      lossRatio: Money.isZero(premiums) ? null : Money.toModel(payouts) / Money.toModel(premiums),
+      customersNet: Money.subtract(Money.subtract(payouts, premiums), forfeits),
       worst
     }
   })
