@@ -198,7 +198,7 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     const csv = (await backtest("--csv")).stdout.trim().split("\n")
     assert.strictEqual(
       csv[0],
-      "start,window_end,spot,locked_rate,premium,deposit,exercised_on,exercise_rate,payout,net"
+      "start,window_end,spot,locked_rate,premium,deposit,exercised_on,exercise_rate,payout,forfeited,net"
     )
     assert.lengthOf(csv, 4)
     const timeline = join(files, "backtest.svg")
@@ -210,6 +210,11 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       "a premium and a payout per lock"
     )
     assert.match(table.stdout, /Locks: +3 \(\d paid\)/)
+    assert.match(
+      table.stdout,
+      /^Settings: USD_TO_BRL option, 10000 USD, 5 days, cip_fair, a lock every 3 days, exercise end, 2026-01-01 to 2026-01-12$/m
+    )
+    assert.match(table.stdout, /Loss ratio: +\d+\.\d{4} \(payouts \/ premiums\)/)
     assert.match(table.stdout, /Worst lock for the service: 2026-01-0\d/)
 
     // bad input: the engine's message, a non-zero exit, nothing on stdout
@@ -217,7 +222,12 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
       ["gap", ["2026-01-01,5.4", "2026-01-09,5.4"], /Bad series: line 3: 8 days between 2026-01-01 and 2026-01-09/],
       ["unsorted", ["2026-01-02,5.4", "2026-01-01,5.4"], /Bad series: line 3: 2026-01-01 does not come after/],
       ["non_numeric", ["2026-01-01,5.4", "2026-01-02,abc"], /Bad series: line 3: the rate "abc" is not a positive/],
-      ["tenor_past_end", ["2026-01-01,5.4", "2026-01-02,5.4"], /Bad series: a 5-day lock from the series' first date/]
+      ["tenor_past_end", ["2026-01-01,5.4", "2026-01-02,5.4"], /Bad series: a 5-day lock from the series' first date/],
+      [
+        "off_snapshot",
+        Array.from({ length: 8 }, (_, i) => `2026-01-0${i + 1},0.185`),
+        /Bad series: the series' last rate 0\.185 is more than 3 times away from the snapshot's USD_TO_BRL rate 5\.\d+ \(BRL per USD\)/
+      ]
     ]
     for (const [name, lines, message] of refusals) {
       writeFileSync(series, ["date,rate", ...lines].join("\n"))

@@ -1,7 +1,7 @@
 /**
  * `ratelock simulate …` (issue 30): what one lock is likely to pay (`lock`, core's `LockSimulation.monteCarlo`) and
  * what locks bought along a history would have paid (`backtest`, `LockSimulation.backtest`), from a snapshot file
- * and, for a backtest, a `date,rate` CSV. Neither needs a service or a database: both read files and compute.
+ * and, for a backtest, a `date,rate` CSV: both read files and compute, with no service and no database.
  *
  * A stored quote (`lock --quote-id`) is the one thing read from elsewhere: from the operator API when it is
  * configured, else from the database (`OperatorCall.ts`), as every operator command reads. Without it, nothing but
@@ -56,7 +56,13 @@ const writeChart = (path: Option.Option<string>, svg: () => string, quiet: boole
   })
 
 const engineRefused = (error: LockSimulation.SimulationRefused | LockSimulation.SeriesError) =>
-  refused(error._tag === "SeriesError" ? `Bad series: ${error.message}` : `Refused (${error.code}): ${error.message}`)
+  refused(
+    error._tag === "SimulationRefused"
+      ? `Refused (${error.code}): ${error.message}`
+      : error.reason === "bad_template"
+        ? `Refused: ${error.message}`
+        : `Bad series: ${error.message}`
+  )
 
 /** An ISO instant given to `--flag`. */
 const instant = (flag: string, text: string): Effect.Effect<DateTime.Utc, CliError.UserError> =>
@@ -70,6 +76,11 @@ const decimal = (flag: string, text: string) =>
     onNone: () => refused(`--${flag} is a decimal number, not "${text}"`),
     onSome: (d) => (Money.isPositive(d) ? Effect.succeed(d) : refused(`--${flag} must be positive, got ${text}`))
   })
+
+const settlementCurrency = Flag.Literals(
+  "settlement-currency",
+  QuoteRequest.QuoteRequest.fields.settlement_currency.literals
+).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"))
 
 /** The flags both commands take: the snapshot and the lock's terms. */
 const lockTerms = {
@@ -87,10 +98,7 @@ const lockTerms = {
   contractType: Flag.Literals("contract-type", QuoteRequest.ContractType.literals).pipe(
     Flag.withDescription("option or forward")
   ),
-  settlementCurrency: Flag.Literals(
-    "settlement-currency",
-    QuoteRequest.QuoteRequest.fields.settlement_currency.literals
-  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.withDefault("USDC" as const))
+  settlementCurrency: settlementCurrency.pipe(Flag.withDefault("USDC" as const))
 }
 
 const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliError.UserError> => {
@@ -108,10 +116,7 @@ const optionalTerms = {
   notional: lockTerms.notional.pipe(Flag.optional),
   notionalCurrency: lockTerms.notionalCurrency.pipe(Flag.optional),
   contractType: lockTerms.contractType.pipe(Flag.optional),
-  settlementCurrency: Flag.Literals(
-    "settlement-currency",
-    QuoteRequest.QuoteRequest.fields.settlement_currency.literals
-  ).pipe(Flag.withDescription("The token payouts are paid in (default USDC)"), Flag.optional)
+  settlementCurrency: settlementCurrency.pipe(Flag.optional)
 }
 
 /** A flag the command needs unless `--quote-id` is given. */
@@ -193,7 +198,8 @@ const requestOf = (
       ...(targetStrike === null ? {} : { target_strike: targetStrike }),
       window_start: windowStart,
       window_end: windowEnd,
-      chain: "polygon",
+      // every settlement token is issued on ethereum (EURC is not on polygon): the rail never refuses a simulation
+      chain: "ethereum",
       settlement_currency: Option.getOrElse(input.settlementCurrency, () => "USDC" as const)
     } satisfies QuoteRequest.QuoteRequest
   })

@@ -46,6 +46,7 @@ export const monteCarlo = (r: MonteCarloJson): string => {
     `Mean payout:           ${r.meanPayout} ${c} (standard error ${num(r.standardError, 2)})`,
     `Percentiles:           p50 ${r.p50}  p90 ${r.p90}  p99 ${r.p99} ${c}`,
     `Mean payout / premium: ${r.payoutOverPremium === null ? "n/a (no premium)" : num(r.payoutOverPremium, 4)}`,
+    `Payout above premium:  ${percent(r.probabilityPayoutAbovePremium)} of paths (the service loses, before hedging)`,
     ...(r.forfeiture === null
       ? []
       : [
@@ -74,6 +75,7 @@ const lockRow = (l: BacktestJson["locks"][number]) => [
   l.exercisedOn,
   l.exerciseRate,
   l.payout,
+  l.forfeited ? "yes" : "",
   l.net
 ]
 
@@ -87,20 +89,25 @@ const lockHeader = [
   "exercised_on",
   "exercise_rate",
   "payout",
+  "forfeited",
   "net"
 ]
 
 export const backtest = (r: BacktestJson): string => {
   const t = r.totals
   const c = r.settlementCurrency
+  const s = r.settings
   return [
     `Backtest: ${r.basis}`,
+    `Settings: ${s.direction} ${s.contractType}, ${s.notionalAmount} ${s.notionalCurrency}, ${s.tenorDays} days, ${s.strikeMode}, a lock every ${s.everyDays} days, exercise ${s.exercise}${s.seed === null ? "" : ` (seed ${s.seed})`}, ${s.from} to ${s.to}`,
     "",
     table(lockHeader, r.locks.map(lockRow)),
     "",
-    `Locks:                      ${t.locks} (${t.locksThatPaid} paid)`,
+    `Locks:                      ${t.locks} (${t.locksThatPaid} paid${t.locksForfeited === 0 ? "" : `, ${t.locksForfeited} forfeited`})`,
     `Premiums:                   ${t.premiums} ${c}`,
     `Payouts:                    ${t.payouts} ${c}`,
+    ...(s.contractType === "forward" ? [`Deposits forfeited:         ${t.forfeits} ${c}`] : []),
+    `Loss ratio:                 ${t.lossRatio === null ? "n/a (no premium)" : num(t.lossRatio, 4)} (payouts / premiums)`,
     `Customers' net:             ${t.customersNet} ${c}`,
     `Worst lock for the service: ${t.worst === null ? "none" : `${t.worst.start} (net ${t.worst.net} ${c})`}`
   ].join("\n")
