@@ -160,6 +160,11 @@ describe("ratelock CLI", { timeout: 120_000 }, () => {
     assert.strictEqual(fresh.code, 0, fresh.stderr)
     assert.notInclude(fresh.stdout, "WARNING")
     assert.match(fresh.stdout, /Deposit forfeited: +\d+\.\d\d % of paths/)
+    assert.match(fresh.stdout, /Payout above premium: +\d+\.\d\d % of paths/)
+    // paid in EURC, a token not issued on every chain: the simulation's rail carries it
+    const eurc = await lock("--settlement-currency", "EURC", "--exercise", "end")
+    assert.strictEqual(eurc.code, 0, eurc.stderr)
+    assert.match(eurc.stdout, /Premium: +\d+\.\d+ EURC/)
 
     // backtest on a hand-made series: every payout is the settlement's at the series' rate on its exercise date
     const series = join(files, "usdbrl.csv")
