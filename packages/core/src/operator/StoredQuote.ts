@@ -12,7 +12,7 @@ import * as Money from "../kernel/Money.ts"
 import { Chain, SettlementCurrency } from "../kernel/Rail.ts"
 import { QuoteRepo } from "../lifecycle/QuoteRepo.ts"
 import type { StoredLock } from "../simulation/LockSimulation.ts"
-import { FailureReason, type QuoteRecord, QuoteStatus } from "../terms/Quote.ts"
+import { FailureReason, pricedTermsResponse, type QuoteRecord, QuoteStatus } from "../terms/Quote.ts"
 import { ContractType } from "../terms/QuoteRequest.ts"
 
 /** The quote, any partner's; `QuoteNotFound` (404) when there is none. */
@@ -38,6 +38,7 @@ export const View = Schema.Struct({
   locked_rate: Money.DecimalString,
   premium_amount: Money.DecimalString,
   deposit_amount: Schema.NullOr(Money.DecimalString),
+  total_amount: Money.DecimalString,
   max_transaction_amount: Money.DecimalString,
   window_start: Datetime,
   window_end: Datetime,
@@ -62,13 +63,8 @@ export const view = (quote: QuoteRecord): View => ({
   notional_amount: quote.notionalAmount,
   market_rate: quote.marketRate,
   locked_rate: quote.lockedRate,
-  premium_amount: quote.premiumAmount,
-  deposit_amount: quote.depositAmount,
+  ...pricedTermsResponse(quote),
   max_transaction_amount: quote.maxTransactionAmount,
-  window_start: quote.windowStart,
-  window_end: quote.windowEnd,
-  chain: quote.chain,
-  settlement_currency: quote.settlementCurrency,
   snapshot_id: quote.snapshotId,
   created_at: quote.createdAt,
   expires_at: quote.expiresAt
