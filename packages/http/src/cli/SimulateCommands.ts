@@ -114,13 +114,35 @@ const exerciseOf = (text: string): Effect.Effect<LockSimulation.Exercise, CliErr
 }
 
 /** A lock's terms as flags, each optional: `--quote-id` brings them instead. */
-const optionalTerms = {
+const termFlags = {
   direction: lockTerms.direction.pipe(Flag.optional),
   notional: lockTerms.notional.pipe(Flag.optional),
   notionalCurrency: lockTerms.notionalCurrency.pipe(Flag.optional),
   contractType: lockTerms.contractType.pipe(Flag.optional),
-  settlementCurrency: settlementCurrency.pipe(Flag.optional)
+  settlementCurrency: settlementCurrency.pipe(Flag.optional),
+  windowStart: optionalString("window-start", "The window's start, an ISO instant (default: now)"),
+  windowEnd: optionalString("window-end", "The window's end, an ISO instant (or --tenor-days)"),
+  tenorDays: Flag.Int("tenor-days").pipe(
+    Flag.withDescription("The window's end this many days after its start (or --window-end)"),
+    Flag.optional
+  ),
+  marketRate: optionalString(
+    "market-rate",
+    "The live rate the paths start from (default: the snapshot's spot for the direction)"
+  ),
+  strikeMode: Flag.Literals("strike-mode", QuoteRequest.StrikeMode.literals).pipe(
+    Flag.withDescription("How the locked rate is set, as in a quote request (default cip_fair)"),
+    Flag.optional
+  ),
+  targetStrike: optionalString("target-strike", "The locked rate asked, with --strike-mode custom")
 }
+type Terms = Command.Command.Config.Infer<typeof termFlags>
+
+/** The term flags given, as typed (`--notional-currency` for `notionalCurrency`). */
+const givenTerms = (terms: Terms): Array<string> =>
+  Object.entries(terms).flatMap(([key, value]: [string, Option.Option<unknown>]) =>
+    Option.isSome(value) ? [`--${key.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)}`] : []
+  )
 
 /** A flag the command needs unless `--quote-id` is given. */
 const needed = <A>(flag: string, value: Option.Option<A>) =>
@@ -145,23 +167,7 @@ const storedLock = (quoteId: string) =>
   )
 
 /** The lock's terms as flags, with `lock`'s defaults: a quote request priced as the API would price it. */
-const requestOf = (
-  input: {
-    readonly direction: Option.Option<QuoteRequest.QuoteRequest["direction"]>
-    readonly notional: Option.Option<string>
-    readonly notionalCurrency: Option.Option<QuoteRequest.QuoteRequest["notional_currency"]>
-    readonly contractType: Option.Option<QuoteRequest.ContractType>
-    readonly settlementCurrency: Option.Option<QuoteRequest.QuoteRequest["settlement_currency"]>
-    readonly windowStart: Option.Option<string>
-    readonly windowEnd: Option.Option<string>
-    readonly tenorDays: Option.Option<number>
-    readonly marketRate: Option.Option<string>
-    readonly strikeMode: Option.Option<QuoteRequest.StrikeMode>
-    readonly targetStrike: Option.Option<string>
-  },
-  snapshot: MarketSnapshot.MarketSnapshot,
-  now: DateTime.Utc
-) =>
+const requestOf = (input: Terms, snapshot: MarketSnapshot.MarketSnapshot, now: DateTime.Utc) =>
   Effect.gen(function* () {
     const direction = yield* needed("direction", input.direction)
     const notional = yield* decimal("notional", yield* needed("notional", input.notional))
@@ -215,22 +221,7 @@ const simulateLock = Command.make(
       "quote-id",
       "A stored quote to simulate with its own terms, locked rate, premium and deposit (read through the operator API when RATELOCK_OPERATOR_URL is set, else from the database); instead of the terms' flags"
     ),
-    ...optionalTerms,
-    windowStart: optionalString("window-start", "The window's start, an ISO instant (default: now)"),
-    windowEnd: optionalString("window-end", "The window's end, an ISO instant (or --tenor-days)"),
-    tenorDays: Flag.Int("tenor-days").pipe(
-      Flag.withDescription("The window's end this many days after its start (or --window-end)"),
-      Flag.optional
-    ),
-    marketRate: optionalString(
-      "market-rate",
-      "The live rate the paths start from (default: the snapshot's spot for the direction)"
-    ),
-    strikeMode: Flag.Literals("strike-mode", QuoteRequest.StrikeMode.literals).pipe(
-      Flag.withDescription("How the locked rate is set, as in a quote request (default cip_fair)"),
-      Flag.optional
-    ),
-    targetStrike: optionalString("target-strike", "The locked rate asked, with --strike-mode custom"),
+    terms: termFlags,
     paths: Flag.Int("paths").pipe(
       Flag.withDescription("Paths to simulate (antithetic pairs)"),
       Flag.withDefault(10_000)
@@ -254,26 +245,13 @@ const simulateLock = Command.make(
       const snapshot = yield* readSnapshot(input.snapshot)
       const now = Option.isSome(input.now) ? yield* instant("now", input.now.value) : yield* DateTime.now
       const exercise = yield* exerciseOf(input.exercise)
-      const terms: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
-        ["direction", input.direction],
-        ["notional", input.notional],
-        ["notional-currency", input.notionalCurrency],
-        ["contract-type", input.contractType],
-        ["settlement-currency", input.settlementCurrency],
-        ["window-start", input.windowStart],
-        ["window-end", input.windowEnd],
-        ["tenor-days", input.tenorDays],
-        ["market-rate", input.marketRate],
-        ["strike-mode", input.strikeMode],
-        ["target-strike", input.targetStrike]
-      ]
-      const termFlags = terms.flatMap(([flag, value]) => (Option.isSome(value) ? [`--${flag}`] : []))
-      if (Option.isSome(input.quoteId) && termFlags.length > 0) {
-        return yield* refused(`--quote-id simulates the quote's own terms: drop ${termFlags.join(", ")}`)
+      const given = givenTerms(input.terms)
+      if (Option.isSome(input.quoteId) && given.length > 0) {
+        return yield* refused(`--quote-id simulates the quote's own terms: drop ${given.join(", ")}`)
       }
       const lock = Option.isSome(input.quoteId)
         ? { quote: yield* storedLock(input.quoteId.value) }
-        : { request: yield* requestOf(input, snapshot, now) }
+        : { request: yield* requestOf(input.terms, snapshot, now) }
       const run = LockSimulation.monteCarlo({ ...lock, snapshot, now, paths: input.paths, seed: input.seed, exercise })
       if (Result.isFailure(run)) return yield* engineRefused(run.failure)
       yield* print(input.json, Format.monteCarloJson(run.success.result), Format.monteCarlo)
