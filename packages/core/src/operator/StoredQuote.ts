@@ -1,7 +1,7 @@
 /**
  * A stored quote as an operator reads it: any partner's, found by id (`find`), shown in the operator API's
- * snake_case (`View`, `GET /operator/v1/quotes/:quote_id`). `ratelock simulate lock --quote-id` simulates it
- * (`lock`): the quote's own locked rate, premium and deposit, not a new price.
+ * snake_case (`View`; its JSON `read`, `GET /operator/v1/quotes/:quote_id`). `ratelock simulate lock --quote-id`
+ * simulates it (`lock`): the quote's own locked rate, premium and deposit, not a new price.
  */
 import { Effect, Option, Schema } from "effect"
 import { QuoteNotFound } from "../kernel/ApiError.ts"
@@ -70,8 +70,12 @@ export const view = (quote: QuoteRecord): View => ({
   expires_at: quote.expiresAt
 })
 
-/** The view as JSON (decimals and instants as strings). */
-export const encode = Schema.encodeSync(View)
+const encode = Schema.encodeSync(View)
+
+/** The quote's view as JSON (decimals and instants as strings): the route's answer, and the CLI's on the database. */
+export const read = Effect.fn("StoredQuote.read")(function* (quoteId: string) {
+  return encode(view(yield* find(quoteId)))
+})
 
 /** The lock a simulation takes from it (`LockSimulation.monteCarlo`'s `quote`). */
 export const lock = (quote: View): StoredLock => ({

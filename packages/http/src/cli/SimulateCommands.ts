@@ -155,10 +155,7 @@ const decodeStoredQuote = Schema.decodeUnknownEffect(StoredQuote.View)
 
 /** The stored quote's view (through the operator API when configured, else the database) as a lock to simulate. */
 const storedLock = (quoteId: string) =>
-  operatorCall(
-    Effect.map(StoredQuote.find(quoteId), (quote) => StoredQuote.encode(StoredQuote.view(quote))),
-    (api) => api.desk.quote({ params: { quote_id: quoteId } })
-  ).pipe(
+  operatorCall(StoredQuote.read(quoteId), (api) => api.desk.quote({ params: { quote_id: quoteId } })).pipe(
     Effect.flatMap((json) => decodeStoredQuote(json)),
     Effect.mapError((error) =>
       error instanceof CliError.UserError ? error : new CliError.UserError({ cause: error, userMessage: String(error) })

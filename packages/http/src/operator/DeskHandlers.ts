@@ -166,8 +166,6 @@ export const layer: Layer.Layer<
         Effect.map(OperatorActions.setScenarios(payload), (stored) => ({ stored: stored.map((s) => s.name) }))
       )
     )
-    .handle("quote", ({ params }) =>
-      mapRefusals(Effect.map(StoredQuote.find(params.quote_id), (quote) => StoredQuote.encode(StoredQuote.view(quote))))
-    )
+    .handle("quote", ({ params }) => mapRefusals(StoredQuote.read(params.quote_id)))
     .handle("explainQuote", ({ params }) => explain(params.quote_id))
 )
