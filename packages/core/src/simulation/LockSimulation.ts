@@ -224,7 +224,7 @@ const priceAsTheApi = (
   snapshot: MarketSnapshot.MarketSnapshot,
   now: DateTime.Utc,
   policy: QuotePolicy.QuotePolicyShape
-): Result.Result<QuotePricer.PricedQuote & { readonly pricingInputs: PricingInputs }, SimulationRefused> => {
+): Result.Result<QuotePricer.PricedQuote & { readonly inputs: PricingInputs }, SimulationRefused> => {
   const broken = QuoteRules.violations(request, now, policy)
   if (broken.length > 0) {
     return refused("validation_error", broken.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join("; "))
@@ -241,7 +241,7 @@ const priceAsTheApi = (
     const reason = priced.failureReason ?? { code: "no_market_parameters", message: "no market parameters" }
     return refused(reason.code, reason.message)
   }
-  return Result.succeed({ ...priced, pricingInputs: priced.inputs })
+  return Result.succeed({ ...priced, inputs: priced.inputs })
 }
 
 const lockOf = (
@@ -269,7 +269,7 @@ const lockOf = (
       windowEnd: request.window_end,
       premium: priced.premiumAmount,
       deposit: priced.depositAmount,
-      inputs: priced.pricingInputs
+      inputs: priced.inputs
     })
   }
   const { quote } = input
