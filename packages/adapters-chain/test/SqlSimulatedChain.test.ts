@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgliteClient } from "@ratelock/adapters-store"
 import { type ChainGateway, Money } from "@ratelock/core"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -21,11 +22,14 @@ const amount = Money.unsafe
 
 // the same contracts on the in-memory chain: the reference the SQL one must match
 suite("SimulatedChain (in memory)", SimulatedChain.layer)
-suite("SqlSimulatedChain (PGlite)", SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer())))
+suite(
+  "SqlSimulatedChain (PGlite)",
+  SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() })))
+)
 SweepContract.suite("SimulatedChain sweeps (in memory)", SimulatedChain.layer)
 SweepContract.suite(
   "SqlSimulatedChain sweeps (PGlite)",
-  SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer()))
+  SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() })))
 )
 
 describe("SqlSimulatedChain", () => {
@@ -62,7 +66,7 @@ describe("SqlSimulatedChain", () => {
           Effect.flatMap(chain.draftSweep(sweep), (draft) => draft.sign(null))
         assert.deepStrictEqual(yield* signed(sql), yield* signed(memory))
       }
-    }).pipe(Effect.provide(PgliteClient.layer()))
+    }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() })))
   )
 
   it.effect("transfers and payouts confirm once the delay has passed; the funding cursor waits for them", () =>
@@ -107,7 +111,9 @@ describe("SqlSimulatedChain", () => {
       assert.strictEqual((yield* chain.lookupPayout(pol, prepared))._tag, "Confirmed")
     }).pipe(
       Effect.provide(
-        SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(Layer.provide(PgliteClient.layer()))
+        SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(
+          Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))
+        )
       )
     )
   )
@@ -115,7 +121,9 @@ describe("SqlSimulatedChain", () => {
   it.effect("a sweep confirms once the delay has passed, and moves the balances then", () =>
     SweepContract.confirmsAfterTheDelay.pipe(
       Effect.provide(
-        SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(Layer.provide(PgliteClient.layer()))
+        SqlSimulatedChain.layerWith({ confirmDelay: "2 seconds" }).pipe(
+          Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))
+        )
       )
     )
   )
@@ -148,14 +156,24 @@ describe("SqlSimulatedChain", () => {
       assert.notStrictEqual(second.transactionHash, first.transactionHash)
       yield* chain.broadcastPayout(sol, second)
       assert.strictEqual((yield* chain.lookupPayout(sol, second))._tag, "Confirmed")
-    }).pipe(Effect.provide(SqlSimulatedChain.layerWith({ payoutIdOf }).pipe(Layer.provide(PgliteClient.layer()))))
+    }).pipe(
+      Effect.provide(
+        SqlSimulatedChain.layerWith({ payoutIdOf }).pipe(
+          Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))
+        )
+      )
+    )
   })
 
   it.effect("failNextPayoutOf needs payoutIdOf", () =>
     Effect.gen(function* () {
       const chain = yield* SimulatedChain.SimulatedChain
       assert.strictEqual((yield* Effect.flip(chain.failNextPayoutOf("contract-1"))).reason, "unsupported")
-    }).pipe(Effect.provide(SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer()))))
+    }).pipe(
+      Effect.provide(
+        SqlSimulatedChain.layer.pipe(Layer.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() })))
+      )
+    )
   )
 })
 

@@ -62,7 +62,7 @@ export const layerRecovered = <E, R>(
 > => Layer.effectDiscard(recover).pipe(Layer.provideMerge(PgStore.layer), Layer.provideMerge(client))
 
 export const layer = (
-  options: { readonly dataDir?: string | undefined } = {}
+  options: PgliteClient.Options = {}
 ): Layer.Layer<
   PgStore.Repos | PgClient.PgClient | SqlClient.SqlClient,
   PgMigrator.MigrationError | SqlError.SqlError

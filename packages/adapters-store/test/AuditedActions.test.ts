@@ -18,6 +18,7 @@ import {
   OperatorActor,
   StoreError
 } from "@ratelock/core"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { Data, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -160,7 +161,7 @@ describe("audited actions on the memory store", () => {
 })
 
 describe("audited actions on PGlite", () => {
-  cases(EmbeddedStore.layer())
+  cases(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() }))
 })
 
 describe.skipIf(Postgres.databaseUrl === undefined)("audited actions on PostgreSQL", () => {

@@ -6,6 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { ContractRepo, EventRepo, PayoutRepo, QuoteRepo, type StoreError } from "@ratelock/core"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -117,5 +118,7 @@ describe.skipIf(Postgres.databaseUrl === undefined)("PgStore on Postgres", () =>
 })
 
 describe("PgStore on PGlite", () => {
-  rowsOutsideTheirSchema("rows outside their schema (PGlite)", () => EmbeddedStore.layer())
+  rowsOutsideTheirSchema("rows outside their schema (PGlite)", () =>
+    EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() })
+  )
 })

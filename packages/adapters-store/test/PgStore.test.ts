@@ -27,6 +27,7 @@ import {
   QuoteRepo,
   TreasuryLedger
 } from "@ratelock/core"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { PgMigrator } from "@effect/sql-pg"
 import { Array as Arr, Cause, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
@@ -955,7 +956,7 @@ const focused = (name: string, make: () => Layer.Layer<Store, unknown>) => {
 }
 
 const onPostgres = () => PgStore.layer.pipe(Layer.provideMerge(Postgres.layerFresh(Postgres.databaseUrl!)))
-const onPglite = () => EmbeddedStore.layer()
+const onPglite = () => EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() })
 
 describe.skipIf(Postgres.databaseUrl === undefined)("PgStore on Postgres", () => {
   suite("store contract (Postgres)", onPostgres())
@@ -1082,7 +1083,7 @@ describe("PgStore migrations", () => {
           (yield* Effect.flip(sql`INSERT INTO operator_tokens ${sql.insert(unknown)}`)).reason._tag,
           "ConstraintError"
         )
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1198,7 +1199,7 @@ describe("PgStore migrations", () => {
         ]) {
           assert.strictEqual((yield* Effect.flip(refused)).reason._tag, "ConstraintError")
         }
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1277,7 +1278,7 @@ describe("PgStore migrations", () => {
           yield* Effect.flip(sql`INSERT INTO hot_wallet_nonces (environment, chain, signer, nonce, holder, allocated_at)
           VALUES ('sandbox', 'ethereum', ${signer}, 6, 'sweep:x', now())`)
         assert.strictEqual(again.reason._tag, "UniqueViolation")
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1336,7 +1337,7 @@ describe("PgStore migrations", () => {
           )
           assert.deepStrictEqual([again.created, again.snapshot.id], [false, id])
         }).pipe(Effect.provide(Layer.mergeAll(PgQuoteRepo.layer, PgMarketSnapshotRepo.layer, Digest.layerWebCrypto)))
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1390,7 +1391,7 @@ describe("PgStore migrations", () => {
           yield* repo.commit(R.change(contracts.inBrl, R.moved(contracts.inBrl, "exercised", later)))
           assert.isTrue(Money.isZero((yield* limits.find("sandbox", "USD_TO_BRL")).openNotional))
         }).pipe(Effect.provide(Layer.mergeAll(PgContractRepo.layer, PgCorridorLimitRepo.layer)))
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1409,7 +1410,7 @@ describe("PgStore migrations", () => {
           Effect.provide(PgMarketSnapshotRepo.layer)
         )
         assert.isTrue(Option.isNone(latest))
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 
@@ -1461,7 +1462,7 @@ describe("PgStore migrations", () => {
         assert.strictEqual(refused.reason._tag, "ConstraintError")
         const unknown = yield* Effect.flip(sql`UPDATE contracts SET status = 'lost' WHERE id = ${contract.id}`)
         assert.strictEqual(unknown.reason._tag, "ConstraintError")
-      }).pipe(Effect.provide(PgliteClient.layer())),
+      }).pipe(Effect.provide(PgliteClient.layer({ loadDataDir: PgliteTemplate.dump() }))),
     60_000
   )
 })

@@ -8,6 +8,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
 import { type HedgeOrder, HedgeVenue, MarketData, MarketSnapshot, Money } from "@ratelock/core"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import * as Postgres from "@ratelock/test-support/Postgres"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -206,7 +207,7 @@ const onSql = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => {
 }
 
 describe("simulated venue on PGlite", () => {
-  onSql(EmbeddedStore.layer())("simulated venue (PGlite)")
+  onSql(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() }))("simulated venue (PGlite)")
 })
 
 describe.skipIf(Postgres.databaseUrl === undefined)("simulated venue on Postgres", () => {

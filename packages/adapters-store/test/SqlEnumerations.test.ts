@@ -4,6 +4,7 @@
  * allow. A value added in core without a migration (or dropped in a migration alone) fails here,
  * before a store refuses a real row.
  */
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { assert, describe, it } from "@effect/vitest"
 import {
   AuditRepo,
@@ -71,7 +72,7 @@ describe("SQL enumerations", () => {
           WHERE t.typname LIKE 'ratelock_%' AND pg_get_constraintdef(c.oid) LIKE '%''%'`
         assert.deepStrictEqual(rows.map((r) => r.name).sort(), Object.keys(domains).sort())
         for (const row of rows) assert.deepStrictEqual(quoted(row.definition), sorted(domains[row.name]!), row.name)
-      }).pipe(Effect.provide(EmbeddedStore.layer())),
+      }).pipe(Effect.provide(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() }))),
     { timeout: 60_000 }
   )
 
@@ -93,7 +94,7 @@ describe("SQL enumerations", () => {
           ...WebhookEventRecord.WebhookEventStatus.literals
         ])
         assert.deepStrictEqual([...new Set(quoted(row!.definition))].sort(), [...expected].sort())
-      }).pipe(Effect.provide(EmbeddedStore.layer())),
+      }).pipe(Effect.provide(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() }))),
     { timeout: 60_000 }
   )
 
@@ -124,7 +125,7 @@ describe("SQL enumerations", () => {
             WHERE c.conname = ${`${table}_${column}_check`}`
           assert.deepStrictEqual(quoted(row!.definition), sorted(values), `${table}.${column}`)
         }
-      }).pipe(Effect.provide(EmbeddedStore.layer())),
+      }).pipe(Effect.provide(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() }))),
     { timeout: 60_000 }
   )
 })

@@ -17,6 +17,7 @@ import {
   baseUrlOf,
   cli,
   cliJson,
+  emptyDataDir,
   eventually,
   operatorUrlOf,
   processState,
@@ -157,7 +158,7 @@ describe("settings", () => {
 describe("DataDirLock", () => {
   it.effect("one holder at a time, released with its scope; the pid it wrote decides nothing", () =>
     Effect.gen(function* () {
-      const dir = tempDataDir()
+      const dir = emptyDataDir()
       const file = join(dir, DataDirLock.fileName)
       yield* Effect.scoped(
         Effect.gen(function* () {
@@ -216,7 +217,7 @@ const stop = async (service: Service) => {
 }
 
 describe("pnpm start", { timeout: 180_000 }, () => {
-  const dataDir = tempDataDir()
+  const dataDir = emptyDataDir()
 
   it("starts on an empty directory, prints demo credentials that work, and stops gracefully on SIGTERM", async () => {
     const service = start(dataDir)
@@ -369,14 +370,14 @@ describe("pnpm start", { timeout: 180_000 }, () => {
   })
 
   it("refuses to start with a production chain it has no settings for", async () => {
-    const production = start(tempDataDir(), { RATELOCK_PRODUCTION_CHAINS: "solana" })
+    const production = start(emptyDataDir(), { RATELOCK_PRODUCTION_CHAINS: "solana" })
     assert.strictEqual(await production.exited, 1)
     assert.include(production.stdout() + production.stderr(), "cannot start the production chains")
     assert.include(production.stdout() + production.stderr(), "RATELOCK_SOLANA_RPC_URL")
   })
 
   it("refuses to start on a daily cut that is no time of day, naming the variable", async () => {
-    const service = start(tempDataDir(), { RATELOCK_DAILY_CLOSE: "25:00" })
+    const service = start(emptyDataDir(), { RATELOCK_DAILY_CLOSE: "25:00" })
     assert.strictEqual(await service.exited, 1)
     const said = service.stdout() + service.stderr()
     assert.include(said, "Expected a UTC time of day such as 21:00")
@@ -476,7 +477,7 @@ describe("the data-directory lock across processes", { timeout: 180_000 }, () =>
   })
 
   it("two services racing to start on one directory: one serves, the other is refused", async () => {
-    const dataDir = tempDataDir()
+    const dataDir = emptyDataDir()
     const both = [start(dataDir), start(dataDir)] as const
     try {
       const loser = await Promise.race(both.map((service) => service.exited.then(() => service)))

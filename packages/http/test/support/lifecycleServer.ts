@@ -10,6 +10,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { SimulatedChain } from "@ratelock/adapters-chain"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { EmbeddedStore, type PgStore } from "@ratelock/adapters-store"
 import {
   type ChainGateway,
@@ -109,7 +110,7 @@ export type Provided =
   | ChainGateway.ChainGateway
 
 export const layer = (options: Options = {}): Layer.Layer<Provided> => {
-  const store = Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})))
+  const store = Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() })))
   const chainOptions = SandboxChain.options({
     sandboxConfirmDelay: Duration.fromInputUnsafe(options.confirmDelay ?? "20 millis")
   })

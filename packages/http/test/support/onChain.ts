@@ -10,6 +10,7 @@
  * address, active at the configured depth), exercised below the locked rate, and what the chain
  * holds afterwards is read from anvil itself.
  */
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { Anvil, type AnvilShape, layer as anvilLayer } from "@ratelock/test-support/Anvil"
 import * as Erc20 from "@ratelock/test-support/Erc20"
 import type { PayoutDesk } from "@ratelock/core"
@@ -495,6 +496,7 @@ export const deployEmbedded = async (options: Omit<DeployOptions, "prefix">): Pr
     const parent = mkdtempSync(join(tmpdir(), "ratelock-onchain-embedded-"))
     cleanups.push(async () => rmSync(parent, { recursive: true, force: true }))
     const dataDir = join(parent, "data")
+    PgliteTemplate.seedDataDir(dataDir)
     let port = await freePort()
     let operatorPort = 0
     const urls = (): Urls => ({

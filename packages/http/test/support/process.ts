@@ -3,6 +3,7 @@
  * in this package, on a temporary embedded data directory (never `DATABASE_URL`, which CI sets
  * for the store suites).
  */
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { eventually, type Spawned, start as spawn } from "@ratelock/test-support/Processes"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -13,11 +14,22 @@ export const packageDir = join(import.meta.dirname, "..", "..")
 
 const created: Array<string> = []
 
-/** A data directory (not yet created) under a fresh temporary directory. */
-export const tempDataDir = () => {
+/** A path for a data directory, not yet created, under a fresh temporary directory. */
+export const emptyDataDir = () => {
   const parent = mkdtempSync(join(tmpdir(), "ratelock-host-"))
   created.push(parent)
   return join(parent, "data")
+}
+
+/**
+ * A data directory under a fresh temporary directory, holding the embedded database as PGlite
+ * initialises it (a copy of `PgliteTemplate`'s, not yet migrated): what the first command on an
+ * empty directory would make, without its seconds of initdb. `emptyDataDir` for a test of that start.
+ */
+export const tempDataDir = () => {
+  const dir = emptyDataDir()
+  PgliteTemplate.seedDataDir(dir)
+  return dir
 }
 
 /** Removes every directory `tempDataDir` made (call once the processes on them have ended). */

@@ -12,6 +12,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SimulatedChain } from "@ratelock/adapters-chain"
+import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { EmbeddedStore, MemoryStore, type PgStore } from "@ratelock/adapters-store"
 import {
   ApiKeySecret,
@@ -97,7 +98,10 @@ const store = (options: Options): StoreLayer =>
   options.store === "memory"
     ? Layer.merge(MemoryStore.layerMemory, Readiness.layerAlways)
     : options.store === undefined || options.store === "embedded"
-      ? Readiness.layerSql.pipe(Layer.provideMerge(EmbeddedStore.layer({})), Layer.orDie)
+      ? Readiness.layerSql.pipe(
+          Layer.provideMerge(EmbeddedStore.layer({ loadDataDir: PgliteTemplate.dump() })),
+          Layer.orDie
+        )
       : options.store
 
 /** The server, and the ports it runs on for tests that drive the workers' programs. */
