@@ -203,13 +203,17 @@ export const layerSql = (
       const execute = (order: HedgeOrder.HedgeOrder) =>
         Effect.gen(function* () {
           const now = yield* DateTime.now
+          // Read before the transaction, never inside it: the market in force may be re-read from
+          // this database by another fiber, which on the embedded store's one connection would wait
+          // for this transaction while it waits for that read (the service stopped answering).
+          const priced = yield* Effect.exit(midOf(market, order.pair, now))
           const [received, first] = yield* sql
             .withTransaction(
               Effect.gen(function* () {
                 const again = yield* repeat(order.id)
                 if (again[0] !== undefined) return [again[0], false] as const
                 // a new order: priced now, or refused with nothing recorded when there is no mid
-                const mid = yield* midOf(market, order.pair, now)
+                const mid = yield* priced
                 const action = yield* takeAction
                 const stored = yield* record({ order, received: newRecord(order, action, mid, options, now), now })
                 return [stored, stored.executions === 1] as const
