@@ -28,8 +28,11 @@ export const releaseLeases = Effect.gen(function* () {
   const tables = yield* SqlSchema.findAll({
     Request: Schema.Void,
     Result: Schema.Struct({ table_name: Schema.String }),
-    execute: () => sql`SELECT table_name FROM information_schema.columns
-      WHERE table_schema = current_schema() AND column_name = 'lease_expires_at' ORDER BY table_name`
+    // the catalog itself, not information_schema: its views cost a fresh process a fifth of a second of planning
+    execute: () => sql`SELECT c.relname AS table_name FROM pg_catalog.pg_attribute a
+      JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+        AND a.attname = 'lease_expires_at' AND NOT a.attisdropped ORDER BY c.relname`
   })().pipe(Effect.catchTag("SchemaError", Effect.die))
   let released = 0
   for (const { table_name } of tables) {
