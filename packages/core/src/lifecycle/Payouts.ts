@@ -1,21 +1,5 @@
-/**
- * Payouts: compute what an exercised contract is owed, send it on-chain at most once, and settle
- * or report failure with the retry schedule (1 min, 5 min, 30 min, 2 h, 6 h; then an operator).
- *
- * At most once: the payout row is unique per contract, and every signed version is persisted on
- * it before it is broadcast (the first one with the nonce the store allocated in the same
- * transaction). Later passes look all versions up, re-broadcast the latest, and persist then
- * broadcast a replacement when the chain's pace calls for one (a higher fee at the same nonce, a
- * new blockhash): whichever version is mined settles the payout, and the versions share a nonce or
- * expire, so at most one can be. A transaction with a new nonce is prepared only after the chain
- * said, at depth, that the nonce was consumed by none of them.
- *
- * A payout that waits (for a block, for fees under the cap, for funds in the hot wallet, behind an
- * earlier nonce) is not a failure: the partner hears of it only when it lands or truly fails.
- */
-import * as AuditedChange from "../kernel/AuditedChange.ts"
 import { DateTime, Duration, Effect, Option, Schema } from "effect"
-import { ChainGateway, type ChainError, PayoutWait, type PreparedPayout, type ReplaceMode } from "./ChainGateway.ts"
+import { ChainGateway, type ChainError, PayoutWait, type ReplaceMode } from "./ChainGateway.ts"
 import type { ContractRecord } from "../terms/Contract.ts"
 import { ContractRepo } from "./ContractRepo.ts"
 import { pair } from "../kernel/Corridor.ts"
@@ -23,8 +7,11 @@ import * as Refunds from "./Refunds.ts"
 import { RetryPolicy } from "./RetryPolicy.ts"
 import { IdGenerator } from "../kernel/IdGenerator.ts"
 import type * as ContractMachine from "./ContractMachine.ts"
+import * as DraftTurns from "./internal/draftTurns.ts"
 import { applyCommand } from "./internal/applyCommand.ts"
 import { forEachPage } from "./internal/forEachPage.ts"
+import * as Versions from "./internal/payoutVersions.ts"
+import * as PayoutFee from "./internal/payoutFee.ts"
 import * as InFlight from "./internal/inFlight.ts"
 import * as Lease from "../kernel/Lease.ts"
 import { MarketData } from "../market/MarketData.ts"
@@ -32,14 +19,11 @@ import * as Metrics from "./Metrics.ts"
 import * as Money from "../kernel/Money.ts"
 import type { PayoutFailureCode } from "../terms/OutboundEvent.ts"
 import { MovementRepo } from "./MovementRepo.ts"
-import { PayoutRepo, type PayoutRecord, signedRecord, unsigned } from "./PayoutRepo.ts"
+import { PayoutRepo, type PayoutRecord, unsigned } from "./PayoutRepo.ts"
 import { fiatOf } from "../kernel/Rail.ts"
 import * as Settlement from "../terms/Settlement.ts"
 import { retryStale } from "../kernel/StoreError.ts"
 import * as TraceContext from "../kernel/TraceContext.ts"
-import * as TreasuryLedger from "./TreasuryLedger.ts"
-
-const railOf = (p: PayoutRecord) => ({ chain: p.chain, environment: p.environment, token: p.currency })
 
 /**
  * Applies `command` to the contract as stored now (to `known` first, when the caller has just
@@ -201,32 +185,6 @@ export const start = Effect.fn("Payouts.start")(function* (contract: ContractRec
 
 const chainFailure = (payout: PayoutRecord) => (error: ChainError) => recordFailure(payout, error.reason, error.message)
 
-/** A broadcast the chain refused: the payout is signed and persisted, so it waits rather than fails. */
-const waitOn = (error: ChainError): PayoutWait =>
-  error.reason === "insufficient_funds" ? "insufficient_funds" : "mining"
-
-/**
- * Records why the payout waits and releases its lease, so the next pass looks again (at
- * `nextAttemptAt`, when given: a payout not signed for want of funds is drafted again later).
- */
-const recordWait = Effect.fnUntraced(function* (
-  payout: PayoutRecord,
-  waiting: PayoutWait,
-  lastError?: string,
-  nextAttemptAt?: DateTime.Utc
-) {
-  return yield* (yield* PayoutRepo).update(
-    {
-      ...payout,
-      waiting,
-      lastError: lastError ?? payout.lastError,
-      nextAttemptAt: nextAttemptAt ?? payout.nextAttemptAt,
-      updatedAt: yield* DateTime.now
-    },
-    payout
-  )
-})
-
 /**
  * What the hot wallet has promised on a payout's rail: the payouts signed and not confirmed, and
  * the refunds (in a settlement token, the only ones refunded).
@@ -254,74 +212,8 @@ const notSigned = (payout: PayoutRecord) =>
   Effect.fnUntraced(function* (error: ChainError) {
     if (error.reason !== "insufficient_funds") return yield* chainFailure(payout)(error)
     const recheckAt = DateTime.addDuration(yield* DateTime.now, fundsRecheck)
-    yield* recordWait(payout, "insufficient_funds", `${error.reason}: ${error.message}`, recheckAt)
+    yield* Versions.recordWait(payout, "insufficient_funds", `${error.reason}: ${error.message}`, recheckAt)
   })
-
-const preparedOf = (payout: PayoutRecord): Option.Option<PreparedPayout> =>
-  payout.status === "prepared" && payout.prepared !== null && payout.transactionHash !== null
-    ? Option.some({ transactionHash: payout.transactionHash, persisted: payout.prepared })
-    : Option.none()
-
-/** Broadcasts the payout's latest version; a refusal is recorded as the reason it waits. */
-const broadcastLatest = Effect.fnUntraced(function* (payout: PayoutRecord, prepared: PreparedPayout) {
-  const sent = yield* Effect.result((yield* ChainGateway).broadcastPayout(railOf(payout), prepared))
-  if (sent._tag === "Success") return true
-  yield* recordWait(payout, waitOn(sent.failure), `${sent.failure.reason}: ${sent.failure.message}`)
-  return false
-})
-
-/**
- * Persists a new version over the payout as read (compare-and-set: a worker whose lease ran out
- * finds the row moved and sends nothing), then broadcasts it. The stored record, or none.
- */
-const persistVersion = Effect.fnUntraced(function* (
-  payout: PayoutRecord,
-  prepared: PreparedPayout,
-  kind: "replacement" | "bump" | "cancel"
-) {
-  const stored: PayoutRecord = {
-    ...signedRecord(payout, prepared, payout.nonce),
-    replacements: payout.replacements + 1,
-    waiting: null,
-    updatedAt: yield* DateTime.now
-  }
-  // an operator's bump or cancel is recorded with the version it stores, before it is broadcast
-  const updated = yield* AuditedChange.commit((yield* PayoutRepo).update(stored, payout), (ok) =>
-    ok
-      ? Option.some({
-          transaction_hash: stored.transactionHash,
-          nonce: stored.nonce,
-          replacements: stored.replacements
-        })
-      : Option.none()
-  )
-  if (!updated) return Option.none<PayoutRecord>()
-  yield* Metrics.payoutReplacement(payout, kind)
-  yield* broadcastLatest(stored, prepared)
-  return Option.some(stored)
-})
-
-/**
- * The payout's cancellation was mined: nothing was paid and its nonce is spent. The contract is
- * still exercised, so the payout starts again as a new transaction with a new nonce.
- */
-const restartCancelled = Effect.fnUntraced(function* (payout: PayoutRecord) {
-  const now = yield* DateTime.now
-  return yield* (yield* PayoutRepo).update(
-    {
-      ...payout,
-      status: "pending",
-      prepared: null,
-      transactionHash: null,
-      nonce: null,
-      waiting: null,
-      lastError: "cancelled: an operator cancelled the payout; it is sent again as a new transaction",
-      nextAttemptAt: now,
-      updatedAt: now
-    },
-    payout
-  )
-})
 
 /** Moves one payout forward by one step: sign and broadcast, or look up and settle, replace or fail. */
 export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRecord) {
@@ -332,11 +224,11 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
   })
   const gateway = yield* ChainGateway
   const repo = yield* PayoutRepo
-  const rail = railOf(payout)
+  const rail = Versions.railOf(payout)
   if (payout.status === "pending") {
     // what the hot wallet already owes on this rail: the gateway refuses (a wait) unless its
     // balance covers that and this payout too, so a second payout is not signed only to revert
-    const committed = paysFromWallet(payout) ? yield* committedOn(payout) : Money.zero
+    const committed = DraftTurns.paysFromWallet(payout) ? yield* committedOn(payout) : Money.zero
     const draft = yield* gateway
       .draftPayout({ payoutId: payout.id, rail, destination: payout.destination, amount: payout.amount, committed })
       .pipe(
@@ -358,11 +250,11 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       )
       .pipe(Effect.catchTag("ChainError", (error) => notSigned(payout)(error).pipe(Effect.as(Option.none()))))
     if (Option.isNone(written)) return
-    const prepared = Option.getOrThrow(preparedOf(written.value))
-    if (yield* broadcastLatest(written.value, prepared)) yield* Metrics.payout(payout, "sent")
+    const prepared = Option.getOrThrow(Versions.preparedOf(written.value))
+    if (yield* Versions.broadcastLatest(written.value, prepared)) yield* Metrics.payout(payout, "sent")
     return
   }
-  const prepared = preparedOf(payout)
+  const prepared = Versions.preparedOf(payout)
   if (Option.isNone(prepared)) return
   const next = yield* InFlight.step(rail, prepared.value)
   switch (next._tag) {
@@ -371,20 +263,25 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
     case "Confirmed": {
       // the fee is booked first, once (its source is the payout): a crash before the settling
       // below finds it booked when the lookup answers again
-      if (next.native !== undefined) yield* bookFee(payout, next.native, next.confirmedAt)
-      if (next.cancelled) return yield* restartCancelled(payout)
+      if (next.native !== undefined) yield* PayoutFee.book(payout, next.native, next.confirmedAt)
+      if (next.cancelled) return yield* Versions.restartCancelled(payout)
       const mined = { ...payout, transactionHash: next.transactionHash }
       return yield* settle(mined, next.blockNumber, next.confirmedAt)
     }
     case "Replace":
-      return yield* persistVersion(payout, next.prepared, "replacement")
+      return yield* Versions.persistVersion(payout, next.prepared, "replacement")
     case "Wait":
       // released either way, so the next pass looks again instead of waiting for the lease to run out
-      return yield* recordWait(payout, next.waiting, next.note)
+      return yield* Versions.recordWait(payout, next.waiting, next.note)
     case "Failed": {
       // what the failed transaction still cost, booked once (by its hash)
       if (next.native !== undefined) {
-        yield* bookFee(payout, next.native, yield* DateTime.now, `payout-fee:${payout.id}:${payout.transactionHash}`)
+        yield* PayoutFee.book(
+          payout,
+          next.native,
+          yield* DateTime.now,
+          `payout-fee:${payout.id}:${payout.transactionHash}`
+        )
       }
       // the chain rejected every version for good (the nonce spent by none of them), so a new
       // transaction may be prepared on retry
@@ -401,30 +298,6 @@ export const advance = Effect.fn("Payouts.advance")(function* (payout: PayoutRec
       return yield* recordFailure(reset, reason, `the chain did not execute the payout transaction: ${reason}`, payout)
     }
   }
-})
-
-/**
- * The network fee of a payout's mined transaction, booked in the treasury ledger once (by the
- * payout's id): the hot wallet's native currency to the fees.
- */
-const bookFee = Effect.fnUntraced(function* (
-  payout: PayoutRecord,
-  native: TreasuryLedger.NativeMovement,
-  at: DateTime.Utc,
-  source = `payout-fee:${payout.id}`
-) {
-  const booking: TreasuryLedger.Booking = {
-    source,
-    kind: "network_fee",
-    environment: payout.environment,
-    chain: payout.chain,
-    contractId: payout.contractId,
-    partnerId: payout.partnerId,
-    at
-  }
-  yield* (yield* MovementRepo).book(
-    TreasuryLedger.entries(booking, TreasuryLedger.nativeLines(payout.chain, null, native))
-  )
 })
 
 /** An operator's payout action that cannot be taken, and why. */
@@ -449,7 +322,7 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
   const found = yield* (yield* PayoutRepo).findByContract(contractId)
   if (Option.isNone(found)) return yield* refuse("not_found", `contract ${contractId} has no payout`)
   const payout = found.value
-  const prepared = preparedOf(payout)
+  const prepared = Versions.preparedOf(payout)
   if (Option.isNone(prepared)) {
     return yield* refuse(
       "not_in_flight",
@@ -457,7 +330,7 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
     )
   }
   const gateway = yield* ChainGateway
-  const rail = railOf(payout)
+  const rail = Versions.railOf(payout)
   const lookup = yield* gateway.lookupPayout(rail, prepared.value)
   if (lookup._tag === "Confirmed") {
     return yield* refuse("mined", `a version of the payout was mined in block ${lookup.blockNumber}`)
@@ -466,44 +339,12 @@ export const replaceNow = Effect.fn("Payouts.replaceNow")(function* (
   if (next._tag === "Waiting") {
     return yield* refuse(next.reason, next.message)
   }
-  const stored = yield* persistVersion(payout, next.prepared, mode)
+  const stored = yield* Versions.persistVersion(payout, next.prepared, mode)
   if (Option.isNone(stored)) {
     return yield* refuse("busy", "a worker moved the payout meanwhile: look at it again and retry")
   }
   return stored.value
 })
-
-/**
- * Whether a payout is paid from a hot wallet that can run short: a production chain's. The
- * sandbox settles on the simulated chain, which pays from no wallet (the host routes every sandbox
- * rail there), so its payouts owe nothing to one another and need not take turns.
- */
-const paysFromWallet = (payout: PayoutRecord): boolean => payout.environment === "production"
-
-/**
- * The due payouts in turns worked one after another: the pending ones of a production rail
- * (environment, chain, currency) share a turn, each alone otherwise. A draft reads what the rail's payouts
- * already signed have committed; two drafts of one rail at once would both miss the other and
- * could both be signed against one balance. Everything else runs at the pass's concurrency.
- */
-const draftTurns = (due: ReadonlyArray<PayoutRecord>): ReadonlyArray<ReadonlyArray<PayoutRecord>> => {
-  const byRail = new Map<string, Array<PayoutRecord>>()
-  const turns: Array<Array<PayoutRecord>> = []
-  for (const payout of due) {
-    if (payout.status !== "pending" || !paysFromWallet(payout)) {
-      turns.push([payout])
-      continue
-    }
-    const key = `${payout.environment}|${payout.chain}|${payout.currency}`
-    const turn = byRail.get(key)
-    if (turn === undefined) {
-      const first = [payout]
-      byRail.set(key, first)
-      turns.push(first)
-    } else turn.push(payout)
-  }
-  return turns
-}
 
 /**
  * One pass: start payouts of newly exercised contracts (and finish settling confirmed ones), a
@@ -542,7 +383,7 @@ export const runDue = Effect.fn("Payouts.runDue")(function* () {
       })
   )
   const due = yield* repo.claimDue(yield* Lease.claim)
-  yield* Effect.forEach(draftTurns(due), (turn) => Effect.forEach(turn, advance, { discard: true }), {
+  yield* Effect.forEach(DraftTurns.draftTurns(due), (turn) => Effect.forEach(turn, advance, { discard: true }), {
     concurrency,
     discard: true
   })
