@@ -20,6 +20,7 @@ export default defineConfig({
     projects: ["packages/*"],
     reporters: ["default", "./scripts/skippedSummary.ts"],
     onConsoleLog,
+    globalSetup: ["./scripts/pgliteTemplate.ts"],
     ...workers,
     sequence: { sequencer: LongestFirst }
   }

@@ -12,23 +12,16 @@
  */
 import { PGlite } from "@electric-sql/pglite"
 import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 const repositoryRoot = join(import.meta.dirname, "..", "..", "..")
 
-/** The cache folder of this PGlite build: its resolved path names its version. */
-const home = join(
-  repositoryRoot,
-  "node_modules",
-  ".cache",
-  "ratelock-pglite-template",
-  createHash("sha256")
-    .update(import.meta.resolve("@electric-sql/pglite"))
-    .digest("hex")
-    .slice(0, 16)
-)
+/** The cache folder of this PGlite build: named by its installed package's version. */
+const pglite = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "node_modules", "@electric-sql", "pglite", "package.json"), "utf8")
+) as { readonly version: string }
+const home = join(repositoryRoot, "node_modules", ".cache", "ratelock-pglite-template", pglite.version)
 const dataDir = join(home, "data")
 const dumpFile = join(home, "dump.tar")
 
