@@ -5,9 +5,7 @@
  * contract are kept in `unmatched_transfers`, one row per chain identity.
  */
 import {
-  ApiError,
   type Contract,
-  CorridorLimit,
   ContractRepo,
   type Cursor,
   type Lease,
@@ -19,36 +17,14 @@ import {
 import { Array, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { commit } from "./internal/commit.ts"
+import { insert } from "./internal/insert.ts"
 import { after, before, type Page } from "./internal/keyset.ts"
-import { Int8, int, numeric, timestamp } from "./internal/rows/columns.ts"
-import {
-  ContractRow,
-  contractRow,
-  fundingIndexSequence,
-  historyRows,
-  LedgerRow,
-  selectColumns
-} from "./internal/rows/contracts.ts"
+import { Int8, int, timestamp } from "./internal/rows/columns.ts"
+import { ContractRow, fundingIndexSequence, LedgerRow, selectColumns } from "./internal/rows/contracts.ts"
 import * as FundingWatchRows from "./internal/rows/fundingWatches.ts"
 import { UnmatchedRow, unmatchedRow } from "./internal/rows/unmatched.ts"
-import {
-  checkViolated,
-  type Claim,
-  claimJobs,
-  isConflict,
-  isUuid,
-  orStoreError,
-  Parameters,
-  storeError,
-  uniqueConstraint
-} from "./internal/sql.ts"
+import { type Claim, claimJobs, isUuid, orStoreError, Parameters } from "./internal/sql.ts"
 import { bookingCtes } from "./internal/treasury.ts"
-
-const alreadyAccepted = (quoteId: string) =>
-  new ApiError.QuoteAlreadyAccepted({ message: `quote ${quoteId} already has a contract` })
-
-const capacityExceeded = (contract: Contract.ContractRecord) =>
-  new ApiError.CorridorCapacityExceeded({ message: CorridorLimit.capacityMessage(contract.direction) })
 
 type InScope = Partner.PartnerScope & { readonly id: string }
 
@@ -63,78 +39,6 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     const columns = selectColumns(sql)
     const after_ = (position: Cursor.Position | undefined) =>
       position === undefined ? sql`TRUE` : after(sql, position)
-
-    /** Why the guard found no quote to accept: another contract took it, or it is not the partner's. */
-    const notAccepted = (contract: Contract.ContractRecord) =>
-      Effect.gen(function* () {
-        const quote = yield* sql`SELECT 1 FROM quotes WHERE id = ${contract.quoteId}
-          AND partner_id = ${contract.partnerId} AND environment = ${contract.environment}`
-        return yield* quote.length > 0
-          ? Effect.fail(alreadyAccepted(contract.quoteId))
-          : Effect.fail(new StoreError.StoreError({ message: `quote ${contract.quoteId} not found` }))
-      }).pipe(orStoreError("PgContractRepo.insert"))
-
-    /**
-     * The lock's notional added to its corridor's open notional, under the limits set on the
-     * corridor (`CorridorLimit.breached` without a default lock limit), once the quote is accepted.
-     * `ON CONFLICT DO UPDATE` locks the corridor's row and reads its latest committed version, so
-     * concurrent inserts on one corridor take their turns on it and each sees what the others added;
-     * a lock that does not fit updates nothing, and the statement's guard fails.
-     */
-    const takeCapacity = (contract: Contract.ContractRecord) =>
-      sql`usage AS (INSERT INTO corridor_limits AS l (environment, direction, open_notional)
-          SELECT ${contract.environment}, ${contract.direction}, ${numeric(CorridorLimit.lockNotional(contract))}::numeric
-          FROM accepted
-        ON CONFLICT (environment, direction) DO UPDATE SET open_notional = l.open_notional + EXCLUDED.open_notional
-        WHERE (l.max_lock_notional IS NULL OR EXCLUDED.open_notional <= l.max_lock_notional)
-          AND (l.max_open_notional IS NULL OR l.open_notional + EXCLUDED.open_notional <= l.max_open_notional)
-          AND (l.max_net_delta IS NULL OR l.open_notional + EXCLUDED.open_notional <= l.max_net_delta)
-        RETURNING 1)`
-
-    /**
-     * One statement: the quote marked accepted (only if it was not), the lock's notional taken from
-     * its corridor, the contract and its first history entries; a guard fails it whole when the
-     * quote was taken or is not the partner's, another when the lock does not fit its corridor.
-     */
-    const insert = Effect.fn("PgContractRepo.insert")(
-      function* (contract: Contract.ContractRecord) {
-        const row = contractRow(contract)
-        const history = historyRows(contract.id, 1, contract.history)
-        const scope = sql`partner_id = ${row.partner_id} AND environment = ${row.environment}`
-        const holds = CorridorLimit.holdsCapacity(contract.status)
-        yield* sql`WITH accepted AS (UPDATE quotes SET accepted_at = ${row.created_at}
-            WHERE id = ${row.quote_id} AND ${scope} AND accepted_at IS NULL RETURNING id),${
-              holds ? sql` ${takeCapacity(contract)},` : sql``
-            }
-          inserted AS (INSERT INTO contracts ${sql.insert(row)})${
-            Array.isReadonlyArrayNonEmpty(history)
-              ? sql`, history AS (INSERT INTO contract_history ${sql.insert(history)})`
-              : sql``
-          }
-          SELECT ratelock_conflict_unless(EXISTS (SELECT 1 FROM accepted))${
-            holds
-              ? sql`, ratelock_capacity_unless(NOT EXISTS (SELECT 1 FROM accepted) OR EXISTS (SELECT 1 FROM usage))`
-              : sql``
-          }`
-      },
-      (effect, contract) =>
-        Effect.catch(
-          effect,
-          (
-            e
-          ): Effect.Effect<
-            never,
-            ApiError.QuoteAlreadyAccepted | ApiError.CorridorCapacityExceeded | StoreError.StoreError
-          > =>
-            Option.contains(uniqueConstraint(e), "contracts_quote_unique")
-              ? Effect.fail(alreadyAccepted(contract.quoteId))
-              : Option.contains(checkViolated(e), "corridor_capacity")
-                ? Effect.fail(capacityExceeded(contract))
-                : isConflict(e)
-                  ? notAccepted(contract)
-                  : Effect.fail(storeError("PgContractRepo.insert", e))
-        )
-    )
 
     const byId = SqlSchema.findOneOption({
       Request: Parameters<string>(),
@@ -408,7 +312,7 @@ export const layer: Layer.Layer<ContractRepo.ContractRepo, never, SqlClient.SqlC
     }, orStoreError("PgContractRepo.fundingTransfersByHash"))
 
     return ContractRepo.ContractRepo.of({
-      insert,
+      insert: insert(sql),
       find,
       findById,
       findByQuote,
