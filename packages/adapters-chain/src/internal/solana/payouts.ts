@@ -4,9 +4,8 @@
  * blockhashes' expiry when nothing landed), sign again once expired, inspect, and the hot wallet's
  * balances.
  *
- * A payout transaction is: a compute-unit limit and price (`signing.ts`), create the destination's
- * associated token account if missing (the hot wallet pays the rent), `TransferChecked` from the hot
- * wallet's associated account, and a memo `ratelock:<payoutId>:<nonce>` (`memo.ts`).
+ * The transaction a payout is, and how a version of it is checked, signed and read back to be
+ * signed again, is `payoutTransaction.ts`.
  *
  * Sweeps (`sweeps.ts`) are persisted jobs of the same kind: broadcast, looked up and inspected
  * here alike, signed again by their own code. A confirmed lookup of either carries what the landed
@@ -24,20 +23,17 @@
  * An "already processed" answer is success: the persisted transaction is on chain.
  */
 import { ChainGateway, Money, type Rail } from "@ratelock/core"
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync
-} from "@solana/spl-token"
-import type { PublicKey, SignatureStatus } from "@solana/web3.js"
-import { BigDecimal, DateTime, Effect, Predicate, Semaphore } from "effect"
-import { chainError, shortOfTokens } from "../checks.ts"
+import { getAssociatedTokenAddressSync } from "@solana/spl-token"
+import type { SignatureStatus } from "@solana/web3.js"
+import { DateTime, Effect, Predicate, Semaphore } from "effect"
+import { chainError } from "../checks.ts"
 import * as Balances from "./balances.ts"
 import * as Errors from "./errors.ts"
 import { transactionOf } from "./funding.ts"
 import * as Memo from "./memo.ts"
 import * as Native from "./native.ts"
-import { checkServed, checkWallet, parseAddress, type SolanaNode, type Token, tokenOf, unitsOf } from "./node.ts"
+import { checkServed, parseAddress, type SolanaNode, tokenOf, unitsOf } from "./node.ts"
+import * as PayoutTransaction from "./payoutTransaction.ts"
 import * as Persisted from "./persisted.ts"
 import * as Signing from "./signing.ts"
 
@@ -87,28 +83,6 @@ const levels = { processed: 0, confirmed: 1, finalized: 2 } as const
 const reached = (status: SignatureStatus, commitment: SolanaNode["commitment"]) =>
   levels[status.confirmationStatus ?? (status.confirmations === null ? "finalized" : "processed")] >= levels[commitment]
 
-/** What a payout pays, and to whom: all a version is signed from. */
-interface Plan {
-  /** The payout id as the memo carries it (its first 64 characters). */
-  readonly memoId: string
-  readonly token: Token
-  /** The destination wallet (the owner of the token account credited). */
-  readonly destination: PublicKey
-  readonly units: bigint
-}
-
-/** A payout's instructions after its compute budget: create the account if missing, transfer, memo. */
-const payoutInstructions = (hot: PublicKey, plan: Plan, nonce: string) => {
-  const { mint, decimals } = plan.token
-  const hotAccount = getAssociatedTokenAddressSync(mint, hot)
-  const destinationAccount = getAssociatedTokenAddressSync(mint, plan.destination, true)
-  return [
-    createAssociatedTokenAccountIdempotentInstruction(hot, destinationAccount, plan.destination, mint),
-    createTransferCheckedInstruction(hotAccount, mint, destinationAccount, hot, plan.units, decimals),
-    Memo.instruction(plan.memoId, nonce)
-  ]
-}
-
 export const make = (
   node: SolanaNode,
   hotWallet: Signing.HotWallet | undefined,
@@ -117,6 +91,7 @@ export const make = (
 ) =>
   Effect.gen(function* () {
     const connection = node.connection
+    const transactions = PayoutTransaction.make(node, signer)
     const signing = yield* Semaphore.make(1)
     // payoutId → its latest signed version; a plain map, touched only synchronously
     const memo = new Map<string, { readonly order: string; readonly prepared: ChainGateway.PreparedPayout }>()
@@ -128,72 +103,6 @@ export const make = (
         else memo.set(payoutId, { ...entry, prepared: next })
       }
     }
-
-    /**
-     * Checks, prices and signs a version of `plan`: the first (`previous` null) at what the chain
-     * asks, a later one above the `previous` price; both capped. The token balance must cover the
-     * payout and `committed`, what payouts signed and not yet confirmed already owe (a new version
-     * of a payout already signed passes none: it replaces what is owed, it adds nothing).
-     */
-    const sign = Effect.fnUntraced(function* (
-      wallet: Signing.HotWallet,
-      plan: Plan,
-      previous: number | null,
-      committed: Money.Decimal = Money.zero
-    ) {
-      const { token, destination, units } = plan
-      const hot = wallet.keypair.publicKey
-      const hotAccount = getAssociatedTokenAddressSync(token.mint, hot)
-      const destinationAccount = getAssociatedTokenAddressSync(token.mint, destination, true)
-      const [destinationInfo, destinationAccountInfo, hotInfo, hotAccountInfo] = yield* Errors.call(
-        "reading the payout's accounts",
-        () => connection.getMultipleAccountsInfo([destination, destinationAccount, hot, hotAccount], "confirmed")
-      )
-      yield* checkWallet(destination, destinationInfo ?? null)
-      const held = Money.fromBaseUnits(yield* Balances.unitsOf(hotAccount, hotAccountInfo ?? null), token.decimals)
-      const amount = Money.fromBaseUnits(units, token.decimals)
-      // signed without room for what is already committed, one of the transfers would fail on
-      // chain and burn its fee
-      if (Money.lessThan(held, Money.sum(committed, amount))) {
-        const { normalize } = BigDecimal
-        return yield* fail(
-          "insufficient_funds",
-          shortOfTokens(normalize(held), normalize(committed), normalize(amount), token.currency)
-        )
-      }
-      const lamports = BigInt(hotInfo?.lamports ?? 0)
-      const rent = (destinationAccountInfo == null ? wallet.rent.tokenAccount : 0n) + wallet.rent.wallet
-      return yield* signer.sign(
-        {
-          what: "payout",
-          payer: wallet.keypair,
-          cosigners: [],
-          instructions: payoutInstructions(hot, plan, yield* Memo.nonce),
-          writable: [hot, hotAccount, destinationAccount],
-          destinationExists: destinationAccountInfo != null,
-          enough: Signing.enoughLamports(lamports, rent)
-        },
-        previous
-      )
-    })
-
-    /** The plan a version was signed from, checked by building it again (so only what was signed is signed again). */
-    const planOf = Effect.fnUntraced(function* (version: Persisted.Version, hot: PublicKey) {
-      const invalid = (why: string) => fail("invalid_prepared", `the payout cannot be signed again: ${why}`)
-      const body = yield* Signing.bodyOf(version.transaction)
-      const moved = Signing.transferOf(body[0], body[1])
-      const memo = body[2] === undefined ? undefined : Memo.parse(body[2])
-      if (body.length !== 3 || moved === undefined || memo === undefined) {
-        return yield* invalid("not a payout transaction")
-      }
-      const token = [...node.tokens.values()].find((t) => t.mint.equals(moved.mint))
-      if (token === undefined) return yield* invalid(`its mint ${moved.mint.toBase58()} is no longer configured`)
-      const plan: Plan = { memoId: memo.id, token, destination: moved.destination, units: moved.units }
-      if (!Signing.sameInstructions(payoutInstructions(hot, plan, memo.nonce), body)) {
-        return yield* invalid("its instructions are not the ones this gateway signs")
-      }
-      return plan
-    })
 
     /** The statuses of `signatures`, in order (null: the node never saw it). */
     const statusesOf = (signatures: ReadonlyArray<string>) =>
@@ -231,7 +140,7 @@ export const make = (
       const destination = yield* parseAddress(order.destination)
       const units = yield* unitsOf(order.rail, token, order.amount, "payout")
       if (hotWallet === undefined) return yield* fail("no_hot_wallet", "this gateway has no hot wallet key")
-      const plan: Plan = { memoId: Memo.idOf(order.payoutId), token, destination, units }
+      const plan: PayoutTransaction.Plan = { memoId: Memo.idOf(order.payoutId), token, destination, units }
       return { wallet: hotWallet, plan }
     })
 
@@ -240,7 +149,7 @@ export const make = (
      * has landed (one payout, one transaction; signed anew only once the earlier one can no longer
      * land and never did, the same rule as a new version).
      */
-    const signOnce = (order: ChainGateway.PayoutOrder, wallet: Signing.HotWallet, plan: Plan) =>
+    const signOnce = (order: ChainGateway.PayoutOrder, wallet: Signing.HotWallet, plan: PayoutTransaction.Plan) =>
       signing.withPermits(1)(
         Effect.gen(function* () {
           const key = `${plan.destination.toBase58()}:${plan.units}:${plan.token.mint.toBase58()}`
@@ -253,7 +162,7 @@ export const make = (
             const failedOnChain = seen.landed.some(({ status }) => status.err !== null)
             if (!failedOnChain && (!seen.expired || seen.landed.length > 0)) return known.prepared
           }
-          const version = yield* sign(wallet, plan, null, order.committed)
+          const version = yield* transactions.sign(wallet, plan, null, order.committed)
           const prepared: ChainGateway.PreparedPayout = {
             transactionHash: version.signature,
             persisted: Persisted.encode(Persisted.payout, [], version)
@@ -380,7 +289,9 @@ export const make = (
       const signed = yield* Effect.result(
         job.kind === "sweep"
           ? resignSweep(hotWallet, read, job.fundingIndex)
-          : Effect.flatMap(planOf(read.latest, hot), (plan) => sign(hotWallet, plan, read.latest.computeUnitPrice))
+          : Effect.flatMap(transactions.planOf(read.latest, hot), (plan) =>
+              transactions.sign(hotWallet, plan, read.latest.computeUnitPrice)
+            )
       )
       if (signed._tag === "Failure") {
         if (signed.failure.reason === "insufficient_funds") return waiting("insufficient_funds", signed.failure.message)
