@@ -4,192 +4,39 @@
  * data in force and its import, Prometheus metrics (`/metrics`), and this API's OpenAPI document
  * (`/operator/openapi.json`). Every route needs `Authorization: Bearer <operator token>`
  * (`ratelock operator token create`); errors have the partner API's `error: {code, message}` envelope.
+ * The main group's status and market routes are declared in `OperatorStatus.ts` and `OperatorMarket.ts`,
+ * the other groups in their own modules (`OperatorDesk.ts`, `OperatorMoney.ts`, ...).
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   RequestDecoding,
-  Corridor,
   Fields,
   HedgeOrder,
   HotWalletRepo,
-  MarketOverview,
-  MarketSnapshot,
   Partner,
   PayoutDesk,
   Rail,
   RiskDeskReport
 } from "@ratelock/core"
-import { Forbidden, InternalError, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed } from "./Errors.ts"
-import { OptionalIdempotencyKey } from "./Headers.ts"
+import { Forbidden, InternalError, NotFound, Unauthorized, ValidationFailed } from "./Errors.ts"
 import { AccessGroup } from "./OperatorAccess.ts"
 import { DeskGroup } from "./OperatorDesk.ts"
 import { FinanceGroup } from "./OperatorFinance.ts"
+import { importSnapshotEndpoint, marketEndpoint } from "./OperatorMarket.ts"
 import { Amount, MoneyGroup, Reconciliation } from "./OperatorMoney.ts"
 import { PartnersGroup } from "./OperatorPartners.ts"
-import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
+import { RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
+import { statusEndpoint } from "./OperatorStatus.ts"
 import { RequestValidation } from "./Validation.ts"
+
+// declared with their routes; still read from here (the handlers, the tests, the package's `OperatorApi`)
+export { CreatedSnapshot, ExistingSnapshot, MarketView } from "./OperatorMarket.ts"
+export { Alert, EnvironmentStatus, MarketStatus, Status, WorkerStatus } from "./OperatorStatus.ts"
 
 const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Count = Seconds
-export const MarketStatus = Schema.Struct({
-  snapshot_id: Schema.String,
-  as_of: Fields.Instant,
-  source: Schema.String,
-  imported_at: Fields.Instant,
-  age_seconds: Seconds,
-  max_age_seconds: Seconds,
-  fresh: Schema.Boolean.annotate({ description: "Whether production may price from it now" })
-}).annotate({ identifier: "OperatorMarketStatus" })
-
-export const EnvironmentStatus = Schema.Struct({
-  environment: Partner.Environment,
-  served: Schema.Boolean.annotate({
-    description:
-      "Whether this deployment serves the environment (RATELOCK_SANDBOX, RATELOCK_PRODUCTION_CHAINS); partners' calls to one that is not are refused 403 environment_disabled"
-  }),
-  outbox: Schema.Struct({ undelivered: Seconds, oldest_undelivered_age_seconds: Schema.NullOr(Seconds) }),
-  payouts: Schema.Struct({
-    awaiting_confirmation: Seconds,
-    oldest_awaiting_age_seconds: Schema.NullOr(Seconds),
-    failed: Seconds
-  }),
-  unmatched_funds: Seconds,
-  last_close: Schema.NullOr(
-    Schema.Struct({
-      id: Schema.String,
-      closed_at: Fields.Instant,
-      scheduled_for: Schema.NullOr(Fields.Instant),
-      age_seconds: Seconds
-    })
-  ).annotate({
-    description:
-      "The environment's latest daily close in the last two days (null: none; production closes only on fresh market data)"
-  })
-}).annotate({ identifier: "OperatorEnvironmentStatus" })
-
-export const WorkerStatus = Schema.Struct({
-  owner: Schema.String,
-  last_seen_at: Fields.Instant,
-  age_seconds: Seconds,
-  passes: Schema.Array(
-    Schema.Struct({ pass: Schema.String, last_pass_at: Fields.Instant, age_seconds: Seconds, ok: Schema.Boolean })
-  )
-}).annotate({ identifier: "OperatorWorkerStatus" })
-
-/** Something that needs an operator now (`Treasury.alerts`). */
-export const Alert = Schema.Struct({
-  kind: Schema.Literals(["hot_wallet_low", "payouts_stuck", "reconciliation_differences"]).annotate({
-    description:
-      "hot_wallet_low: a hot wallet under its threshold; payouts_stuck: payouts waiting on the fee cap or on funds; reconciliation_differences: the books and the chain disagree"
-  }),
-  environment: Partner.Environment,
-  chain: Rail.Chain,
-  asset: Schema.optionalKey(HotWalletRepo.HotWalletAsset).annotate({ description: "The asset under its threshold" }),
-  message: Schema.String
-}).annotate({ identifier: "OperatorAlert" })
-
-export const Status = Schema.Struct({
-  checked_at: Fields.Instant,
-  degraded: Schema.Boolean.annotate({ description: "Whether any alert stands" }),
-  alerts: Schema.Array(Alert),
-  versions: Schema.Struct({ ratelock: Schema.String, node: Schema.String, effect: Schema.String }),
-  process: Schema.Struct({
-    name: Schema.String,
-    role: Schema.Literals(["api", "worker"]),
-    started_at: Fields.Instant,
-    uptime_seconds: Seconds
-  }),
-  database: Schema.Struct({
-    kind: Schema.Literals(["postgresql", "embedded", "memory"]),
-    migrations: Schema.Array(Schema.String)
-  }),
-  market: Schema.NullOr(MarketStatus),
-  environments: Schema.Array(EnvironmentStatus),
-  workers: Schema.Array(WorkerStatus)
-}).annotate({ identifier: "OperatorStatus" })
-
-const MarketSnapshotInfo = Schema.Struct({
-  snapshot_id: Schema.String,
-  hash: Schema.String,
-  as_of: Fields.Instant,
-  source: Schema.String,
-  imported_at: Fields.Instant,
-  age_seconds: Seconds
-})
-
-const CorridorFigures = Schema.Struct({
-  corridor: Corridor.Direction,
-  spot: Schema.String,
-  points: Schema.Array(
-    Schema.Struct({
-      tenor: Schema.Literals(MarketOverview.tenors.map((t) => t.label)),
-      forward: Schema.String,
-      atm_vol: Schema.String
-    })
-  )
-})
-
-const CurveFigures = Schema.Struct({
-  currency: Schema.String,
-  convention: MarketSnapshot.Convention,
-  points: Schema.Array(
-    Schema.Struct({
-      tenor_days: Schema.Int,
-      rate: Schema.String.annotate({ description: "The snapshot's rate in its convention" }),
-      discount_factor: Schema.String.annotate({ description: "From as_of to the pillar, 10 significant digits" })
-    })
-  )
-})
-
-const PairVols = Schema.Struct({
-  pair: Schema.String,
-  spot: Schema.String,
-  pillars: Schema.Array(
-    Schema.Struct({ tenor_days: Schema.Int, atm: Schema.String, rr25: Schema.String, bf25: Schema.String })
-  ),
-  smiles: Schema.Array(
-    Schema.Struct({
-      tenor: Schema.Literals(MarketOverview.smileTenors.map((t) => t.label)),
-      forward: Schema.String.annotate({ description: "The pair's forward at the tenor: the ATM strike" }),
-      points: Schema.Array(
-        Schema.Struct({
-          point: Schema.Literals(["25d_put", "atm", "25d_call"]),
-          strike: Schema.String,
-          vol: Schema.String
-        })
-      )
-    })
-  )
-})
-
-/**
- * What `ratelock market show --json` prints: the snapshot in force with its corridors, each
- * currency's curve and each pair's vols, or none.
- */
-export const MarketView = Schema.Union([
-  Schema.Struct({
-    snapshot: MarketSnapshotInfo,
-    corridors: Schema.Array(CorridorFigures),
-    curves: Schema.Array(CurveFigures),
-    vols: Schema.Array(PairVols)
-  }),
-  Schema.Struct({ snapshot: Schema.Null })
-]).annotate({ identifier: "OperatorMarket" })
-
-const imported = { snapshot_id: Schema.String, hash: Schema.String, as_of: Fields.Instant, source: Schema.String }
-
-/** What `ratelock market import --json` prints, for a document stored now: 201. */
-export const CreatedSnapshot = Schema.Struct({ ...imported, created: Schema.Literal(true) }).annotate({
-  identifier: "OperatorCreatedSnapshot"
-})
-
-/** The same, for a document stored already (the same snapshot id as then): 200. */
-export const ExistingSnapshot = Schema.Struct({ ...imported, created: Schema.Literal(false) }).annotate({
-  identifier: "OperatorExistingSnapshot"
-})
-
 const always = [Unauthorized, Forbidden, ValidationFailed, InternalError] as const
 
 /** `?environment=` of the book's and the deliveries' routes: production unless named. */
@@ -314,31 +161,9 @@ export const Payouts = Schema.Struct({ items: Schema.Array(Schema.toEncoded(Payo
 
 export class OperatorGroup extends HttpApiGroup.make("operator")
   .add(
-    HttpApiEndpoint.get("status", "/v1/status", { success: Status, error: always })
-      .annotate(RequiredRole, "viewer")
-      .annotate(
-        OpenApi.Summary,
-        "The service at a glance: degraded and why, versions, database, market data in force, backlogs per environment, workers"
-      ),
-    HttpApiEndpoint.get("market", "/v1/market", { success: MarketView, error: always })
-      .annotate(RequiredRole, "viewer")
-      .annotate(OpenApi.Summary, "The market snapshot in force, its age, and per corridor spot, forwards and ATM vols"),
-    HttpApiEndpoint.post("importSnapshot", "/v1/market/snapshots", {
-      headers: OptionalIdempotencyKey,
-      // the document's text, validated whole as `ratelock market import` does (docs/market)
-      payload: Schema.String.annotate({
-        description:
-          "A market snapshot document (docs/market/README.md, its JSON Schema docs/market/snapshot.schema.json), as JSON"
-      }).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
-      success: [CreatedSnapshot.pipe(HttpApiSchema.status(201)), ExistingSnapshot],
-      error: [...always, PayloadTooLarge]
-    })
-      .annotate(RequiredRole, "risk")
-      .annotate(AuditedAction, { action: "market.snapshot.import", targetKind: "market_snapshot" })
-      .annotate(
-        OpenApi.Summary,
-        "Import a market snapshot document: 201 stored, 200 the same document was stored already, 422 every rule it breaks"
-      ),
+    statusEndpoint,
+    marketEndpoint,
+    importSnapshotEndpoint,
     HttpApiEndpoint.get("risk", "/v1/risk", {
       query: {
         ...BookQuery,
