@@ -9,6 +9,9 @@
 import { Schema } from "effect"
 import { issueType } from "./ApiError.ts"
 
+/** A whole number, zero or more: a count, an age in seconds. */
+export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /** A UUID; its check writes `pattern` and `format: uuid`. */
 export const Uuid = Schema.String.check(Schema.isUUID())
 

@@ -35,8 +35,6 @@ import { RequestValidation } from "./Validation.ts"
 export { CreatedSnapshot, ExistingSnapshot, MarketView } from "./OperatorMarket.ts"
 export { Alert, EnvironmentStatus, MarketStatus, Status, WorkerStatus } from "./OperatorStatus.ts"
 
-const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
-const Count = Seconds
 const always = [Unauthorized, Forbidden, ValidationFailed, InternalError] as const
 
 /** `?environment=` of the book's and the deliveries' routes: production unless named. */
@@ -52,9 +50,9 @@ export const Deliveries = Schema.Struct({
     Schema.Struct({
       partner_id: Schema.String,
       partner_name: Schema.String,
-      retrying: Count.annotate({ description: "Events whose last attempt failed, to be tried again" }),
-      oldest_retrying_age_seconds: Schema.NullOr(Seconds),
-      failed: Count.annotate({ description: "Events given up on after the retry schedule" }),
+      retrying: Fields.Count.annotate({ description: "Events whose last attempt failed, to be tried again" }),
+      oldest_retrying_age_seconds: Schema.NullOr(Fields.Count),
+      failed: Fields.Count.annotate({ description: "Events given up on after the retry schedule" }),
       last_error: Schema.NullOr(Schema.String)
     })
   )
@@ -71,14 +69,14 @@ export const Treasury = Schema.Struct({
       address: Schema.NullOr(Schema.String).annotate({ description: "The hot wallet; null when none was read" }),
       balance: Schema.NullOr(Amount).annotate({ description: "At the workers' last reading; null when none" }),
       read_at: Schema.NullOr(Fields.Instant),
-      age_seconds: Schema.NullOr(Seconds),
+      age_seconds: Schema.NullOr(Fields.Count),
       min_balance: Schema.NullOr(Amount).annotate({
         description: "The low threshold, RATELOCK_<CHAIN>_HOT_WALLET_MIN_<ASSET>; null when not set"
       }),
       below_min: Schema.NullOr(Schema.Boolean).annotate({
         description: "The balance is under the threshold; null without a threshold or a reading"
       }),
-      payouts_due: Count.annotate({
+      payouts_due: Fields.Count.annotate({
         description:
           "Payouts pending or prepared in this token on this chain (NATIVE: all of the chain's, each pays a fee)"
       }),
@@ -93,10 +91,10 @@ export const Treasury = Schema.Struct({
     Schema.Struct({
       environment: Partner.Environment,
       chain: Rail.Chain,
-      stuck: Count,
-      fee_cap: Count.annotate({ description: "Waiting for the chain's fees to fall under the operator's cap" }),
-      insufficient_funds: Count.annotate({ description: "Waiting for the hot wallet to be funded" }),
-      oldest_stuck_age_seconds: Seconds
+      stuck: Fields.Count,
+      fee_cap: Fields.Count.annotate({ description: "Waiting for the chain's fees to fall under the operator's cap" }),
+      insufficient_funds: Fields.Count.annotate({ description: "Waiting for the hot wallet to be funded" }),
+      oldest_stuck_age_seconds: Fields.Count
     })
   ),
   // in the order `ratelock treasury show --json` prints (core's `Treasury.view`)
@@ -109,7 +107,7 @@ export const Treasury = Schema.Struct({
       funding_keys: Schema.NullOr(Schema.Literals(["held", "watch_only"])).annotate({
         description: "watch_only: only an xpub is configured, so nothing can sign a sweep; null: no gateway answered"
       }),
-      awaiting_sweep: Count.annotate({
+      awaiting_sweep: Fields.Count.annotate({
         description: "Funding addresses no longer awaiting funds that hold at least the sweep minimum"
       }),
       awaiting_sweep_amount: Amount,

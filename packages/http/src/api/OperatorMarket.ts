@@ -12,15 +12,13 @@ import { OptionalIdempotencyKey } from "./Headers.ts"
 import { reading } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 
-const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
-
 const MarketSnapshotInfo = Schema.Struct({
   snapshot_id: Schema.String,
   hash: Schema.String,
   as_of: Fields.Instant,
   source: Schema.String,
   imported_at: Fields.Instant,
-  age_seconds: Seconds
+  age_seconds: Fields.Count
 })
 
 const CorridorFigures = Schema.Struct({

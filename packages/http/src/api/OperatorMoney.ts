@@ -13,7 +13,6 @@ import { changing, reading } from "./OperatorDesk.ts"
 import { AuditedAction, RequiredRole } from "./OperatorRoles.ts"
 import { OperatorAuth } from "./OperatorSecurity.ts"
 
-const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 /** A decimal string as core writes it (`Money.format`: the scale kept, never an exponent). */
 export const Amount = Schema.String.check(Schema.isPattern(Money.decimalPattern))
 
@@ -24,8 +23,8 @@ const UnmatchedTransfer = Schema.Struct({
   environment: Schema.String.annotate({ description: "sandbox or production" }),
   chain: Schema.String,
   transaction_hash: Schema.String,
-  index: Count,
-  block_number: Count,
+  index: Fields.Count,
+  block_number: Fields.Count,
   token: Schema.String.annotate({
     description: "The settlement currency, or the token contract (mint) of a transfer of another token"
   }),
@@ -64,7 +63,7 @@ export const ReplacedPayout = Schema.Struct({
   status: PayoutRepo.PayoutStatus,
   transaction_hash: Schema.NullOr(Schema.String).annotate({ description: "The new version's" }),
   nonce: Schema.NullOr(Schema.Int),
-  replacements: Count.annotate({ description: "Versions signed after the first" })
+  replacements: Fields.Count.annotate({ description: "Versions signed after the first" })
 }).annotate({ identifier: "OperatorReplacedPayout" })
 
 /** The last reconciliation of an environment and chain. */
@@ -72,8 +71,8 @@ export const Reconciliation = Schema.Struct({
   environment: Partner.Environment,
   chain: Rail.Chain,
   at: Fields.Instant,
-  checked: Count.annotate({ description: "Balances compared (addresses × currencies)" }),
-  chain_calls: Count,
+  checked: Fields.Count.annotate({ description: "Balances compared (addresses × currencies)" }),
+  chain_calls: Fields.Count,
   error: Schema.NullOr(Schema.String).annotate({ description: "Why the chain could not be read, when it could not" }),
   differences: Schema.Array(
     Schema.Struct({

@@ -10,15 +10,13 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { reading } from "./OperatorDesk.ts"
 import { RequiredRole } from "./OperatorRoles.ts"
 
-const Seconds = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
-
 export const MarketStatus = Schema.Struct({
   snapshot_id: Schema.String,
   as_of: Fields.Instant,
   source: Schema.String,
   imported_at: Fields.Instant,
-  age_seconds: Seconds,
-  max_age_seconds: Seconds,
+  age_seconds: Fields.Count,
+  max_age_seconds: Fields.Count,
   fresh: Schema.Boolean.annotate({ description: "Whether production may price from it now" })
 }).annotate({ identifier: "OperatorMarketStatus" })
 
@@ -28,19 +26,19 @@ export const EnvironmentStatus = Schema.Struct({
     description:
       "Whether this deployment serves the environment (RATELOCK_SANDBOX, RATELOCK_PRODUCTION_CHAINS); partners' calls to one that is not are refused 403 environment_disabled"
   }),
-  outbox: Schema.Struct({ undelivered: Seconds, oldest_undelivered_age_seconds: Schema.NullOr(Seconds) }),
+  outbox: Schema.Struct({ undelivered: Fields.Count, oldest_undelivered_age_seconds: Schema.NullOr(Fields.Count) }),
   payouts: Schema.Struct({
-    awaiting_confirmation: Seconds,
-    oldest_awaiting_age_seconds: Schema.NullOr(Seconds),
-    failed: Seconds
+    awaiting_confirmation: Fields.Count,
+    oldest_awaiting_age_seconds: Schema.NullOr(Fields.Count),
+    failed: Fields.Count
   }),
-  unmatched_funds: Seconds,
+  unmatched_funds: Fields.Count,
   last_close: Schema.NullOr(
     Schema.Struct({
       id: Schema.String,
       closed_at: Fields.Instant,
       scheduled_for: Schema.NullOr(Fields.Instant),
-      age_seconds: Seconds
+      age_seconds: Fields.Count
     })
   ).annotate({
     description:
@@ -51,9 +49,9 @@ export const EnvironmentStatus = Schema.Struct({
 export const WorkerStatus = Schema.Struct({
   owner: Schema.String,
   last_seen_at: Fields.Instant,
-  age_seconds: Seconds,
+  age_seconds: Fields.Count,
   passes: Schema.Array(
-    Schema.Struct({ pass: Schema.String, last_pass_at: Fields.Instant, age_seconds: Seconds, ok: Schema.Boolean })
+    Schema.Struct({ pass: Schema.String, last_pass_at: Fields.Instant, age_seconds: Fields.Count, ok: Schema.Boolean })
   )
 }).annotate({ identifier: "OperatorWorkerStatus" })
 
@@ -78,7 +76,7 @@ export const Status = Schema.Struct({
     name: Schema.String,
     role: Schema.Literals(["api", "worker"]),
     started_at: Fields.Instant,
-    uptime_seconds: Seconds
+    uptime_seconds: Fields.Count
   }),
   database: Schema.Struct({
     kind: Schema.Literals(["postgresql", "embedded", "memory"]),
