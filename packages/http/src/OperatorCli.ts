@@ -51,5 +51,11 @@ export const command = Command.make("ratelock").pipe(
   ])
 )
 
-/** The CLI on `process.argv`, quiet below warnings (its output is what it prints). */
-export const run = Command.run(command, { version }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
+/** Quiet below warnings: a command's output is what it prints. */
+const quiet = Effect.provideService(References.MinimumLogLevel, "Warn")
+
+/** The CLI on `process.argv`. */
+export const run = Command.run(command, { version }).pipe(quiet)
+
+/** The CLI on the given arguments: the tests run most commands so, in their own process. */
+export const runWith = (args: ReadonlyArray<string>) => Command.runWith(command, { version })(args).pipe(quiet)

@@ -24,15 +24,15 @@ import { databaseUrl } from "@ratelock/test-support/Postgres"
 import { freePort } from "@ratelock/test-support/Processes"
 import { type Receiver, start as startReceiver } from "@ratelock/test-support/WebhookReceiver"
 import { DateTime, Effect } from "effect"
-import { execFile } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { runCli } from "./support/cliInProcess.ts"
 import { type Database, freshDatabase, waitActive } from "./support/cluster/database.ts"
 import { closeRows, exampleSnapshot, until } from "./support/closes.ts"
 import { newKey, type Reply, request } from "./support/http.ts"
-import { Cluster, cliJson, packageDir } from "./support/processes.ts"
+import { Cluster, cliJson } from "./support/processes.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: the routes' and the CLI's JSON is read field by field
 type Json = any
@@ -63,16 +63,9 @@ const identities = (lines: Lines, what: string) => {
   )
 }
 
-/** `ratelock <args>` on the database, run to its end: its exit code and what it printed. */
+/** `ratelock <args>` on the database, run to its end (in this process): its exit code and what it printed. */
 const cli = (databaseUrl: string, ...args: ReadonlyArray<string>) =>
-  new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ["--conditions=source", "src/cli.ts", ...args],
-      { cwd: packageDir, env: { ...process.env, DATABASE_URL: databaseUrl, RATELOCK_LOG_LEVEL: "Warn" } },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
-    )
-  })
+  runCli({ ...process.env, DATABASE_URL: databaseUrl, RATELOCK_LOG_LEVEL: "Warn" }, args)
 
 /** A CSV without quoted fields (ids, dates and decimals), as rows of its header's columns. */
 const csvRows = (text: string): ReadonlyArray<Record<string, string>> => {

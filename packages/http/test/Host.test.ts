@@ -15,7 +15,7 @@ import * as HostConfig from "../src/HostConfig.ts"
 import * as DataDirLock from "../src/DataDirLock.ts"
 import {
   baseUrlOf,
-  cli,
+  cliProcess,
   cliJson,
   emptyDataDir,
   eventually,
@@ -308,7 +308,8 @@ describe("pnpm start", { timeout: 180_000 }, () => {
   })
 
   it("reopens the same directory: the CLI sees the demo partner, a second start prints no credentials", async () => {
-    const listed = await cli(dataDir, "partner", "list", "--json")
+    // the command line itself, as a process of its own: `src/cli.ts` under `NodeRuntime.runMain`
+    const listed = await cliProcess(dataDir, {}, "partner", "list", "--json")
     assert.strictEqual(listed.code, 0, listed.stderr)
     const partners: ReadonlyArray<{ partner_id: string; name: string }> = JSON.parse(listed.stdout)
     assert.deepStrictEqual(
@@ -337,7 +338,7 @@ describe("pnpm start", { timeout: 180_000 }, () => {
       assert.match(logged[0]!, /DEBUG.*GET \/health 200 \d+ ms/)
       assert.notInclude(logged[0]!, "probe")
       // while it runs, the CLI refuses the directory
-      const refused = await cli(dataDir, "partner", "list")
+      const refused = await cliProcess(dataDir, {}, "partner", "list")
       assert.strictEqual(refused.code, 1)
       assert.include(refused.stderr, `is in use by another Ratelock process (pid ${again.child.pid})`)
       assert.strictEqual(await stop(again), 0)

@@ -16,17 +16,17 @@ import * as Erc20 from "@ratelock/test-support/Erc20"
 import type { PayoutDesk } from "@ratelock/core"
 import { freePort, stop as stopProcess } from "@ratelock/test-support/Processes"
 import { Effect, ManagedRuntime } from "effect"
-import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Address, formatEther, type Hash, parseAbiItem, parseGwei, parseUnits } from "viem"
 import { assert } from "vitest"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { runCliJson } from "./cliInProcess.ts"
 import { type Database, freshDatabase } from "./cluster/database.ts"
 import { newKey, quoteBody, type Reply, request } from "./http.ts"
 import { type Service, start as startService } from "./process.ts"
-import { Cluster, packageDir } from "./processes.ts"
+import { Cluster } from "./processes.ts"
 
 /** Funding addresses come from their own seed: not anvil's accounts, not the hot wallet. */
 const fundingMnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
@@ -278,26 +278,8 @@ const setUp = async <S extends StoreSide>(
     }
     const side = await store(env, cleanups)
 
-    const ratelock = (...args: ReadonlyArray<string>) =>
-      new Promise<unknown>((resolve, reject) => {
-        const childEnv: Record<string, string | undefined> = {
-          ...process.env,
-          ...side.cliEnv,
-          RATELOCK_LOG_LEVEL: "Warn",
-          ...env
-        }
-        for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
-        delete childEnv.INIT_CWD
-        execFile(
-          process.execPath,
-          ["--conditions=source", "src/cli.ts", ...args, "--json"],
-          { cwd: packageDir, env: childEnv },
-          (error, stdout, stderr) =>
-            error === null
-              ? resolve(JSON.parse(stdout))
-              : reject(new Error(`ratelock ${args.join(" ")}: ${stderr || error.message}`))
-        )
-      })
+    const ratelock = (...args: ReadonlyArray<string>): Promise<unknown> =>
+      runCliJson({ ...process.env, ...side.cliEnv, RATELOCK_LOG_LEVEL: "Warn", ...env, INIT_CWD: undefined }, args)
 
     // production prices only from fresh market data: the operator imports a snapshot observed now
     const snapshot = join(scratch, "snapshot.json")

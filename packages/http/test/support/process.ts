@@ -1,7 +1,8 @@
 /**
- * The host's commands as a user runs them: `node --conditions=source src/main.ts` / `src/cli.ts`
- * in this package, on a temporary embedded data directory (never `DATABASE_URL`, which CI sets
- * for the store suites).
+ * The host's commands as a user runs them, on a temporary embedded data directory (never
+ * `DATABASE_URL`, which CI sets for the store suites): the service as `node --conditions=source
+ * src/main.ts` in this package, `ratelock worker` as `src/cli.ts worker`; the other CLI commands
+ * in the test's own process (`cliInProcess.ts`), `cliProcess` as a process of their own.
  */
 import * as PgliteTemplate from "@ratelock/test-support/PgliteTemplate"
 import { eventually, type Spawned, start as spawn } from "@ratelock/test-support/Processes"
@@ -9,6 +10,7 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type CliResult, runCli, runCliJson } from "./cliInProcess.ts"
 
 export const packageDir = join(import.meta.dirname, "..", "..")
 
@@ -50,18 +52,21 @@ const environment = (dataDir: string, extra: Record<string, string> = {}) => {
   return env
 }
 
-export interface CliResult {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
+export type { CliResult }
 
-/** Runs `ratelock <args>` to completion. */
+/** Runs `ratelock <args>` to completion, in this process (`cliInProcess.ts`). */
 export const cli = (dataDir: string, ...args: ReadonlyArray<string>): Promise<CliResult> =>
   cliWith(dataDir, {}, ...args)
 
-/** Runs `ratelock <args>` to completion with `extra` environment variables (settings). */
+/** Runs `ratelock <args>` to completion with `extra` environment variables (settings), in this process. */
 export const cliWith = (
+  dataDir: string,
+  extra: Record<string, string>,
+  ...args: ReadonlyArray<string>
+): Promise<CliResult> => runCli(environment(dataDir, extra), args)
+
+/** Runs `ratelock <args>` as a process of its own, as a user does: for the tests of the command line itself. */
+export const cliProcess = (
   dataDir: string,
   extra: Record<string, string>,
   ...args: ReadonlyArray<string>
@@ -75,13 +80,10 @@ export const cliWith = (
     )
   })
 
-/** Runs `ratelock <args> --json` and parses what it printed. */
+/** Runs `ratelock <args> --json` in this process and parses what it printed. */
 // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is inspected field by field in tests
-export const cliJson = async (dataDir: string, ...args: ReadonlyArray<string>): Promise<any> => {
-  const result = await cli(dataDir, ...args, "--json")
-  if (result.code !== 0) throw new Error(`ratelock ${args.join(" ")} exited ${result.code}: ${result.stderr}`)
-  return JSON.parse(result.stdout)
-}
+export const cliJson = (dataDir: string, ...args: ReadonlyArray<string>): Promise<any> =>
+  runCliJson(environment(dataDir), args)
 
 /** A started process, its output collected (SIGKILLed if the test process exits first). */
 export type Service = Spawned

@@ -5,8 +5,8 @@
  * `Cluster.stop` (call it in `finally`/`afterAll`), and by the test process's own exit.
  */
 import { eventually, freePort, type Spawned, start, stop } from "@ratelock/test-support/Processes"
-import { execFile } from "node:child_process"
 import { join } from "node:path"
+import { runCliJson } from "./cliInProcess.ts"
 
 export const packageDir = join(import.meta.dirname, "..", "..")
 
@@ -42,18 +42,10 @@ const healthy = (baseUrl: string) =>
     () => false
   )
 
-/** Runs `ratelock <args> --json` on the database and parses what it printed. */
+/** Runs `ratelock <args> --json` on the database, in this process, and parses what it printed. */
 // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is read field by field
 export const cliJson = (databaseUrl: string, ...args: ReadonlyArray<string>): Promise<any> =>
-  new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ["--conditions=source", "src/cli.ts", ...args, "--json"],
-      { cwd: packageDir, env: environment(databaseUrl, {}) },
-      (error, stdout, stderr) =>
-        error === null ? resolve(JSON.parse(stdout)) : reject(new Error(`ratelock ${args.join(" ")}: ${stderr}`))
-    )
-  })
+  runCliJson(environment(databaseUrl, {}), args)
 
 export interface PartnerCredentials {
   readonly partnerId: string
