@@ -3,7 +3,7 @@
  * README, pasted into bash against `pnpm start`'s service on a fresh data directory with the demo
  * partner's credentials filled in. What it prints must be what the README shows after each step
  * (`# → …` lines): `…` stands for ids, hashes and times, and amounts may differ in their last
- * digits (the premium moves with time). Left with its placeholders, it stops at once, saying why.
+ * digits (the premium moves with the date). Left with its placeholders, it stops at once, saying why.
  */
 import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -18,7 +18,14 @@ const expected = [...block.matchAll(/^\s*# → (.*)$/gm)].map((m) => m[1]!)
 
 const amount = /"(\d+\.\d+)"/g
 
-/** Whether `line` is what `shown` shows: `…` matches anything, amounts agree within 2 %. */
+/**
+ * How far an amount may be from the README's. The premium moves with the date: the BRL curve counts
+ * business days, and each of the snapshot's holidays inside the 4-week window moves it by some
+ * 2.5 % (2.54 % with Christmas in it, measured on 2026-12-03); late December's window holds two.
+ */
+const amountTolerance = 0.06
+
+/** Whether `line` is what `shown` shows: `…` matches anything, amounts agree within `amountTolerance`. */
 const matches = (line: string, shown: string): boolean => {
   const pattern = shown
     .split("…")
@@ -27,7 +34,7 @@ const matches = (line: string, shown: string): boolean => {
   if (!new RegExp(`^${pattern}$`).test(line)) return false
   const got = [...line.matchAll(amount)].map((m) => Number(m[1]))
   const want = [...shown.matchAll(amount)].map((m) => Number(m[1]))
-  return got.every((value, i) => Math.abs(value - want[i]!) <= want[i]! * 0.02)
+  return got.every((value, i) => Math.abs(value - want[i]!) <= want[i]! * amountTolerance)
 }
 
 const root = join(import.meta.dirname, "..", "..", "..")
