@@ -1,6 +1,6 @@
 import { EmbeddedStore } from "@ratelock/adapters-store"
 import { HedgeOrderRepo, IdGenerator } from "@ratelock/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { manualHedgingPass } from "./manualPass.ts"
 
@@ -24,6 +24,8 @@ export const hedgingPass = (dir: string, environment: "sandbox" | "production", 
           Layer.provide(SecureRandom.layerWebCrypto),
           Layer.provideMerge(EmbeddedStore.layer({ dataDir: dir }))
         )
-      )
+      ),
+      // its orders are the test's to read, not lines in the suite's output
+      Effect.provideService(References.MinimumLogLevel, "Warn")
     )
   )
