@@ -198,7 +198,19 @@ const LogLevelName = Schema.String.pipe(
  * Relative data directories are taken from where the command was typed: pnpm runs package
  * scripts in the package's directory but keeps the caller's in `INIT_CWD`.
  */
-const absolute = (dir: string) => (isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir))
+const dataDir = Config.all({
+  dir: Config.String("RATELOCK_DATA_DIR").pipe(Config.withDefault(".data")),
+  typedIn: Config.option(Config.String("INIT_CWD"))
+}).pipe(
+  Config.map(({ dir, typedIn }) =>
+    isAbsolute(dir)
+      ? dir
+      : resolve(
+          Option.getOrElse(typedIn, () => process.cwd()),
+          dir
+        )
+  )
+)
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
 
@@ -207,7 +219,7 @@ export const settings: Config.Config<Settings> = Config.all({
   host: Config.option(Config.schema(Schema.NonEmptyString, "RATELOCK_HOST")),
   operatorPort: Config.schema(Port, "RATELOCK_OPERATOR_PORT").pipe(Config.withDefault(8081)),
   operatorHost: Config.schema(Schema.NonEmptyString, "RATELOCK_OPERATOR_HOST").pipe(Config.withDefault("127.0.0.1")),
-  dataDir: Config.String("RATELOCK_DATA_DIR").pipe(Config.withDefault(".data"), Config.map(absolute)),
+  dataDir,
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
   quoteTtl: seconds("RATELOCK_QUOTE_TTL_SECONDS", 90),

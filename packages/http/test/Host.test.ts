@@ -63,6 +63,17 @@ describe("settings", () => {
     })
   )
 
+  it.effect(
+    "a relative data directory is taken from where the command was typed (INIT_CWD), else the working directory",
+    () =>
+      Effect.gen(function* () {
+        const typed = yield* parse({ RATELOCK_DATA_DIR: "state/db", INIT_CWD: "/home/op/ratelock" })
+        assert.strictEqual(typed.dataDir, "/home/op/ratelock/state/db")
+        const here = yield* parse({ RATELOCK_DATA_DIR: "state/db" })
+        assert.strictEqual(here.dataDir, join(process.cwd(), "state/db"))
+      })
+  )
+
   it.effect("overrides, and the quote policy made from them", () =>
     Effect.gen(function* () {
       const s = yield* parse({
