@@ -18,6 +18,7 @@ export interface CliResult {
   readonly stderr: string
 }
 
+/** What a stream was given: a Node `Console` writes each line to it at once. */
 const collector = () => {
   const chunks: Array<string> = []
   const stream = new Writable({
@@ -28,9 +29,6 @@ const collector = () => {
   })
   return { stream, text: () => chunks.join("") }
 }
-
-const definedOnly = (env: Record<string, string | undefined>): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
 /** Logs a failure the CLI did not report itself, as `runMain` does before the process exits. */
 const reportedAsRunMain = <A, E, R>(program: Effect.Effect<A, E, R>) =>
@@ -50,7 +48,7 @@ export const runCli = async (
   const exit = await OperatorCli.runWith(args).pipe(
     reportedAsRunMain,
     Effect.provide(NodeServices.layer),
-    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: definedOnly(env) })),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)),
     Effect.provideService(
       Console.Console,
       new NodeConsole({ stdout: stdout.stream, stderr: stderr.stream, colorMode: false })
@@ -61,8 +59,6 @@ export const runCli = async (
   Runtime.defaultTeardown(exit, (exitCode) => {
     code = exitCode
   })
-  // the streams' last writes land on the next turn
-  await new Promise((resolve) => setImmediate(resolve))
   return { code, stdout: stdout.text(), stderr: stderr.text() }
 }
 
@@ -70,8 +66,7 @@ export const runCli = async (
 export const runCliJson = async (
   env: Record<string, string | undefined>,
   args: ReadonlyArray<string>
-  // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is inspected field by field in tests
-): Promise<any> => {
+): Promise<unknown> => {
   const result = await runCli(env, [...args, "--json"])
   if (result.code !== 0) throw new Error(`ratelock ${args.join(" ")} exited ${result.code}: ${result.stderr}`)
   return JSON.parse(result.stdout)

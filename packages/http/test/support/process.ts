@@ -82,7 +82,7 @@ export const cliProcess = (
 
 /** Runs `ratelock <args> --json` in this process and parses what it printed. */
 // biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON is inspected field by field in tests
-export const cliJson = (dataDir: string, ...args: ReadonlyArray<string>): Promise<any> =>
+export const cliJson = async (dataDir: string, ...args: ReadonlyArray<string>): Promise<any> =>
   runCliJson(environment(dataDir), args)
 
 /** A started process, its output collected (SIGKILLed if the test process exits first). */
