@@ -7,12 +7,13 @@
  * close explains from exactly them; the pair figures are reported decimals (`RiskReport`'s rounding); the ledger
  * balances and payouts due are exact.
  */
-import { DateTime, Schema } from "effect"
+import { DateTime, Schema, Struct } from "effect"
 import { Currency, Direction } from "../kernel/Corridor.ts"
 import { Datetime } from "../kernel/Fields.ts"
 import * as Money from "../kernel/Money.ts"
 import { FundsCurrency } from "../kernel/Rail.ts"
 import { MarketSnapshot } from "../market/MarketSnapshot.ts"
+import { PairRisk } from "../risk/RiskReport.ts"
 import { Environment } from "../terms/Partner.ts"
 import { PeriodPnl } from "./PeriodPnl.ts"
 
@@ -52,11 +53,8 @@ export const ClosePair = Schema.Struct({
   /** USD per 1 of the pair's QUOTE at the close (what its figures are translated at). */
   usd_per_quote: Figure,
   open_locks: Schema.Int,
-  mtm: Figure,
-  delta: Figure,
-  gamma: Figure,
-  vega: Figure,
-  theta: Figure,
+  /** The book's figures, as the risk report defines them (QUOTE: `mtm`, `vega`, `theta`; BASE: `delta`, `gamma`). */
+  ...Struct.pick(PairRisk.fields, ["mtm", "delta", "gamma", "vega", "theta"]),
   /** The open locks' mtm in USD, to the cent: the book's value, from which the unrealised P&L is measured. */
   mtm_usd: Figure,
   /** What exercised contracts of the pair are owed and not yet paid, USD. */

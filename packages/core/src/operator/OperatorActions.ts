@@ -41,6 +41,12 @@ import * as Reconciliation from "./Reconciliation.ts"
 
 const iso = (at: DateTime.Utc | null) => (at === null ? null : DateTime.formatIso(at))
 
+/** What a revocation (a partner's API key, an operator's token) records after it: when, and whether it was new. */
+const revocation = (revoked: { readonly revoked_at: string | null; readonly already_revoked: boolean }) => ({
+  revoked_at: revoked.revoked_at,
+  already_revoked: revoked.already_revoked
+})
+
 /** What a record's `before` reads: one call of a repository. */
 const read = <I, S, A, E>(tag: Context.Service<I, S>, f: (repo: S) => Effect.Effect<A, E>) => Effect.flatMap(tag, f)
 
@@ -96,7 +102,7 @@ export const revokeKey = (keyId: string) =>
       action: "key.revoke",
       target: { kind: "api_key", id: keyId },
       before: keyState(keyId),
-      after: (revoked) => ({ revoked_at: revoked.revoked_at, already_revoked: revoked.already_revoked })
+      after: revocation
     },
     Partners.revokeKey(keyId)
   )
@@ -173,7 +179,7 @@ export const revokeToken = (tokenId: string) =>
       action: "operator.token.revoke",
       target: { kind: "operator_token", id: tokenId },
       before: tokenState(tokenId),
-      after: (revoked) => ({ revoked_at: revoked.revoked_at, already_revoked: revoked.already_revoked })
+      after: revocation
     },
     OperatorTokens.revoke(tokenId)
   )
