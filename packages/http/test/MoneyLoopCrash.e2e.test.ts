@@ -47,16 +47,20 @@ const underCrashes = async (d: Common, refundAddress: Address, crash: () => Prom
       await sleep(250)
     }
   })()
+  let killing = true
+  let killer: Promise<void> = Promise.resolve()
   try {
     const sold = await d.activeContracts(contracts, { contractType: "forward" })
     let crashes = 0
-    const killer = (async () => {
-      while (crashes < 6) {
+    killer = (async () => {
+      while (killing && crashes < 6) {
         await sleep(1500 + Math.floor(Math.random() * 2500))
         await crash()
         crashes++
       }
     })()
+    // handled now, rethrown where it is awaited: a crash that fails while the partner is still exercising is not left unhandled
+    killer.catch(() => undefined)
     for (const contract of sold) await d.exercise(contract.id, freshDestination())
     await killer
     const balance = (address: Address) => Effect.runPromise(Erc20.balanceOf(d.anvil.client, d.usdc, address))
@@ -84,6 +88,9 @@ const underCrashes = async (d: Common, refundAddress: Address, crash: () => Prom
     assert.strictEqual((await d.received(refundAddress)).transfers, contracts)
     return sold
   } finally {
+    // a failure above is the test's: the killer stops after its current crash, its own error then beside the point
+    killing = false
+    await killer.catch(() => undefined)
     mining = false
     await miner
   }

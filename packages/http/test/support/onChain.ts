@@ -41,6 +41,30 @@ const transferEvent = parseAbiItem("event Transfer(address indexed from, address
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * A partner's call as a partner makes it to a service that may be restarting (the embedded one is
+ * killed and started again under the crash tests): tried again with the same body and
+ * Idempotency-Key while the connection is refused or cut, or the key is still held by a try the
+ * kill cut off (`idempotency_key_in_use`), so it is done at most once. Every other answer, a 5xx
+ * among them, is the call's.
+ */
+const patiently = async (what: string, attempt: () => Promise<Reply>, patienceMs = 120_000): Promise<Reply> => {
+  const deadline = Date.now() + patienceMs
+  for (;;) {
+    let cause: unknown
+    try {
+      const reply = await attempt()
+      if (reply.json?.error?.code !== "idempotency_key_in_use") return reply
+      cause = reply.text
+    } catch (error) {
+      // only the connection throws: an answer, whatever its status, is a Reply
+      cause = error
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: no answer in ${patienceMs} ms`, { cause })
+    await sleep(200)
+  }
+}
+
 /** Polls `read` until `done` holds; fails after `timeoutMs` saying what it waited for and what it last saw. */
 export const waitFor = async <A>(
   read: () => Promise<A>,
@@ -301,8 +325,9 @@ const setUp = async <S extends StoreSide>(
     const urls = await side.api(await freePort())
 
     const post = async (path: string, body: unknown) => {
-      const reply = await Effect.runPromise(
-        request(urls().partner, "POST", path, { key, body, headers: { "Idempotency-Key": newKey() } })
+      const headers = { "Idempotency-Key": newKey() }
+      const reply = await patiently(`POST ${path}`, () =>
+        Effect.runPromise(request(urls().partner, "POST", path, { key, body, headers }))
       )
       if (reply.status >= 300) throw new Error(`POST ${path}: ${reply.status} ${reply.text}`)
       return reply.json
@@ -310,7 +335,8 @@ const setUp = async <S extends StoreSide>(
 
     // the partner's reference of each contract's customer (one customer a contract)
     const customers = new Map<string, string>()
-    const get = (path: string) => Effect.runPromise(request(urls().partner, "GET", path, { key }))
+    const get = (path: string) =>
+      patiently(`GET ${path}`, () => Effect.runPromise(request(urls().partner, "GET", path, { key })))
     const contractStatus = (contractId: string) =>
       side.contractStatus(contractId, { customer: customers.get(contractId), get })
 
