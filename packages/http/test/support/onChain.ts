@@ -23,6 +23,7 @@ import { type Address, formatEther, type Hash, parseAbiItem, parseGwei, parseUni
 import { assert } from "vitest"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { runCliJson } from "./cliInProcess.ts"
+import { untilAnswered } from "./crash/patientPartner.ts"
 import { type Database, freshDatabase } from "./cluster/database.ts"
 import { newKey, quoteBody, type Reply, request } from "./http.ts"
 import { type Service, start as startService } from "./process.ts"
@@ -42,28 +43,18 @@ const transferEvent = parseAbiItem("event Transfer(address indexed from, address
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * A partner's call as a partner makes it to a service that may be restarting (the embedded one is
- * killed and started again under the crash tests): tried again with the same body and
- * Idempotency-Key while the connection is refused or cut, or the key is still held by a try the
- * kill cut off (`idempotency_key_in_use`), so it is done at most once. Every other answer, a 5xx
- * among them, is the call's.
+ * A partner's call to a service that may be restarting (the embedded one is killed and started
+ * again under the crash tests): tried again with the same body and Idempotency-Key while the
+ * connection is refused or cut, or the key is held by a try the kill cut off, so it is done at most
+ * once. Every other answer, a 5xx among them, is the call's: these tests see a 5xx as a failure.
  */
-const patiently = async (what: string, attempt: () => Promise<Reply>, patienceMs = 120_000): Promise<Reply> => {
-  const deadline = Date.now() + patienceMs
-  for (;;) {
-    let cause: unknown
-    try {
-      const reply = await attempt()
-      if (reply.json?.error?.code !== "idempotency_key_in_use") return reply
-      cause = reply.text
-    } catch (error) {
-      // only the connection throws: an answer, whatever its status, is a Reply
-      cause = error
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: no answer in ${patienceMs} ms`, { cause })
-    await sleep(200)
-  }
-}
+const patiently = (what: string, attempt: () => Promise<Reply>) =>
+  untilAnswered(
+    what,
+    attempt,
+    (reply) => (reply.json?.error?.code === "idempotency_key_in_use" ? "idempotency_key_in_use" : undefined),
+    120_000
+  )
 
 /** Polls `read` until `done` holds; fails after `timeoutMs` saying what it waited for and what it last saw. */
 export const waitFor = async <A>(

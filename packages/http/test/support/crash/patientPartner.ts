@@ -26,8 +26,39 @@ export interface Lifecycle {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const retryable = (reply: Reply) =>
+/**
+ * Tries `attempt` until it gives an answer worth keeping: a throw (the connection refused or cut)
+ * is always tried again, an answer when `retryCause` names why. Each retry is counted by `onRetry`
+ * under its cause; after `patienceMs` the call fails with the last one.
+ */
+export const untilAnswered = async <R>(
+  what: string,
+  attempt: () => Promise<R>,
+  retryCause: (reply: R) => string | undefined,
+  patienceMs: number,
+  onRetry: (cause: string) => void = () => undefined
+): Promise<R> => {
+  const deadline = Date.now() + patienceMs
+  for (;;) {
+    let cause: string | undefined
+    try {
+      const reply = await attempt()
+      cause = retryCause(reply)
+      if (cause === undefined) return reply
+    } catch (error) {
+      cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
+    }
+    onRetry(cause)
+    if (Date.now() > deadline) throw new Error(`${what}: no answer in ${patienceMs} ms (last: ${cause})`)
+    await sleep(100 + Math.random() * 150)
+  }
+}
+
+/** A restart's answers: a 5xx or 429 of a service going down or starting, and a key held by a try a kill cut off. */
+const restartCause = (reply: Reply) =>
   reply.status >= 500 || reply.status === 429 || reply.json?.error?.code === "idempotency_key_in_use"
+    ? `${reply.status} ${reply.json?.error?.code ?? ""}`.trim()
+    : undefined
 
 export class PatientPartner {
   /** Requests that had to be tried again, by cause. */
@@ -66,22 +97,14 @@ export class PatientPartner {
   }
 
   /** The first answer that is not worth retrying. */
-  async request(method: string, path: string, body?: unknown, key?: string): Promise<Reply> {
-    const deadline = Date.now() + this.patienceMs
-    for (;;) {
-      let cause: string
-      try {
-        const reply = await this.once(method, path, body, key)
-        if (!retryable(reply)) return reply
-        cause = `${reply.status} ${reply.json?.error?.code ?? ""}`.trim()
-      } catch (error) {
-        cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
-      }
-      this.count(cause)
-      if (Date.now() > deadline)
-        throw new Error(`${method} ${path}: no answer in ${this.patienceMs} ms (last: ${cause})`)
-      await sleep(100 + Math.random() * 150)
-    }
+  request(method: string, path: string, body?: unknown, key?: string): Promise<Reply> {
+    return untilAnswered(
+      `${method} ${path}`,
+      () => this.once(method, path, body, key),
+      restartCause,
+      this.patienceMs,
+      (cause) => this.count(cause)
+    )
   }
 
   private async expect(status: number, method: string, path: string, body?: unknown, key?: string) {
