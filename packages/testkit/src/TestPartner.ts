@@ -7,7 +7,7 @@
  * API key secrets look like production ones (`rlk_` + 43 base64url characters), webhook secrets
  * are `whsec_` + base64 of 32 bytes.
  */
-import { ApiKeySecret, IdGenerator, type Partner, PartnerRepo, type StoreError } from "@ratelock/core"
+import { ApiKeySecret, Environment, IdGenerator, type Partner, PartnerRepo, type StoreError } from "@ratelock/core"
 import { DateTime, Effect } from "effect"
 import { Digest } from "effect/crypto"
 import { Base64, Base64Url } from "effect/encoding"
@@ -91,7 +91,7 @@ export const make = Effect.fn("TestPartner.make")(function* (
   yield* partners.insertPartner({ id, name, createdAt: yield* DateTime.now })
   const webhookSecret = `whsec_${Base64.encode(yield* derivedBytes(`webhook:${id}`))}`
   const webhookUrls = { sandbox: webhookUrl(id, "sandbox"), production: webhookUrl(id, "production") }
-  for (const environment of ["sandbox", "production"] as const) {
+  for (const environment of Environment.all) {
     yield* partners.saveWebhookEndpoint({
       partnerId: id,
       environment,

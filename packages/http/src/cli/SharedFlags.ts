@@ -1,7 +1,8 @@
 /** Flags several command groups take, described once so that their help reads the same everywhere. */
+import { Environment } from "@ratelock/core"
 import { Flag } from "effect/cli"
 
-export const environmentFlag = Flag.Literals("environment", ["sandbox", "production"] as const).pipe(
+export const environmentFlag = Flag.Literals("environment", Environment.all).pipe(
   Flag.withDescription("The environment: sandbox or production")
 )
 
