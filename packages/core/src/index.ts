@@ -130,7 +130,7 @@ export * as RiskRevaluationRepo from "./risk/RiskRevaluationRepo.ts"
 export * as RiskScenario from "./risk/RiskScenario.ts"
 export * as RiskScenarioRepo from "./risk/RiskScenarioRepo.ts"
 
-// finance: the daily closes and the P&L explained between them
+// Finance: the daily closes and the P&L explained between them
 export * as DailyClose from "./finance/DailyClose.ts"
 export * as DailyCloseRepo from "./finance/DailyCloseRepo.ts"
 export * as DailyCloses from "./finance/DailyCloses.ts"
